@@ -1,0 +1,82 @@
+"""tsid_py: task-space inverse dynamics for robots, in Python, on Pinocchio."""
+
+from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
+from tsid_py.contacts import Contact6d, ContactBase, ContactPoint
+from tsid_py.errors import (
+    DimensionError,
+    DuplicateNameError,
+    InvalidParameterError,
+    NonFiniteError,
+    RobotSpecError,
+    SolverFailedError,
+    TsidError,
+    UnknownFrameError,
+    UnknownNameError,
+    UnsupportedProblemError,
+)
+from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.integration import integrate
+from tsid_py.robot_specs import Robot, available_robots, load_robot
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.solvers import HqpOutput, QPStatus, Solver, SolverHQuadProg
+from tsid_py.tasks import (
+    TaskActuationBounds,
+    TaskAMEquality,
+    TaskComEquality,
+    TaskJointBounds,
+    TaskJointPosture,
+    TaskSE3Equality,
+)
+from tsid_py.trajectories import (
+    TrajectoryEuclidianConstant,
+    TrajectoryEuclidianMinJerk,
+    TrajectoryEuclidianSinusoid,
+    TrajectorySample,
+    TrajectorySE3Constant,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConstraintBound",
+    "ConstraintEquality",
+    "ConstraintInequality",
+    "Contact6d",
+    "ContactBase",
+    "ContactPoint",
+    "DimensionError",
+    "DuplicateNameError",
+    "HqpData",
+    "HqpOutput",
+    "InvalidParameterError",
+    "InverseDynamicsFormulation",
+    "NonFiniteError",
+    "QPStatus",
+    "Robot",
+    "RobotSpecError",
+    "RobotWrapper",
+    "Solver",
+    "SolverFailedError",
+    "SolverHQuadProg",
+    "TaskAMEquality",
+    "TaskActuationBounds",
+    "TaskComEquality",
+    "TaskJointBounds",
+    "TaskJointPosture",
+    "TaskSE3Equality",
+    "TrajectoryEuclidianConstant",
+    "TrajectoryEuclidianMinJerk",
+    "TrajectoryEuclidianSinusoid",
+    "TrajectorySE3Constant",
+    "TrajectorySample",
+    "TsidError",
+    "UnknownFrameError",
+    "UnknownNameError",
+    "UnsupportedProblemError",
+    "WeightedConstraint",
+    "__version__",
+    "available_robots",
+    "integrate",
+    "load_robot",
+]

@@ -1,0 +1,132 @@
+"""Affine constraints: pure math objects that do not know what they represent.
+
+- :class:`ConstraintEquality`:   A x = b
+- :class:`ConstraintInequality`: lb <= A x <= ub  (infinite bounds mean "no bound")
+- :class:`ConstraintBound`:      lb <= x <= ub
+
+Tasks and contacts fill them in place every control step; the formulation maps them from their
+own variables (dv, f or tau) into the decision vector x = [dv; f].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tsid_py.errors import DimensionError, InvalidParameterError
+from tsid_py.validation import as_matrix, as_scalar, as_vector
+
+
+class ConstraintBase:
+    """Common part of every constraint: a name and a matrix with ``cols`` columns."""
+
+    kind: str = ""
+
+    def __init__(self, name: str, rows: int, cols: int) -> None:
+        self.name = name
+        self.matrix = np.zeros((rows, cols))
+
+    @property
+    def rows(self) -> int:
+        """Number of scalar constraints."""
+        return self.matrix.shape[0]
+
+    @property
+    def cols(self) -> int:
+        """Size of the variable the constraint acts on."""
+        return self.matrix.shape[1]
+
+    def is_equality(self) -> bool:
+        return self.kind == "equality"
+
+    def is_inequality(self) -> bool:
+        return self.kind == "inequality"
+
+    def is_bound(self) -> bool:
+        return self.kind == "bound"
+
+    def _x(self, x: object) -> np.ndarray:
+        return as_vector(f"x for constraint {self.name!r}", x, self.cols)
+
+    def residual(self, x: object) -> np.ndarray:
+        """Violation per row: 0 where satisfied, signed distance to the violated side otherwise."""
+        raise NotImplementedError
+
+    def check(self, x: object, tol: float = 1e-6) -> bool:
+        """Whether x satisfies the constraint to ``tol`` (absolute, per row)."""
+        tol = as_scalar("tol", tol, minimum=0.0)
+        return bool(np.all(np.abs(self.residual(x)) <= tol))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, rows={self.rows}, cols={self.cols})"
+
+
+class ConstraintEquality(ConstraintBase):
+    """A x = b."""
+
+    kind = "equality"
+
+    def __init__(self, name: str, rows: int, cols: int) -> None:
+        super().__init__(name, rows, cols)
+        self.vector = np.zeros(rows)
+
+    @classmethod
+    def from_arrays(cls, name: str, A: object, b: object) -> ConstraintEquality:
+        """Build from a matrix and a vector (validated)."""
+        A = as_matrix("A", A, (None, None))
+        constraint = cls(name, *A.shape)
+        constraint.matrix[:] = A
+        constraint.vector[:] = as_vector("b", b, A.shape[0])
+        return constraint
+
+    def residual(self, x: object) -> np.ndarray:
+        return self.matrix @ self._x(x) - self.vector
+
+
+class ConstraintInequality(ConstraintBase):
+    """lb <= A x <= ub, with -inf / +inf for a missing side."""
+
+    kind = "inequality"
+
+    def __init__(self, name: str, rows: int, cols: int) -> None:
+        super().__init__(name, rows, cols)
+        self.lower_bound = np.full(rows, -np.inf)
+        self.upper_bound = np.full(rows, np.inf)
+
+    @classmethod
+    def from_arrays(cls, name: str, A: object, lb: object, ub: object) -> ConstraintInequality:
+        """Build from a matrix and two bound vectors (validated; infinities allowed in the bounds)."""
+        A = as_matrix("A", A, (None, None))
+        constraint = cls(name, *A.shape)
+        constraint.matrix[:] = A
+        constraint.lower_bound[:] = as_vector("lb", lb, A.shape[0], finite=False)
+        constraint.upper_bound[:] = as_vector("ub", ub, A.shape[0], finite=False)
+        check_bounds(name, constraint.lower_bound, constraint.upper_bound)
+        return constraint
+
+    def residual(self, x: object) -> np.ndarray:
+        Ax = self.matrix @ self._x(x)
+        return np.minimum(Ax - self.lower_bound, 0.0) + np.maximum(Ax - self.upper_bound, 0.0)
+
+
+class ConstraintBound(ConstraintBase):
+    """lb <= x <= ub (the matrix is the identity)."""
+
+    kind = "bound"
+
+    def __init__(self, name: str, size: int) -> None:
+        super().__init__(name, size, size)
+        self.matrix[:] = np.eye(size)
+        self.lower_bound = np.full(size, -np.inf)
+        self.upper_bound = np.full(size, np.inf)
+
+    def residual(self, x: object) -> np.ndarray:
+        x = self._x(x)
+        return np.minimum(x - self.lower_bound, 0.0) + np.maximum(x - self.upper_bound, 0.0)
+
+
+def check_bounds(name: str, lb: np.ndarray, ub: np.ndarray) -> None:
+    if np.any(np.isnan(lb)) or np.any(np.isnan(ub)):
+        raise DimensionError(f"bounds of {name!r} contain NaN")
+    if np.any(lb > ub):
+        rows = np.flatnonzero(lb > ub).tolist()
+        raise InvalidParameterError(f"bounds of {name!r}: lower > upper at rows {rows}")

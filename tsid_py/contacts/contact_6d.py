@@ -1,0 +1,73 @@
+"""Planar (surface) contact with a rectangular or polygonal sole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.robot_wrapper import Frame, RobotWrapper
+from tsid_py.validation import as_matrix
+
+
+class Contact6d(ContactBase):
+    """A foot flat on the ground: one 3-D force per corner point, 12 variables.
+
+    Force variables f = [f_1; ...; f_4] in the contact frame. The wrench at the frame origin is
+    T f with T = [I I I I; [p_1]x ... [p_4]x] (p_i the corners). Each f_i lies in the linearized
+    friction pyramid (4 faces), and f_min <= n . sum(f_i) <= f_max. The regularization weights on
+    the 6-D wrench default to (1, 1, 1e-3, 2, 2, 2), as in TSID's Contact6d.
+
+    Args:
+        contact_points: 3x4 matrix of corner positions in the contact frame [m].
+        contact_normal: The surface normal in the contact frame (usually (0, 0, 1)).
+    """
+
+    n_points = 4
+    n_force = 12
+    wrench_size = 6
+
+    def __init__(
+        self,
+        name: str,
+        robot: RobotWrapper,
+        frame: Frame,
+        contact_points: object,
+        contact_normal: object,
+        mu: float,
+        f_min: float,
+        f_max: float,
+    ) -> None:
+        self._points = as_matrix("contact_points", contact_points, (3, 4))
+        self._generator = _force_generator(self._points)
+        super().__init__(name, robot, frame, contact_normal, mu, f_min, f_max)
+
+    def default_regularization_weights(self) -> np.ndarray:
+        return np.array([1.0, 1.0, 1e-3, 2.0, 2.0, 2.0])
+
+    @property
+    def contact_points(self) -> np.ndarray:
+        """Corner positions in the contact frame, 3x4 [m]."""
+        return self._points
+
+    def set_contact_points(self, points: object) -> None:
+        self._points = as_matrix("contact_points", points, (3, 4))
+        self._generator = _force_generator(self._points)
+        self._update_force_regularization()
+
+    @property
+    def force_generator(self) -> np.ndarray:
+        return self._generator
+
+
+    def corner_forces(self, forces: object) -> np.ndarray:
+        """The forces as a 4x3 array, one row per corner, in the contact frame [N]."""
+        return np.asarray(forces, dtype=float).reshape(4, 3)
+
+
+def _force_generator(points: np.ndarray) -> np.ndarray:
+    T = np.zeros((6, 12))
+    for i in range(4):
+        T[:3, 3 * i : 3 * i + 3] = np.eye(3)
+        T[3:, 3 * i : 3 * i + 3] = pin.skew(points[:, i])
+    return T

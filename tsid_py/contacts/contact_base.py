@@ -1,0 +1,236 @@
+"""Contact base class: a rigid contact brings force variables and three constraints.
+
+1. a motion constraint: the contact frame does not accelerate (a TaskSE3Equality toward the
+   contact reference, so drift away from it is corrected with the gains kp, kd);
+2. a force inequality on its force variables (friction pyramid, normal-force bounds);
+3. a force regularization cost W (T f - f_ref) (least-squares, pulls the wrench toward f_ref).
+
+The force generator matrix T maps the contact's force variables to the wrench it applies,
+expressed in the contact frame; the formulation uses J_c = T^T J to enter the dynamics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintEquality, ConstraintInequality
+from tsid_py.errors import InvalidParameterError
+from tsid_py.robot_wrapper import Frame, RobotWrapper
+from tsid_py.tasks.task_se3_equality import TaskSE3Equality
+from tsid_py.validation import as_scalar, as_vector
+
+
+class ContactBase:
+    """Common state of every contact: motion task, friction and normal-force parameters.
+
+    Args:
+        name: Contact name (unique in a formulation).
+        robot: The robot.
+        frame: The contact frame; forces are expressed in it.
+        contact_normal: Unit normal of the contact surface in the contact frame.
+        mu: Friction coefficient, > 0.
+        f_min: Minimum normal force, > 0 [N].
+        f_max: Maximum normal force, >= f_min [N].
+    """
+
+    n_points: int = 0
+    n_force: int = 0
+    wrench_size: int = 6
+
+    def __init__(
+        self,
+        name: str,
+        robot: RobotWrapper,
+        frame: Frame,
+        contact_normal: object,
+        mu: float,
+        f_min: float,
+        f_max: float,
+    ) -> None:
+        self.name = name
+        self.robot = robot
+        self.motion_task = TaskSE3Equality(name, robot, frame)
+        self.frame_id = self.motion_task.frame_id
+        self.frame_name = self.motion_task.frame_name
+        normal = as_vector("contact_normal", contact_normal, 3)
+        norm = np.linalg.norm(normal)
+        if norm < 1e-9:
+            raise InvalidParameterError("contact_normal must be a non-zero 3-vector")
+        self._normal = normal / norm
+        self._mu = as_scalar("mu", mu, minimum=0.0, strict=True)
+        f_min = as_scalar("f_min", f_min, minimum=0.0, strict=True)
+        f_max = as_scalar("f_max", f_max)
+        if f_min > f_max:
+            raise InvalidParameterError(f"f_min must be <= f_max, got f_min = {f_min} N > f_max = {f_max} N")
+        self._f_min, self._f_max = f_min, f_max
+        self._force_reference = np.zeros(self.wrench_size)
+        self._force_constraint = ConstraintInequality(name, 0, self.n_force)
+        self._force_regularization = ConstraintEquality(name, self.wrench_size, self.n_force)
+        self._regularization_weights = self.default_regularization_weights()
+        self._update_force_inequality()
+        self._update_force_regularization()
+
+    # ------------------------------------------------------------ subclass API
+    def default_regularization_weights(self) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def force_generator(self) -> np.ndarray:
+        """T: contact force variables -> wrench in the contact frame (wrench_size x n_force)."""
+        raise NotImplementedError
+
+    def _update_force_inequality(self) -> None:
+        """Friction pyramid rows (<= 0) per point, then f_min <= total normal force <= f_max."""
+        rows = 4 * self.n_points + 1
+        c = self._force_constraint
+        c.matrix = friction_pyramid(self._normal, self._mu, self.n_points)
+        c.lower_bound = np.full(rows, -np.inf)
+        c.upper_bound = np.zeros(rows)
+        c.lower_bound[-1], c.upper_bound[-1] = self._f_min, self._f_max
+
+    # ----------------------------------------------------------------- gains
+    @property
+    def kp(self) -> np.ndarray:
+        """Gains of the contact motion constraint (6-D) [1/s^2]."""
+        return self.motion_task.kp
+
+    @kp.setter
+    def kp(self, value: object) -> None:
+        self.motion_task.kp = value
+
+    @property
+    def kd(self) -> np.ndarray:
+        """Damping of the contact motion constraint (6-D) [1/s]; 2 sqrt(kp) when never set."""
+        return self.motion_task.kd
+
+    @kd.setter
+    def kd(self, value: object) -> None:
+        self.motion_task.kd = value
+
+    # ------------------------------------------------------------- references
+    def set_reference(self, placement: pin.SE3) -> None:
+        """The placement the contact frame is held at (world frame)."""
+        self.motion_task.set_reference(placement)
+
+    @property
+    def reference(self) -> pin.SE3:
+        return self.motion_task._reference_placement
+
+    def set_force_reference(self, wrench: object) -> None:
+        """The wrench the regularization pulls toward, in the contact frame [N, N m]."""
+        self._force_reference = as_vector("force reference", wrench, self.wrench_size)
+        self._update_force_regularization()
+
+    def set_regularization_task_weight_vector(self, weights: object) -> None:
+        """Per-component weights of the force regularization (size of the wrench), >= 0."""
+        weights = as_vector("regularization weights", weights, self.wrench_size)
+        if np.any(weights < 0):
+            raise InvalidParameterError(f"regularization weights must be >= 0, got {weights.tolist()}")
+        self._regularization_weights = weights
+        self._update_force_regularization()
+
+    def _update_force_regularization(self) -> None:
+        W = self._regularization_weights
+        self._force_regularization.matrix[:] = W[:, None] * self.force_generator
+        self._force_regularization.vector[:] = W * self._force_reference
+
+    # --------------------------------------------------------- friction etc.
+    @property
+    def contact_normal(self) -> np.ndarray:
+        return self._normal
+
+    def set_contact_normal(self, normal: object) -> None:
+        normal = as_vector("contact_normal", normal, 3)
+        if np.linalg.norm(normal) < 1e-9:
+            raise InvalidParameterError("contact_normal must be a non-zero 3-vector")
+        self._normal = normal / np.linalg.norm(normal)
+        self._update_force_inequality()
+
+    @property
+    def mu(self) -> float:
+        """Friction coefficient."""
+        return self._mu
+
+    def set_friction_coefficient(self, mu: float) -> None:
+        self._mu = as_scalar("mu", mu, minimum=0.0, strict=True)
+        self._update_force_inequality()
+
+    @property
+    def min_normal_force(self) -> float:
+        """f_min [N]."""
+        return self._f_min
+
+    @property
+    def max_normal_force(self) -> float:
+        """f_max [N]."""
+        return self._f_max
+
+    def set_min_normal_force(self, f_min: float) -> None:
+        f_min = as_scalar("f_min", f_min, minimum=0.0, strict=True)
+        if f_min > self._f_max:
+            raise InvalidParameterError(f"f_min must be <= f_max = {self._f_max} N, got {f_min} N")
+        self._f_min = f_min
+        self._force_constraint.lower_bound[-1] = f_min
+
+    def set_max_normal_force(self, f_max: float) -> None:
+        f_max = as_scalar("f_max", f_max)
+        if f_max < self._f_min:
+            raise InvalidParameterError(f"f_max must be >= f_min = {self._f_min} N, got {f_max} N")
+        self._f_max = f_max
+        self._force_constraint.upper_bound[-1] = f_max
+
+    def get_normal_force(self, forces: object) -> float:
+        """Total normal force of the contact's force variables [N]."""
+        forces = as_vector("contact forces", forces, self.n_force)
+        return float(self._normal @ forces.reshape(-1, 3).sum(axis=0))
+
+    def wrench(self, forces: object) -> np.ndarray:
+        """The wrench T f in the contact frame [N, N m]."""
+        return self.force_generator @ as_vector("contact forces", forces, self.n_force)
+
+    # --------------------------------------------------- formulation interface
+    def compute_motion_task(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        """J dv = -Kp e - Kd de - drift for the contact frame."""
+        return self.motion_task.compute(t, q, v, data)
+
+    @property
+    def motion_constraint(self) -> ConstraintEquality:
+        return self.motion_task.constraint
+
+    @property
+    def force_constraint(self) -> ConstraintInequality:
+        """Friction pyramid and normal-force bounds on the force variables."""
+        return self._force_constraint
+
+    @property
+    def force_regularization(self) -> ConstraintEquality:
+        """W T f = W f_ref, a least-squares cost."""
+        return self._force_regularization
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, frame={self.frame_name!r})"
+
+
+def tangent_directions(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit tangents orthogonal to ``normal``, as TSID builds them (n x e_x, else n x e_y)."""
+    t1 = np.cross(normal, [1.0, 0.0, 0.0])
+    if np.linalg.norm(t1) < 1e-5:
+        t1 = np.cross(normal, [0.0, 1.0, 0.0])
+    t2 = np.cross(normal, t1)
+    return t1 / np.linalg.norm(t1), t2 / np.linalg.norm(t2)
+
+
+def friction_pyramid(normal: np.ndarray, mu: float, points: int) -> np.ndarray:
+    """Rows B with B f <= 0 for the 4-sided pyramid |f.t_k| <= mu f.n at each of ``points`` points.
+
+    Followed by one row n^T summed over the points (the total normal force). Shape (4 points + 1, 3 points).
+    """
+    t1, t2 = tangent_directions(normal)
+    block = np.array([-t1 - mu * normal, t1 - mu * normal, -t2 - mu * normal, t2 - mu * normal])
+    B = np.zeros((4 * points + 1, 3 * points))
+    for i in range(points):
+        B[4 * i : 4 * i + 4, 3 * i : 3 * i + 3] = block
+        B[-1, 3 * i : 3 * i + 3] = normal
+    return B
+

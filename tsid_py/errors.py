@@ -1,0 +1,47 @@
+"""The exceptions tsid_py raises: one root, :class:`TsidError`, and a subclass per kind of mistake.
+
+Each subclass also derives from the closest built-in exception, so code that already
+catches ``ValueError`` or ``LookupError`` keeps working.
+"""
+
+from __future__ import annotations
+
+
+class TsidError(Exception):
+    """Root of every error raised by tsid_py."""
+
+
+class DimensionError(TsidError, ValueError):
+    """An array has the wrong shape (e.g. a q of the wrong size)."""
+
+
+class NonFiniteError(TsidError, ValueError):
+    """An input contains NaN or infinity where a finite number is required."""
+
+
+class InvalidParameterError(TsidError, ValueError):
+    """A scalar parameter is out of its valid range (negative weight, mu <= 0, f_min > f_max, ...)."""
+
+
+class UnknownFrameError(TsidError, LookupError):
+    """A frame (or joint) name is not in the robot model."""
+
+
+class UnknownNameError(TsidError, LookupError):
+    """A task, contact or reference-configuration name is not known."""
+
+
+class DuplicateNameError(TsidError, ValueError):
+    """A task or contact with this name is already in the formulation."""
+
+
+class RobotSpecError(TsidError, ValueError):
+    """A robot specification (robots/NAME.toml) is missing or malformed."""
+
+
+class UnsupportedProblemError(TsidError, ValueError):
+    """The problem has a structure the solver cannot handle (e.g. too many priority levels)."""
+
+
+class SolverFailedError(TsidError, RuntimeError):
+    """A solution was read from a QP that did not solve; the output keeps the problem for inspection."""

@@ -1,0 +1,105 @@
+"""Physical checks of a solution, computed independently of the formulation's own matrices.
+
+The dynamics residual uses Pinocchio's RNEA with the contact wrenches as external forces, so it
+does not reuse the mass matrix, nonlinear effects or contact Jacobians of the formulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.robot_wrapper import RobotWrapper
+
+
+@dataclass
+class SolutionCheck:
+    """How well one solution satisfies physics.
+
+    Attributes:
+        dynamics_residual: max |M dv + h - S^T tau - J^T f| divided by max(1, |h|_inf) (relative).
+        min_normal_force: smallest total normal force over the contacts [N] (inf without contacts).
+        max_friction_ratio: largest |f_t| / (mu f_n) over contact points (the pyramid allows sqrt(2)).
+        max_pyramid_violation: largest excess of a point force outside its pyramid [N].
+        max_normal_bound_violation: largest excess of a total normal force outside [f_min, f_max] [N].
+        max_torque_ratio: largest |tau_i| / tau_max_i (0 when no limits are given).
+    """
+
+    dynamics_residual: float
+    min_normal_force: float
+    max_friction_ratio: float
+    max_pyramid_violation: float
+    max_normal_bound_violation: float
+    max_torque_ratio: float
+
+
+def contact_external_forces(robot: RobotWrapper, data: pin.Data, contacts: dict[str, tuple[ContactBase, np.ndarray]]):
+    """Per-joint external forces (Pinocchio ``StdVec_Force``, local joint frames) of the contact wrenches."""
+    fext = pin.StdVec_Force()
+    fext.extend(pin.Force.Zero() for _ in range(robot.model.njoints))
+    for contact, forces in contacts.values():
+        wrench = contact.wrench(forces)
+        frame = robot.model.frames[contact.frame_id]
+        if wrench.shape[0] == 3:
+            wrench = np.concatenate([wrench, np.zeros(3)])
+            if not contact.motion_task.local_frame:
+                rotation_t = data.oMf[contact.frame_id].rotation.T
+                wrench[:3] = rotation_t @ wrench[:3]
+        fext[frame.parentJoint] += frame.placement.act(pin.Force(wrench))
+    return fext
+
+
+def dynamics_residual(
+    robot: RobotWrapper,
+    q: np.ndarray,
+    v: np.ndarray,
+    dv: np.ndarray,
+    tau: np.ndarray,
+    contacts: dict[str, tuple[ContactBase, np.ndarray]],
+) -> float:
+    """max |RNEA(q, v, dv, f_ext) - S^T tau| / max(1, |h|_inf): the relative equation-of-motion error."""
+    data = robot.create_data()
+    pin.framesForwardKinematics(robot.model, data, q)
+    fext = contact_external_forces(robot, data, contacts)
+    generalized = pin.rnea(robot.model, data, q, v, dv, fext)
+    actuated = np.zeros(robot.nv)
+    actuated[robot.nv - robot.na :] = tau
+    scale = max(1.0, float(np.max(np.abs(pin.nonLinearEffects(robot.model, data, q, v)))))
+    return float(np.max(np.abs(generalized - actuated)) / scale)
+
+
+def check_solution(
+    robot: RobotWrapper,
+    q: np.ndarray,
+    v: np.ndarray,
+    dv: np.ndarray,
+    tau: np.ndarray,
+    contacts: dict[str, tuple[ContactBase, np.ndarray]],
+    tau_max: np.ndarray | None = None,
+) -> SolutionCheck:
+    """Check one solution. ``contacts`` maps a name to (contact, its force variables)."""
+    normal_forces, friction, pyramid, bounds = [np.inf], [0.0], [0.0], [0.0]
+    for contact, forces in contacts.values():
+        n = contact.contact_normal
+        points = np.asarray(forces).reshape(-1, 3)
+        f_n = points @ n
+        f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
+        friction.append(float(np.max(f_t / (contact.mu * np.maximum(f_n, 1e-12)))))
+        pyramid.append(float(np.max(contact.force_constraint.matrix[:-1] @ np.asarray(forces), initial=0.0)))
+        total = float(f_n.sum())
+        normal_forces.append(total)
+        bounds.append(max(contact.min_normal_force - total, total - contact.max_normal_force, 0.0))
+    torque_ratio = 0.0
+    if tau_max is not None:
+        torque_ratio = float(np.max(np.abs(tau) / tau_max))
+    return SolutionCheck(
+        dynamics_residual=dynamics_residual(robot, q, v, dv, tau, contacts),
+        min_normal_force=min(normal_forces),
+        max_friction_ratio=max(friction),
+        max_pyramid_violation=max(pyramid),
+        max_normal_bound_violation=max(bounds),
+        max_torque_ratio=torque_ratio,
+    )

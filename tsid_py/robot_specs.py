@@ -1,0 +1,161 @@
+"""Robot specifications (``robots/NAME.toml``) and :func:`load_robot`.
+
+A spec says which URDF/SRDF of ``example-robot-data`` to load, whether the root floats, the
+reference posture, the end-effector or foot frames, the sole rectangle and default gains. The
+example-robot-data wheel installs its files under ``<site-packages>/cmeel.prefix/share/
+example-robot-data/robots``; we locate that folder from the installed distribution metadata.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.resources
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tsid_py.errors import RobotSpecError, UnknownNameError
+from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf
+from tsid_py.validation import unknown_name_message
+
+_ERD_ROBOTS = "cmeel.prefix/share/example-robot-data/robots"
+
+
+def example_robot_data_dir() -> Path:
+    """The ``robots/`` folder installed by the ``example-robot-data`` wheel."""
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        raise RobotSpecError("example-robot-data is not installed: pip install example-robot-data") from None
+    root = Path(str(dist.locate_file(_ERD_ROBOTS)))
+    if not root.is_dir():
+        raise RobotSpecError(f"example-robot-data is installed but its robots folder is missing: {root}")
+    return root
+
+
+def specs_dir() -> Path:
+    """Where the robot specs live: inside the installed package, or ``robots/`` of a source checkout."""
+    packaged = Path(str(importlib.resources.files("tsid_py"))) / "robots"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "robots"
+
+
+def available_robots() -> list[str]:
+    """Names of the robots with a spec."""
+    return sorted(path.stem for path in specs_dir().glob("*.toml"))
+
+
+@dataclass(frozen=True)
+class SoleGeometry:
+    """A rectangular foot sole in the foot frame [m]: extents along +x, -x, +y, -y and the sole depth lz.
+
+    The four contact corners sit at z = -lz in the foot frame (TSID's ``contact_Point`` convention).
+    """
+
+    lxp: float
+    lxn: float
+    lyp: float
+    lyn: float
+    lz: float = 0.0
+
+    def corners(self) -> np.ndarray:
+        """The 3x4 matrix of corner positions in the foot frame, ordered (-x-y, -x+y, +x-y, +x+y)."""
+        return np.array(
+            [
+                [-self.lxn, -self.lxn, self.lxp, self.lxp],
+                [-self.lyn, self.lyp, -self.lyn, self.lyp],
+                [-self.lz, -self.lz, -self.lz, -self.lz],
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """The parsed content of ``robots/NAME.toml``."""
+
+    name: str
+    description: str
+    urdf: str
+    srdf: str | None
+    floating_base: bool
+    reference_configuration: str | None
+    feet: dict[str, str] = field(default_factory=dict)
+    sole: SoleGeometry | None = None
+    end_effector: str | None = None
+    posture_gains: np.ndarray | float = 10.0
+    initial_configuration: np.ndarray | None = None
+
+    @classmethod
+    def from_file(cls, path: Path) -> RobotSpec:
+        """Parse and check a spec file."""
+        try:
+            raw = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise RobotSpecError(f"{path}: invalid TOML: {exc}") from exc
+        for key in ("urdf", "floating_base"):
+            if key not in raw:
+                raise RobotSpecError(f"{path}: missing key {key!r}")
+        sole = raw.get("sole")
+        gains = raw.get("gains", {}).get("posture", 10.0)
+        q0 = raw.get("initial_configuration")
+        try:
+            return cls(
+                name=raw.get("name", path.stem),
+                description=raw.get("description", ""),
+                urdf=raw["urdf"],
+                srdf=raw.get("srdf"),
+                floating_base=bool(raw["floating_base"]),
+                reference_configuration=raw.get("reference_configuration"),
+                feet=dict(raw.get("feet", {})),
+                sole=SoleGeometry(**sole) if sole is not None else None,
+                end_effector=raw.get("end_effector"),
+                posture_gains=np.asarray(gains, dtype=float) if isinstance(gains, list) else float(gains),
+                initial_configuration=np.asarray(q0, dtype=float) if q0 is not None else None,
+            )
+        except TypeError as exc:
+            raise RobotSpecError(f"{path}: {exc}") from exc
+
+
+def load_spec(name: str) -> RobotSpec:
+    """The spec of a robot by name (``talos``, ``romeo``, ``ur5``, ``solo12``, ...)."""
+    path = specs_dir() / f"{name}.toml"
+    if not path.is_file():
+        raise UnknownNameError(unknown_name_message("robot", name, available_robots()))
+    return RobotSpec.from_file(path)
+
+
+class Robot(RobotWrapper):
+    """A :class:`RobotWrapper` loaded from a spec; it keeps the spec for controllers and demos."""
+
+    def __init__(self, spec: RobotSpec, *, load_visuals: bool = False) -> None:
+        root = example_robot_data_dir()
+        srdf = root / spec.srdf if spec.srdf else None
+        model, visual_model = build_model_from_urdf(
+            root / spec.urdf, [root.parent], spec.floating_base, srdf, load_visuals
+        )
+        super().__init__(model, fixed_base=not spec.floating_base, name=spec.name, visual_model=visual_model)
+        self.spec = spec
+        if spec.initial_configuration is not None and spec.initial_configuration.shape != (self.nq,):
+            raise RobotSpecError(f"{spec.name}: initial_configuration must have size nq = {self.nq}")
+        for frame in [*spec.feet.values(), *([spec.end_effector] if spec.end_effector else [])]:
+            self.frame_id(frame)
+
+    def default_configuration(self) -> np.ndarray:
+        """The spec's starting posture: its named reference configuration or explicit q0."""
+        if self.spec.initial_configuration is not None:
+            return self.spec.initial_configuration.copy()
+        if self.spec.reference_configuration is not None:
+            return self.reference_configuration(self.spec.reference_configuration)
+        return self.neutral_configuration()
+
+    def posture_gains(self) -> np.ndarray:
+        """Per-joint posture gains kp from the spec, size na [1/s^2]."""
+        return np.broadcast_to(self.spec.posture_gains, (self.na,)).astype(float)
+
+
+def load_robot(name: str, *, load_visuals: bool = False) -> Robot:
+    """Load a robot from its spec in ``robots/NAME.toml`` and the example-robot-data files."""
+    return Robot(load_spec(name), load_visuals=load_visuals)

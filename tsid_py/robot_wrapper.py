@@ -1,0 +1,261 @@
+"""RobotWrapper: the one place where tsid_py talks to Pinocchio's kinematics and dynamics.
+
+Conventions follow the C++ TSID ``RobotWrapper`` (stack-of-tasks/tsid, ``src/robots/robot-wrapper.cpp``):
+the actuated joints are the last ``na`` entries of the velocity vector; a floating base is a
+free-flyer first joint (``nv - na = 6``); ``compute_all_terms`` fills one ``pinocchio.Data`` per
+control step, computed with zero joint acceleration, so that accelerations read from it are the
+*drifts* (the part of an acceleration that does not depend on dv).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.errors import DimensionError, InvalidParameterError, UnknownFrameError, UnknownNameError
+from tsid_py.validation import as_vector, unknown_name_message
+
+Frame = str | int
+
+
+class RobotWrapper:
+    """A Pinocchio model plus the sizes and accessors the tasks need.
+
+    Args:
+        model: The Pinocchio model. A floating base must be its first joint, a free flyer.
+        fixed_base: Whether the root is fixed. ``None`` decides from the first joint.
+        name: A label used in messages and plots.
+        visual_model: Optional visual geometry, kept for viewers.
+    """
+
+    def __init__(
+        self,
+        model: pin.Model,
+        *,
+        fixed_base: bool | None = None,
+        name: str = "",
+        visual_model: pin.GeometryModel | None = None,
+    ) -> None:
+        if not isinstance(model, pin.Model):
+            raise InvalidParameterError(f"model must be a pinocchio.Model, got {type(model).__name__}")
+        has_free_flyer = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
+        if fixed_base is None:
+            fixed_base = not has_free_flyer
+        if not fixed_base and not has_free_flyer:
+            raise InvalidParameterError("a floating-base robot needs a free-flyer first joint")
+        self.model = model
+        self.name = name or model.name
+        self.visual_model = visual_model
+        self.is_fixed_base = fixed_base
+        self.nq = model.nq
+        self.nv = model.nv
+        self.na = model.nv if fixed_base else model.nv - 6
+        self.nq_actuated = model.nq if fixed_base else model.nq - 7
+        self.total_mass = float(pin.computeTotalMass(model))  # [kg], bodies fixed to the world excluded
+        self._frame_ids: dict[str, int] = {}
+
+    @classmethod
+    def from_urdf(
+        cls,
+        urdf: str | Path,
+        package_dirs: Sequence[str | Path] = (),
+        *,
+        floating_base: bool = True,
+        srdf: str | Path | None = None,
+        load_visuals: bool = False,
+    ) -> RobotWrapper:
+        """Build from a URDF file, with a free-flyer root unless ``floating_base=False``.
+
+        The SRDF, if given, provides the named reference configurations (e.g. ``half_sitting``).
+        """
+        model, visual_model = build_model_from_urdf(urdf, package_dirs, floating_base, srdf, load_visuals)
+        return cls(model, fixed_base=not floating_base, name=Path(urdf).stem, visual_model=visual_model)
+
+    # ------------------------------------------------------------------ state
+    def create_data(self) -> pin.Data:
+        """A fresh ``pinocchio.Data`` for this model."""
+        return self.model.createData()
+
+    def zero_velocity(self) -> np.ndarray:
+        """The zero velocity vector (size nv) [m/s, rad/s]."""
+        return np.zeros(self.nv)
+
+    def neutral_configuration(self) -> np.ndarray:
+        """Pinocchio's neutral configuration (size nq)."""
+        return pin.neutral(self.model)
+
+    def reference_configuration(self, name: str) -> np.ndarray:
+        """A named configuration from the SRDF, e.g. ``"half_sitting"`` (a copy, size nq)."""
+        configurations = self.model.referenceConfigurations
+        names = [entry.key() for entry in configurations]
+        if name not in names:
+            raise UnknownNameError(unknown_name_message("reference configuration", name, names))
+        return np.array(configurations[name], dtype=float)
+
+    def check_state(self, q: object, v: object) -> tuple[np.ndarray, np.ndarray]:
+        """Validate sizes and finiteness of (q, v); return them as float arrays."""
+        return as_vector("q", q, self.nq), as_vector("v", v, self.nv)
+
+    def compute_all_terms(self, data: pin.Data, q: object, v: object) -> None:
+        """Fill ``data`` at (q, v) with zero acceleration.
+
+        Computes the mass matrix, nonlinear effects h = C(q, v) v + g(q), joint Jacobians, frame
+        placements, the CoM with its Jacobian, the centroidal momentum matrix A_g and the momentum
+        drift dA_g v (from which the CoM drift acceleration is m^-1 times its linear part).
+        """
+        q, v = self.check_state(q, v)
+        pin.computeAllTerms(self.model, data, q, v)
+        pin.updateFramePlacements(self.model, data)
+        pin.computeCentroidalMomentumTimeVariation(self.model, data)
+
+    # -------------------------------------------------------------- dynamics
+    def mass(self, data: pin.Data) -> np.ndarray:
+        """Joint-space mass matrix M(q), nv x nv [kg, kg m^2]."""
+        return data.M
+
+    def nonlinear_effects(self, data: pin.Data) -> np.ndarray:
+        """Coriolis, centrifugal and gravity terms h(q, v), size nv [N, N m]."""
+        return data.nle
+
+    def com(self, data: pin.Data) -> np.ndarray:
+        """Centre of mass position in the world frame [m]."""
+        return data.com[0]
+
+    def com_vel(self, data: pin.Data) -> np.ndarray:
+        """Centre of mass velocity in the world frame [m/s]."""
+        return data.vcom[0]
+
+    def com_acc(self, data: pin.Data) -> np.ndarray:
+        """CoM acceleration at dv = 0 (the drift dJ_com v) [m/s^2]."""
+        return np.asarray(data.dhg.linear) / self.total_mass
+
+    def com_jacobian(self, data: pin.Data) -> np.ndarray:
+        """CoM Jacobian J_com(q), 3 x nv."""
+        return data.Jcom
+
+    def momentum_jacobian(self, data: pin.Data) -> np.ndarray:
+        """Centroidal momentum matrix A_g(q), 6 x nv (linear rows first)."""
+        return data.Ag
+
+    def centroidal_momentum(self, data: pin.Data) -> np.ndarray:
+        """Centroidal momentum h_g = A_g v, 6-vector (linear [kg m/s], angular [kg m^2/s])."""
+        return np.asarray(data.hg.vector)
+
+    def angular_momentum_time_variation(self, data: pin.Data) -> np.ndarray:
+        """Angular part of dA_g v, the angular-momentum drift at dv = 0 [N m]."""
+        return np.asarray(data.dhg.angular)
+
+    # ---------------------------------------------------------------- frames
+    def frame_id(self, frame: Frame) -> int:
+        """The index of a frame given by name (or an index, checked)."""
+        if isinstance(frame, (int, np.integer)):
+            if not 0 <= frame < self.model.nframes:
+                raise UnknownFrameError(f"frame index {frame} out of range [0, {self.model.nframes})")
+            return int(frame)
+        cached = self._frame_ids.get(frame)
+        if cached is not None:
+            return cached
+        if not isinstance(frame, str) or not self.model.existFrame(frame):
+            names = [f.name for f in self.model.frames]
+            raise UnknownFrameError(unknown_name_message("frame", str(frame), names))
+        self._frame_ids[frame] = self.model.getFrameId(frame)
+        return self._frame_ids[frame]
+
+    def frame_name(self, frame: Frame) -> str:
+        """The name of a frame given by name or index."""
+        return self.model.frames[self.frame_id(frame)].name
+
+    def frame_placement(self, data: pin.Data, frame: Frame) -> pin.SE3:
+        """Placement of the frame in the world, oMf (a copy)."""
+        return pin.SE3(data.oMf[self.frame_id(frame)])
+
+    def frame_velocity(self, data: pin.Data, frame: Frame) -> pin.Motion:
+        """Spatial velocity of the frame, expressed in the frame (LOCAL)."""
+        return pin.getFrameVelocity(self.model, data, self.frame_id(frame), pin.LOCAL)
+
+    def frame_velocity_world_oriented(self, data: pin.Data, frame: Frame) -> pin.Motion:
+        """Velocity of the frame expressed in LOCAL_WORLD_ALIGNED (origin at the frame, world axes)."""
+        return pin.getFrameVelocity(self.model, data, self.frame_id(frame), pin.LOCAL_WORLD_ALIGNED)
+
+    def frame_acceleration(self, data: pin.Data, frame: Frame) -> pin.Motion:
+        """Spatial acceleration drift (at dv = 0) of the frame, LOCAL."""
+        return pin.getFrameAcceleration(self.model, data, self.frame_id(frame), pin.LOCAL)
+
+    def frame_classic_acceleration(self, data: pin.Data, frame: Frame) -> pin.Motion:
+        """Classical acceleration drift (at dv = 0) of the frame origin, LOCAL.
+
+        Classical means the linear part is the second time derivative of the origin position
+        (spatial acceleration plus omega x v), as in TSID's ``frameClassicAcceleration``.
+        """
+        return pin.getFrameClassicalAcceleration(self.model, data, self.frame_id(frame), pin.LOCAL)
+
+    def frame_classic_acceleration_world_oriented(self, data: pin.Data, frame: Frame) -> pin.Motion:
+        """Classical acceleration drift of the frame origin in LOCAL_WORLD_ALIGNED axes."""
+        return pin.getFrameClassicalAcceleration(
+            self.model, data, self.frame_id(frame), pin.LOCAL_WORLD_ALIGNED
+        )
+
+    def frame_jacobian_local(self, data: pin.Data, frame: Frame) -> np.ndarray:
+        """Frame Jacobian in the LOCAL frame, 6 x nv (linear rows first)."""
+        return pin.getFrameJacobian(self.model, data, self.frame_id(frame), pin.LOCAL)
+
+    def frame_jacobian_world_oriented(self, data: pin.Data, frame: Frame) -> np.ndarray:
+        """Frame Jacobian in LOCAL_WORLD_ALIGNED axes, 6 x nv."""
+        return pin.getFrameJacobian(self.model, data, self.frame_id(frame), pin.LOCAL_WORLD_ALIGNED)
+
+    # ---------------------------------------------------------------- limits
+    def effort_limit(self) -> np.ndarray:
+        """Torque limits of the actuated joints from the URDF, size na [N m]."""
+        return np.array(self.model.effortLimit[self.nv - self.na :], dtype=float)
+
+    def velocity_limit(self) -> np.ndarray:
+        """Velocity limits of the actuated joints from the URDF, size na [rad/s]."""
+        return np.array(self.model.velocityLimit[self.nv - self.na :], dtype=float)
+
+    def position_limits(self) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper position limits of the actuated joints, size nq_actuated [rad, m]."""
+        start = self.nq - self.nq_actuated
+        return (
+            np.array(self.model.lowerPositionLimit[start:], dtype=float),
+            np.array(self.model.upperPositionLimit[start:], dtype=float),
+        )
+
+    def actuated(self, vector: object, name: str = "vector") -> np.ndarray:
+        """The actuated part (last na entries) of a size-nv vector."""
+        vector = np.asarray(vector, dtype=float)
+        if vector.shape != (self.nv,):
+            raise DimensionError(f"{name} must have size nv = {self.nv}, got shape {vector.shape}")
+        return vector[self.nv - self.na :]
+
+    def __repr__(self) -> str:
+        base = "fixed base" if self.is_fixed_base else "floating base"
+        return f"RobotWrapper({self.name!r}, nq={self.nq}, nv={self.nv}, na={self.na}, {base})"
+
+
+def build_model_from_urdf(
+    urdf: str | Path,
+    package_dirs: Sequence[str | Path],
+    floating_base: bool,
+    srdf: str | Path | None,
+    load_visuals: bool,
+) -> tuple[pin.Model, pin.GeometryModel | None]:
+    """Pinocchio model (free-flyer root if ``floating_base``), SRDF reference postures, optional visuals."""
+    urdf = Path(urdf)
+    if not urdf.is_file():
+        raise FileNotFoundError(f"URDF file not found: {urdf}")
+    if floating_base:
+        model = pin.buildModelFromUrdf(str(urdf), pin.JointModelFreeFlyer())
+    else:
+        model = pin.buildModelFromUrdf(str(urdf))
+    if srdf is not None:
+        if not Path(srdf).is_file():
+            raise FileNotFoundError(f"SRDF file not found: {srdf}")
+        pin.loadReferenceConfigurations(model, str(srdf), False)
+    visual_model = None
+    if load_visuals:
+        dirs = [str(d) for d in package_dirs]
+        visual_model = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.VISUAL, package_dirs=dirs)
+    return model, visual_model

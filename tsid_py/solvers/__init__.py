@@ -1,0 +1,7 @@
+"""QP solvers: one adapter per backend behind the :class:`Solver` interface."""
+
+from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
+from tsid_py.solvers.quadprog_solver import SolverHQuadProg
+from tsid_py.solvers.solver_base import Solver
+
+__all__ = ["HqpOutput", "QPStatus", "Solver", "SolverHQuadProg"]

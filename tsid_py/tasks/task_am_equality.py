@@ -1,0 +1,61 @@
+"""Angular-momentum task (about the CoM)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintEquality
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.trajectories import TrajectorySample, as_sample
+from tsid_py.validation import as_gain
+
+
+class TaskAMEquality(TaskMotion):
+    """Track a centroidal angular momentum reference L_ref [kg m^2/s].
+
+    L = A_g,ang v is a velocity-level quantity, so the task is first order:
+    dL* = dL_ref - Kp (L - L_ref), constraint A_g,ang dv = dL* - dA_g,ang v.
+    Only ``kp`` is used (as in TSID, whose ``TaskAMEquality`` ignores Kd); setting ``kp`` to
+    (1, 1, 0) leaves the vertical axis free.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper) -> None:
+        super().__init__(name, robot)
+        self._kp = np.zeros(3)
+        self._reference = TrajectorySample(np.zeros(3))
+        self._constraint = ConstraintEquality(name, 3, robot.nv)
+        self.momentum_error = np.zeros(3)
+        self.desired_momentum_rate = np.zeros(3)
+        self._drift = np.zeros(3)
+
+    @property
+    def kp(self) -> np.ndarray:
+        """Proportional gain on the momentum error [1/s]."""
+        return self._kp
+
+    @kp.setter
+    def kp(self, value: object) -> None:
+        self._kp = as_gain("kp", value, 3)
+
+    @property
+    def reference(self) -> TrajectorySample:
+        return self._reference
+
+    def set_reference(self, sample: TrajectorySample) -> None:
+        """Set L_ref (pos) and dL_ref (vel), 3-vectors in world axes."""
+        self._reference = as_sample(f"reference of task {self.name!r}", sample, 3)
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        A_ang = self.robot.momentum_jacobian(data)[3:]
+        self._drift = self.robot.angular_momentum_time_variation(data)
+        self.momentum_error = A_ang @ v - self._reference.pos
+        self.desired_momentum_rate = self._reference.vel - self._kp * self.momentum_error
+        self._constraint.matrix[:] = A_ang
+        self._constraint.vector[:] = self.desired_momentum_rate - self._drift
+        return self._constraint
+
+    def get_momentum_rate(self, dv: np.ndarray) -> np.ndarray:
+        """dL implied by dv [N m]."""
+        return self._constraint.matrix @ dv + self._drift

@@ -1,0 +1,91 @@
+"""Task base classes: a task turns (t, q, v, data) into one affine constraint.
+
+Three families, by the variable the constraint is linear in (TSID's TaskMotion,
+TaskContactForce, TaskActuation): motion tasks constrain the accelerations dv (size nv),
+force tasks the contact forces f, actuation tasks the joint torques tau (size na).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tsid_py.constraints import ConstraintBase
+from tsid_py.validation import as_gain
+
+if TYPE_CHECKING:
+    import pinocchio as pin
+
+    from tsid_py.robot_wrapper import RobotWrapper
+
+
+class TaskBase:
+    """A named task on a robot. Subclasses set ``family`` and implement :meth:`compute`."""
+
+    family: str = ""
+
+    def __init__(self, name: str, robot: RobotWrapper) -> None:
+        self.name = name
+        self.robot = robot
+
+    @property
+    def constraint(self) -> ConstraintBase:
+        """The constraint, as last computed."""
+        return self._constraint
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBase:
+        """Fill and return the task's constraint at time t [s] from the state (q, v) and ``data``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class TaskMotion(TaskBase):
+    """A task on accelerations: its constraint is J dv = a* - drift (or bounds on dv)."""
+
+    family = "motion"
+
+
+class TaskActuation(TaskBase):
+    """A task on joint torques tau (size na)."""
+
+    family = "actuation"
+
+
+class TaskContactForce(TaskBase):
+    """A task on contact forces."""
+
+    family = "force"
+
+
+class PdGains:
+    """Proportional-derivative gains ``kp``, ``kd`` of a fixed size.
+
+    ``kd`` defaults to critical damping, 2 sqrt(kp), until it is set.
+    """
+
+    def __init__(self, size: int, kp: float = 0.0) -> None:
+        self._size = size
+        self._kp = np.full(size, kp)
+        self._kd: np.ndarray | None = None
+
+    @property
+    def kp(self) -> np.ndarray:
+        """Proportional gains [1/s^2]."""
+        return self._kp
+
+    @kp.setter
+    def kp(self, value: object) -> None:
+        self._kp = as_gain("kp", value, self._size)
+
+    @property
+    def kd(self) -> np.ndarray:
+        """Derivative gains [1/s]; 2 sqrt(kp) when never set."""
+        return 2.0 * np.sqrt(self._kp) if self._kd is None else self._kd
+
+    @kd.setter
+    def kd(self, value: object) -> None:
+        self._kd = as_gain("kd", value, self._size)
+

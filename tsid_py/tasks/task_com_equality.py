@@ -1,0 +1,63 @@
+"""Centre-of-mass tracking task."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintEquality
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import PdGains, TaskMotion
+from tsid_py.trajectories import TrajectorySample, as_sample
+from tsid_py.validation import as_mask
+
+
+class TaskComEquality(TaskMotion, PdGains):
+    """Track a CoM reference c_ref(t).
+
+    Error e = c - c_ref [m], de = dc - dc_ref [m/s]. Desired acceleration
+    a* = ddc_ref - Kp e - Kd de. Constraint: J_com dv = a* - dJ_com v, rows selected by the mask.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper) -> None:
+        TaskMotion.__init__(self, name, robot)
+        PdGains.__init__(self, 3)
+        self._reference = TrajectorySample(np.zeros(3))
+        self.mask = np.ones(3)
+        self.position_error = np.zeros(3)
+        self.velocity_error = np.zeros(3)
+        self.desired_acceleration = np.zeros(3)
+        self._drift = np.zeros(3)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """Which of x, y, z are controlled (0/1 per axis)."""
+        return self._mask.astype(float)
+
+    @mask.setter
+    def mask(self, value: object) -> None:
+        self._mask = as_mask("mask", value, 3)
+        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
+
+    @property
+    def reference(self) -> TrajectorySample:
+        return self._reference
+
+    def set_reference(self, sample: TrajectorySample) -> None:
+        """Set the CoM reference (pos, vel, acc), each a 3-vector in the world frame."""
+        self._reference = as_sample(f"reference of task {self.name!r}", sample, 3)
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        ref = self._reference
+        self._drift = self.robot.com_acc(data)
+        self.position_error = self.robot.com(data) - ref.pos
+        self.velocity_error = self.robot.com_vel(data) - ref.vel
+        self.desired_acceleration = ref.acc - self.kp * self.position_error - self.kd * self.velocity_error
+        self._constraint.matrix[:] = self.robot.com_jacobian(data)[self._mask]
+        self._constraint.vector[:] = (self.desired_acceleration - self._drift)[self._mask]
+        return self._constraint
+
+    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
+        """CoM acceleration J_com dv + drift implied by dv (masked rows) [m/s^2]."""
+        return self._constraint.matrix @ dv + self._drift[self._mask]
+

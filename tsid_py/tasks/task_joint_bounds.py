@@ -1,0 +1,52 @@
+"""Joint velocity and acceleration bounds, enforced through the acceleration of one time step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintBound, check_bounds
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.validation import as_scalar, as_vector
+
+
+class TaskJointBounds(TaskMotion):
+    """Bounds on the actuated accelerations so that after one step dt the velocity stays in bounds.
+
+    For actuated joint i: max(a_min, (v_min - v) / dt) <= dv_i <= min(a_max, (v_max - v) / dt),
+    with v in [rad/s] and a in [rad/s^2]. Base accelerations are free. As in TSID's TaskJointBounds.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
+        super().__init__(name, robot)
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        na = robot.na
+        self._v_lb, self._v_ub = np.full(na, -np.inf), np.full(na, np.inf)
+        self._a_lb, self._a_ub = np.full(na, -np.inf), np.full(na, np.inf)
+        self._constraint = ConstraintBound(name, robot.nv)
+
+    def set_time_step(self, dt: float) -> None:
+        """The control period [s]."""
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+
+    def set_velocity_bounds(self, lower: object, upper: object) -> None:
+        """Velocity bounds of the actuated joints, size na [rad/s]; lower <= 0 <= upper keeps rest feasible."""
+        self._v_lb, self._v_ub = self._bounds("velocity", lower, upper)
+
+    def set_acceleration_bounds(self, lower: object, upper: object) -> None:
+        """Acceleration bounds of the actuated joints, size na [rad/s^2]."""
+        self._a_lb, self._a_ub = self._bounds("acceleration", lower, upper)
+
+    def _bounds(self, kind: str, lower: object, upper: object) -> tuple[np.ndarray, np.ndarray]:
+        lower = as_vector(f"lower {kind} bounds", lower, self.robot.na, finite=False)
+        upper = as_vector(f"upper {kind} bounds", upper, self.robot.na, finite=False)
+        check_bounds(self.name, lower, upper)
+        return lower, upper
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBound:
+        v_a = v[self.robot.nv - self.robot.na :]
+        start = self.robot.nv - self.robot.na
+        self._constraint.upper_bound[start:] = np.minimum((self._v_ub - v_a) / self.dt, self._a_ub)
+        self._constraint.lower_bound[start:] = np.maximum((self._v_lb - v_a) / self.dt, self._a_lb)
+        return self._constraint

@@ -1,0 +1,62 @@
+"""Joint posture task on the actuated joints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintEquality
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import PdGains, TaskMotion
+from tsid_py.trajectories import TrajectorySample, as_sample
+from tsid_py.validation import as_mask
+
+
+class TaskJointPosture(TaskMotion, PdGains):
+    """Track a reference posture q_ref of the actuated joints.
+
+    e = q_a (-) q_ref (Pinocchio ``difference``, size na) [rad], de = v_a - dq_ref.
+    Constraint: S dv = ddq_ref - Kp e - Kd de, with S selecting the masked actuated joints.
+    The reference pos has nq_actuated entries, vel and acc na.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper) -> None:
+        TaskMotion.__init__(self, name, robot)
+        PdGains.__init__(self, robot.na)
+        self._q_ref_full = robot.neutral_configuration()
+        self._reference = TrajectorySample(self._q_ref_full[robot.nq - robot.nq_actuated :], tangent_size=robot.na)
+        self.mask = np.ones(robot.na)
+        self.position_error = np.zeros(robot.na)
+        self.velocity_error = np.zeros(robot.na)
+        self.desired_acceleration = np.zeros(robot.na)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """Which actuated joints are controlled (0/1 per joint)."""
+        return self._mask.astype(float)
+
+    @mask.setter
+    def mask(self, value: object) -> None:
+        robot = self.robot
+        self._mask = as_mask("mask", value, robot.na)
+        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), robot.nv)
+        columns = robot.nv - robot.na + np.flatnonzero(self._mask)
+        self._constraint.matrix[np.arange(columns.size), columns] = 1.0
+
+    @property
+    def reference(self) -> TrajectorySample:
+        return self._reference
+
+    def set_reference(self, sample: TrajectorySample) -> None:
+        """Set q_ref (size nq_actuated), dq_ref and ddq_ref (size na)."""
+        robot = self.robot
+        self._reference = as_sample(f"reference of task {self.name!r}", sample, robot.nq_actuated, robot.na)
+        self._q_ref_full[robot.nq - robot.nq_actuated :] = self._reference.pos
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        robot = self.robot
+        self.position_error = pin.difference(robot.model, self._q_ref_full, q)[robot.nv - robot.na :]
+        self.velocity_error = v[robot.nv - robot.na :] - self._reference.vel
+        self.desired_acceleration = self._reference.acc - self.kp * self.position_error - self.kd * self.velocity_error
+        self._constraint.vector[:] = self.desired_acceleration[self._mask]
+        return self._constraint

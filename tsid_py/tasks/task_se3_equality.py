@@ -1,0 +1,108 @@
+"""Frame placement (SE3) tracking task."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintEquality
+from tsid_py.robot_wrapper import Frame, RobotWrapper
+from tsid_py.tasks.task_base import PdGains, TaskMotion
+from tsid_py.trajectories import TrajectorySample, as_sample, vector_to_se3
+from tsid_py.validation import as_mask
+
+
+def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
+    """Placement error in the local frame, 6-vector (linear [m], angular [rad]).
+
+    With M_err = M^-1 M_ref: linear = translation of M_err (= R^T (p_ref - p)), angular =
+    log3(rotation of M_err). This is TSID's ``errorInSE3`` (src/math/utils.cpp): translation and
+    rotation are decoupled, so the frame origin converges along a straight line.
+    """
+    error = placement.actInv(reference)
+    return np.concatenate([error.translation, pin.log3(error.rotation)])
+
+
+class TaskSE3Equality(TaskMotion, PdGains):
+    """Track a reference placement of a frame.
+
+    In the local frame (default): e = se3_error(M, M_ref) points from the frame to the reference,
+    de = M^-1 v_ref - v (rotation only), and the constraint is
+    J_local dv = Kp e + Kd de + R^T a_ref - a_drift, with a_drift the classical acceleration of the
+    frame at dv = 0. With ``use_local_frame(False)``, errors, Jacobian and drift are rotated to
+    world axes (LOCAL_WORLD_ALIGNED) and a_ref is used as is. Rows are selected by the 6-D mask
+    (linear x, y, z, angular x, y, z).
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper, frame: Frame) -> None:
+        TaskMotion.__init__(self, name, robot)
+        PdGains.__init__(self, 6)
+        self.frame_id = robot.frame_id(frame)
+        self.frame_name = robot.frame_name(frame)
+        self.local_frame = True
+        self._reference_placement = pin.SE3.Identity()
+        self._reference = TrajectorySample.from_se3(self._reference_placement)
+        self.mask = np.ones(6)
+        self.position_error = np.zeros(6)
+        self.velocity_error = np.zeros(6)
+        self.desired_acceleration = np.zeros(6)
+        self._drift = np.zeros(6)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """Which of (x, y, z, rx, ry, rz) are controlled (0/1 each)."""
+        return self._mask.astype(float)
+
+    @mask.setter
+    def mask(self, value: object) -> None:
+        self._mask = as_mask("mask", value, 6)
+        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
+
+    def use_local_frame(self, local_frame: bool) -> None:
+        """Express the task in the local frame (True, default) or in world-aligned axes (False)."""
+        self.local_frame = bool(local_frame)
+
+    @property
+    def reference(self) -> TrajectorySample:
+        return self._reference
+
+    def set_reference(self, reference: TrajectorySample | pin.SE3) -> None:
+        """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc)."""
+        if isinstance(reference, pin.SE3):
+            reference = TrajectorySample.from_se3(reference)
+        self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
+        self._reference_placement = vector_to_se3(self._reference.pos)
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        robot, frame = self.robot, self.frame_id
+        placement = data.oMf[frame]
+        rotation = placement.rotation
+        error = se3_error(placement, self._reference_placement)
+        ref_vel, ref_acc = self._reference.vel, self._reference.acc
+        if self.local_frame:
+            velocity = robot.frame_velocity(data, frame).vector
+            drift = robot.frame_classic_acceleration(data, frame).vector
+            jacobian = robot.frame_jacobian_local(data, frame)
+            self.position_error = error
+            self.velocity_error = _rotate(rotation.T, ref_vel) - velocity
+            ref_acc = _rotate(rotation.T, ref_acc)
+        else:
+            velocity = robot.frame_velocity_world_oriented(data, frame).vector
+            drift = robot.frame_classic_acceleration_world_oriented(data, frame).vector
+            jacobian = robot.frame_jacobian_world_oriented(data, frame)
+            self.position_error = _rotate(rotation, error)
+            self.velocity_error = ref_vel - velocity
+        self._drift = drift
+        self.desired_acceleration = self.kp * self.position_error + self.kd * self.velocity_error + ref_acc
+        self._constraint.matrix[:] = jacobian[self._mask]
+        self._constraint.vector[:] = (self.desired_acceleration - drift)[self._mask]
+        return self._constraint
+
+    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
+        """Frame (classical) acceleration implied by dv, masked rows."""
+        return self._constraint.matrix @ dv + self._drift[self._mask]
+
+
+def _rotate(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
+    """Apply a rotation to both 3-D halves of a 6-vector."""
+    return np.concatenate([rotation @ motion[:3], rotation @ motion[3:]])

@@ -1,0 +1,166 @@
+"""Reference trajectories: samples (pos, vel, acc) that tasks take as references.
+
+An SE3 sample stores the placement as a 12-vector (translation, then the rotation matrix
+column-major, as TSID's ``SE3ToVector``) and its velocity/acceleration as 6-vectors
+(linear, angular) in the world frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.errors import DimensionError
+from tsid_py.validation import as_scalar, as_vector
+
+
+class TrajectorySample:
+    """A reference value with its first and second time derivatives.
+
+    Args:
+        pos: The value (size n).
+        vel: Its time derivative; zeros of the tangent size when omitted.
+        acc: Its second time derivative; zeros of the tangent size when omitted.
+        tangent_size: Size of vel/acc when it differs from n (6 for an SE3 sample).
+    """
+
+    __slots__ = ("pos", "vel", "acc")
+
+    def __init__(
+        self, pos: object, vel: object = None, acc: object = None, *, tangent_size: int | None = None
+    ) -> None:
+        self.pos = as_vector("sample pos", pos)
+        n = self.pos.shape[0] if tangent_size is None else tangent_size
+        self.vel = np.zeros(n) if vel is None else as_vector("sample vel", vel, n)
+        self.acc = np.zeros(n) if acc is None else as_vector("sample acc", acc, n)
+
+    @classmethod
+    def from_se3(cls, placement: pin.SE3, vel: object = None, acc: object = None) -> TrajectorySample:
+        """An SE3 sample: 12-vector placement, 6-vector velocity and acceleration (world frame)."""
+        return cls(se3_to_vector(placement), vel, acc, tangent_size=6)
+
+    def __repr__(self) -> str:
+        return f"TrajectorySample(pos={self.pos}, vel={self.vel}, acc={self.acc})"
+
+
+def as_sample(name: str, sample: object, size: int, tangent_size: int | None = None) -> TrajectorySample:
+    """A :class:`TrajectorySample` with pos of ``size`` and vel/acc of ``tangent_size`` (default size).
+
+    A bare vector is accepted as a sample with zero derivatives.
+    """
+    tangent_size = size if tangent_size is None else tangent_size
+    if not isinstance(sample, TrajectorySample):
+        sample = TrajectorySample(sample, tangent_size=tangent_size)
+    if sample.pos.shape != (size,) or sample.vel.shape != (tangent_size,) or sample.acc.shape != (tangent_size,):
+        raise DimensionError(
+            f"{name} must have pos of size {size} and vel, acc of size {tangent_size}; got sizes "
+            f"{sample.pos.shape[0]}, {sample.vel.shape[0]}, {sample.acc.shape[0]}"
+        )
+    return sample
+
+
+def se3_to_vector(placement: pin.SE3) -> np.ndarray:
+    """[translation; rotation matrix column-major] as a 12-vector (TSID's ``SE3ToVector``)."""
+    return np.concatenate([placement.translation, placement.rotation.reshape(-1, order="F")])
+
+
+def vector_to_se3(vector: object) -> pin.SE3:
+    """Inverse of :func:`se3_to_vector`; the rotation is checked to be orthonormal."""
+    vector = as_vector("SE3 vector", vector, 12)
+    rotation = vector[3:].reshape(3, 3, order="F")
+    if not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-6) or np.linalg.det(rotation) < 0:
+        raise DimensionError("the last 9 entries of an SE3 vector must be a rotation matrix")
+    return pin.SE3(rotation, vector[:3])
+
+
+class Trajectory:
+    """A reference trajectory: ``sample(t)`` gives the reference at time t [s]."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def sample(self, t: float) -> TrajectorySample:
+        raise NotImplementedError
+
+
+class TrajectoryEuclidianConstant(Trajectory):
+    """A constant vector reference (zero velocity and acceleration)."""
+
+    def __init__(self, name: str, reference: object) -> None:
+        super().__init__(name)
+        self._sample = TrajectorySample(reference)
+
+    def compute_next(self) -> TrajectorySample:
+        """The constant sample (TSID's ``computeNext``)."""
+        return self._sample
+
+    def sample(self, t: float) -> TrajectorySample:
+        return self._sample
+
+
+class TrajectorySE3Constant(Trajectory):
+    """A constant placement reference."""
+
+    def __init__(self, name: str, placement: pin.SE3) -> None:
+        super().__init__(name)
+        self._sample = TrajectorySample.from_se3(placement)
+
+    def compute_next(self) -> TrajectorySample:
+        """The constant sample (TSID's ``computeNext``)."""
+        return self._sample
+
+    def sample(self, t: float) -> TrajectorySample:
+        return self._sample
+
+
+class TrajectoryEuclidianSinusoid(Trajectory):
+    """c + a sin(2 pi f t + phi), per component, with its exact derivatives.
+
+    Args:
+        center: The offset c.
+        amplitude: a, same size as c [units of c].
+        frequency: f per component [Hz].
+        phase: phi per component [rad].
+    """
+
+    def __init__(
+        self, name: str, center: object, amplitude: object, frequency: object, phase: object = 0.0
+    ) -> None:
+        super().__init__(name)
+        self.center = as_vector("center", center)
+        n = self.center.shape[0]
+        self.amplitude = as_vector("amplitude", np.broadcast_to(amplitude, (n,)), n)
+        self.omega = 2.0 * np.pi * as_vector("frequency", np.broadcast_to(frequency, (n,)), n)
+        self.phase = as_vector("phase", np.broadcast_to(phase, (n,)), n)
+
+    def sample(self, t: float) -> TrajectorySample:
+        angle = self.omega * t + self.phase
+        s, c = np.sin(angle), np.cos(angle)
+        return TrajectorySample(
+            self.center + self.amplitude * s,
+            self.amplitude * self.omega * c,
+            -self.amplitude * self.omega**2 * s,
+        )
+
+
+class TrajectoryEuclidianMinJerk(Trajectory):
+    """Minimum-jerk point-to-point motion from ``start`` to ``end`` over [t0, t0 + duration].
+
+    p(s) = start + (end - start)(10 s^3 - 15 s^4 + 6 s^5), s = (t - t0) / duration, held
+    at the ends outside the interval.
+    """
+
+    def __init__(self, name: str, start: object, end: object, t0: float, duration: float) -> None:
+        super().__init__(name)
+        self.start = as_vector("start", start)
+        self.end = as_vector("end", end, self.start.shape[0])
+        self.t0 = as_scalar("t0", t0)
+        self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
+
+    def sample(self, t: float) -> TrajectorySample:
+        s = min(max((t - self.t0) / self.duration, 0.0), 1.0)
+        delta = self.end - self.start
+        shape = 10 * s**3 - 15 * s**4 + 6 * s**5
+        d_shape = (30 * s**2 - 60 * s**3 + 30 * s**4) / self.duration
+        dd_shape = (60 * s - 180 * s**2 + 120 * s**3) / self.duration**2
+        return TrajectorySample(self.start + delta * shape, delta * d_shape, delta * dd_shape)

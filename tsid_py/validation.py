@@ -1,0 +1,96 @@
+"""Input checks shared by every public entry point; they raise :mod:`tsid_py.errors` subclasses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from difflib import get_close_matches
+
+import numpy as np
+
+from tsid_py.errors import (
+    DimensionError,
+    InvalidParameterError,
+    NonFiniteError,
+    UnknownNameError,
+)
+
+
+def as_vector(name: str, value: object, size: int | None = None, *, finite: bool = True) -> np.ndarray:
+    """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DimensionError(f"{name} must be a vector of numbers, got {value!r}") from exc
+    if array.ndim == 0 or (array.ndim == 2 and 1 in array.shape):
+        array = array.reshape(-1)
+    if array.ndim != 1:
+        raise DimensionError(f"{name} must be a vector, got an array of shape {array.shape}")
+    if size is not None and array.shape[0] != size:
+        raise DimensionError(f"{name} must have size {size}, got size {array.shape[0]}")
+    if finite and not np.all(np.isfinite(array)):
+        bad = np.flatnonzero(~np.isfinite(array))
+        raise NonFiniteError(f"{name} contains NaN or infinity at indices {bad.tolist()}")
+    return array
+
+
+def as_matrix(name: str, value: object, shape: tuple[int | None, int | None], *, finite: bool = True) -> np.ndarray:
+    """Return ``value`` as a 2-D float array of the given shape (``None`` matches any size)."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DimensionError(f"{name} must be a matrix of numbers, got {value!r}") from exc
+    if array.ndim != 2 or any(want is not None and got != want for got, want in zip(array.shape, shape)):
+        wanted = "x".join("*" if s is None else str(s) for s in shape)
+        raise DimensionError(f"{name} must be a {wanted} matrix, got shape {array.shape}")
+    if finite and not np.all(np.isfinite(array)):
+        raise NonFiniteError(f"{name} contains NaN or infinity")
+    return array
+
+
+def as_scalar(name: str, value: object, *, minimum: float | None = None, strict: bool = False) -> float:
+    """Return ``value`` as a finite float, optionally checking ``value >= minimum`` (``>`` if strict)."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}") from exc
+    if not np.isfinite(number):
+        raise NonFiniteError(f"{name} must be finite, got {number}")
+    if minimum is not None and (number <= minimum if strict else number < minimum):
+        relation = ">" if strict else ">="
+        raise InvalidParameterError(f"{name} must be {relation} {minimum}, got {number}")
+    return number
+
+
+def as_mask(name: str, value: object, size: int) -> np.ndarray:
+    """Return a boolean mask from a vector of 0/1 values of the given size."""
+    array = as_vector(name, value, size)
+    if not np.all((array == 0.0) | (array == 1.0)):
+        raise InvalidParameterError(f"{name} must contain only 0 and 1, got {array.tolist()}")
+    return array.astype(bool)
+
+
+def unknown_name_message(kind: str, name: str, known: Iterable[str]) -> str:
+    """A message for an unknown name that lists the closest known names."""
+    known = list(known)
+    close = get_close_matches(name, known, n=5, cutoff=0.4)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    listing = "" if close or len(known) > 20 else f"; known: {', '.join(repr(k) for k in known)}"
+    return f"unknown {kind} {name!r}{hint}{listing}"
+
+
+def lookup(kind: str, name: str, table: dict):
+    """``table[name]``, or an :class:`UnknownNameError` that suggests close names."""
+    try:
+        return table[name]
+    except KeyError:
+        raise UnknownNameError(unknown_name_message(kind, name, table)) from None
+
+
+def as_gain(name: str, value: object, size: int) -> np.ndarray:
+    """A non-negative gain vector of the given size; a scalar is broadcast to all components."""
+    if np.ndim(value) == 0:
+        value = np.full(size, value, dtype=float)
+    gain = as_vector(name, value, size)
+    if np.any(gain < 0.0):
+        raise InvalidParameterError(f"{name} must be >= 0, got {gain.tolist()}")
+    return gain.copy()
