@@ -25,7 +25,7 @@ class SolutionCheck:
         max_friction_ratio: largest |f_t| / (mu f_n) over contact points (the pyramid allows sqrt(2)).
         max_pyramid_violation: largest excess of a point force outside its pyramid [N].
         max_normal_bound_violation: largest excess of a total normal force outside [f_min, f_max] [N].
-        max_torque_ratio: largest |tau_i| / tau_max_i (0 when no limits are given).
+        max_torque_ratio: largest |tau_i| / tau_max_i over the joints with a finite limit (0 if none).
     """
 
     dynamics_residual: float
@@ -94,7 +94,8 @@ def check_solution(
         bounds.append(max(contact.min_normal_force - total, total - contact.max_normal_force, 0.0))
     torque_ratio = 0.0
     if tau_max is not None:
-        torque_ratio = float(np.max(np.abs(tau) / tau_max))
+        limited = np.isfinite(tau_max)
+        torque_ratio = float(np.max(np.abs(tau[limited]) / tau_max[limited], initial=0.0))
     return SolutionCheck(
         dynamics_residual=dynamics_residual(robot, q, v, dv, tau, contacts),
         min_normal_force=min(normal_forces),

@@ -87,6 +87,7 @@ class RobotSpec:
     end_effector: str | None = None
     posture_gains: np.ndarray | float = 10.0
     initial_configuration: np.ndarray | None = None
+    biped: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def from_file(cls, path: Path) -> RobotSpec:
@@ -114,6 +115,7 @@ class RobotSpec:
                 end_effector=raw.get("end_effector"),
                 posture_gains=np.asarray(gains, dtype=float) if isinstance(gains, list) else float(gains),
                 initial_configuration=np.asarray(q0, dtype=float) if q0 is not None else None,
+                biped=dict(raw.get("biped", {})),
             )
         except TypeError as exc:
             raise RobotSpecError(f"{path}: {exc}") from exc

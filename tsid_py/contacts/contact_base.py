@@ -130,6 +130,11 @@ class ContactBase:
         self._regularization_weights = weights
         self._update_force_regularization()
 
+    @property
+    def regularization_weights(self) -> np.ndarray:
+        """Per-component weights W of the force regularization."""
+        return self._regularization_weights
+
     def _update_force_regularization(self) -> None:
         W = self._regularization_weights
         self._force_regularization.matrix[:] = W[:, None] * self.force_generator

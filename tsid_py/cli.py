@@ -1,0 +1,34 @@
+"""The ``tsid-py`` command: one subcommand per scenario.
+
+    tsid-py balance --robot talos --duration 2 --json
+    tsid-py com-sinusoid --robot romeo
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tsid_py.scenarios import SCENARIOS
+
+
+def usage() -> str:
+    lines = ["usage: tsid-py SCENARIO [options]   (tsid-py SCENARIO --help for its options)", "", "scenarios:"]
+    for name, module in SCENARIOS.items():
+        lines.append(f"  {name:<14} {module.__doc__.splitlines()[0]}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in SCENARIOS:
+        print(f"tsid-py: unknown scenario {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    return SCENARIOS[name].main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

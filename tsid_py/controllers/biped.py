@@ -1,0 +1,181 @@
+"""BipedController: the standard TSID whole-body controller of a biped on its two feet.
+
+Owns the formulation, two Contact6d feet (hard), a CoM task, a posture task, an angular
+momentum task (all level 1) and torque bounds (level 0), like TSID's ``TsidBiped`` helper
+(exercizes/tsid_biped.py). Defaults are the published Talos parameters; a robot spec may
+override them in its ``[biped]`` table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.contacts.contact_6d import Contact6d
+from tsid_py.errors import RobotSpecError
+from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.robot_specs import Robot
+from tsid_py.solvers.hqp_output import HqpOutput
+from tsid_py.solvers.quadprog_solver import SolverHQuadProg
+from tsid_py.solvers.solver_base import Solver
+from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
+from tsid_py.tasks.task_am_equality import TaskAMEquality
+from tsid_py.tasks.task_com_equality import TaskComEquality
+from tsid_py.tasks.task_joint_posture import TaskJointPosture
+from tsid_py.trajectories import TrajectorySample
+
+
+@dataclass(frozen=True)
+class BipedParams:
+    """Gains [1/s^2], weights, friction and force limits [N] of the biped controller."""
+
+    mu: float = 0.3
+    f_min: float = 5.0
+    f_max: float = 1000.0
+    kp_contact: float = 10.0
+    kp_com: float = 10.0
+    kp_am: float = 10.0
+    am_mask: tuple[float, float, float] = (1.0, 1.0, 0.0)
+    kp_posture_scale: float = 1.0  # times the per-joint gains of the robot spec
+    w_com: float = 1.0
+    w_am: float = 1e-3
+    w_posture: float = 0.1
+    w_force_reg: float = 1e-5
+    tau_max_scaling: float = 1.45  # torque bounds = scaling x URDF effort limits
+
+    @classmethod
+    def for_robot(cls, robot: Robot) -> BipedParams:
+        """Defaults overridden by the spec's ``[biped]`` table."""
+        overrides = dict(robot.spec.biped)
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise RobotSpecError(f"{robot.name}: unknown [biped] keys {unknown}; known: {sorted(known)}")
+        if "am_mask" in overrides:
+            overrides["am_mask"] = tuple(overrides["am_mask"])
+        return replace(cls(), **overrides)
+
+
+@dataclass
+class ControlOutput:
+    """What one control step produced."""
+
+    solution: HqpOutput
+    dv: np.ndarray
+    tau: np.ndarray
+    forces: dict[str, np.ndarray]
+
+
+class BipedController:
+    """Balance controller of a biped standing on both feet.
+
+    Args:
+        robot: A robot loaded from a spec with ``[feet] right``/``left`` and a ``[sole]``.
+        params: Gains and weights; ``BipedParams.for_robot(robot)`` when omitted.
+        q0: Initial configuration; the spec's reference posture, lowered so the soles touch z = 0.
+        solver: QP backend (quadprog by default).
+    """
+
+    def __init__(
+        self,
+        robot: Robot,
+        params: BipedParams | None = None,
+        q0: np.ndarray | None = None,
+        solver: Solver | None = None,
+    ) -> None:
+        spec = robot.spec
+        if "right" not in spec.feet or "left" not in spec.feet or spec.sole is None:
+            raise RobotSpecError(f"{robot.name} is not a biped spec: it needs [feet] right/left and [sole]")
+        self.robot = robot
+        self.params = params = params or BipedParams.for_robot(robot)
+        self.q0 = robot.default_configuration() if q0 is None else np.array(q0, dtype=float)
+        self.formulation = form = InverseDynamicsFormulation("biped", robot)
+        self.data = form.data
+        if q0 is None:
+            robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
+            sole_height = self.data.oMf[robot.frame_id(spec.feet["right"])].translation[2] - spec.sole.lz
+            self.q0[2] -= sole_height
+        robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
+
+        self.contacts: dict[str, Contact6d] = {}
+        for side in ("right", "left"):
+            contact = Contact6d(
+                f"contact_{side[0]}foot",
+                robot,
+                spec.feet[side],
+                spec.sole.corners(),
+                [0.0, 0.0, 1.0],
+                params.mu,
+                params.f_min,
+                params.f_max,
+            )
+            contact.kp = params.kp_contact
+            contact.set_reference(robot.frame_placement(self.data, spec.feet[side]))
+            form.add_rigid_contact(contact, force_reg_weight=params.w_force_reg)
+            self.contacts[side] = contact
+
+        self.com_task = TaskComEquality("task-com", robot)
+        self.com_task.kp = params.kp_com
+        form.add_motion_task(self.com_task, weight=params.w_com, priority=1)
+
+        self.posture_task = TaskJointPosture("task-posture", robot)
+        self.posture_task.kp = params.kp_posture_scale * robot.posture_gains()
+        self.posture_task.set_reference(TrajectorySample(self.q0[7:], tangent_size=robot.na))
+        form.add_motion_task(self.posture_task, weight=params.w_posture, priority=1)
+
+        self.am_task = TaskAMEquality("task-am", robot)
+        self.am_task.kp = params.kp_am * np.asarray(params.am_mask)
+        if params.w_am > 0:
+            form.add_motion_task(self.am_task, weight=params.w_am, priority=1)
+
+        # A URDF effort limit of 0 means "not given" (Romeo's fingers): those joints stay unbounded.
+        effort = robot.effort_limit()
+        self.tau_max = np.where(effort > 0, params.tau_max_scaling * effort, np.inf)
+        self.actuation_task = TaskActuationBounds("task-actuation-bounds", robot)
+        self.actuation_task.set_bounds(-self.tau_max, self.tau_max)
+        form.add_actuation_task(self.actuation_task, weight=1.0, priority=0)
+
+        self.com_initial = robot.com(self.data).copy()
+        self.com_task.set_reference(TrajectorySample(self.com_initial))
+        self.solver = solver or SolverHQuadProg("qp")
+        self.set_static_force_references()
+
+    def set_static_force_references(self) -> None:
+        """Centre each foot's force regularization on its share of the robot's weight.
+
+        At the current state (after ``compute_all_terms``), find the foot wrenches w_k that hold the
+        robot at rest, sum_k J_k,base^T w_k = h_base, with the least regularization cost
+        sum_k |W w_k|^2 (W the contacts' weights), and use them as force references. TSID's
+        TsidBiped regularizes toward zero wrenches instead, which biases the solution away from
+        rest: standing still, Talos' CoM then settles about 1 mm off its reference.
+        """
+        robot, data = self.robot, self.data
+        nu = robot.nv - robot.na
+        blocks, inverse_weights = [], []
+        for contact in self.contacts.values():
+            blocks.append(robot.frame_jacobian_local(data, contact.frame_id)[:, :nu].T)
+            inverse_weights.append(1.0 / contact.regularization_weights**2)
+        A = np.hstack(blocks)
+        D = np.concatenate(inverse_weights)
+        wrenches = D * (A.T @ np.linalg.solve((A * D) @ A.T, robot.nonlinear_effects(data)[:nu]))
+        for k, contact in enumerate(self.contacts.values()):
+            contact.set_force_reference(wrenches[6 * k : 6 * k + 6])
+
+    def set_com_reference(self, sample: TrajectorySample) -> None:
+        """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame."""
+        self.com_task.set_reference(sample)
+
+    def foot_placement(self, side: str) -> pin.SE3:
+        """Current placement of the ``right`` or ``left`` foot frame."""
+        return self.robot.frame_placement(self.data, self.robot.spec.feet[side])
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
+        """Solve one control step; the solution status tells whether it succeeded."""
+        form = self.formulation
+        solution = self.solver.solve(form.compute_problem_data(t, q, v))
+        if not solution.ok:
+            return ControlOutput(solution, np.zeros(self.robot.nv), np.zeros(self.robot.na), {})
+        forces = {name: form.get_contact_force(name, solution) for name in form.contacts}
+        return ControlOutput(solution, form.get_accelerations(solution), form.get_actuator_forces(solution), forces)

@@ -1,0 +1,36 @@
+"""Balance: a biped stands on both feet and holds its initial CoM.
+
+The classic first TSID exercise. The controller keeps both feet as hard contacts, tracks a
+constant CoM reference and the reference posture, and respects the torque bounds. Standing
+still, the CoM must not move, the feet must not slide, and the contact forces must carry the
+weight m g.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tsid_py.controllers.biped import BipedController
+from tsid_py.robot_specs import load_robot
+from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
+from tsid_py.scenarios.runner import RunResult, run_biped
+from tsid_py.trajectories import TrajectoryEuclidianConstant
+
+
+def run(robot: str = "talos", duration: float = 2.0, dt: float = 0.002, progress: bool = False) -> RunResult:
+    """Stand still for ``duration`` seconds; returns the summary and the per-step log."""
+    controller = BipedController(load_robot(robot))
+    com_reference = TrajectoryEuclidianConstant("com", controller.com_initial)
+    return run_biped(controller, duration, dt, com_reference.sample, "balance", progress)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, robot="talos", duration=2.0)
+
+
+def run_from_args(args: argparse.Namespace) -> RunResult:
+    return run(args.robot, args.duration, args.dt, progress=not args.json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)

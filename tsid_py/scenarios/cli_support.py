@@ -1,0 +1,58 @@
+"""Command-line plumbing shared by every scenario: common flags, JSON or readable output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+from tsid_py.scenarios.runner import RunResult
+
+SUMMARY_LABELS = {
+    "steps": ("control steps", ""),
+    "qp_failures": ("QP failures", ""),
+    "com_error_max_m": ("CoM error, max", "m"),
+    "com_error_rms_m": ("CoM error, rms", "m"),
+    "foot_drift_max_m": ("foot drift, max", "m"),
+    "min_normal_force_n": ("normal force, min", "N"),
+    "max_friction_ratio": ("|f_t| / (mu f_n), max", ""),
+    "max_torque_ratio": ("|tau| / tau_max, max", ""),
+    "dynamics_residual_max": ("dynamics residual, max (relative)", ""),
+    "step_time_median_us": ("step time, median", "us"),
+}
+
+
+def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float) -> None:
+    """--robot, --duration, --dt, --json."""
+    parser.add_argument("--robot", default=robot, help=f"robot spec name (default: {robot})")
+    parser.add_argument("--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})")
+    parser.add_argument("--dt", type=float, default=0.002, help="control period [s] (default: 0.002)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the readable summary")
+
+
+def report(result: RunResult, as_json: bool) -> str:
+    """The run's summary as JSON, or as an aligned table for people."""
+    summary = result.summary
+    if as_json:
+        return json.dumps(summary)
+    lines = [f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"]
+    for key, (label, unit) in SUMMARY_LABELS.items():
+        value = summary[key]
+        text = f"{value:.3g}" if isinstance(value, float) else str(value)
+        lines.append(f"  {label:<36} {text} {unit}".rstrip())
+    return "\n".join(lines)
+
+
+def scenario_main(
+    build_parser: Callable[[argparse.ArgumentParser], None],
+    run: Callable[[argparse.Namespace], RunResult],
+    description: str,
+    argv: list[str] | None = None,
+) -> int:
+    """Parse the arguments, run the scenario, print the summary; exit code 1 on a QP failure."""
+    parser = argparse.ArgumentParser(description=description)
+    build_parser(parser)
+    args = parser.parse_args(argv)
+    result = run(args)
+    print(report(result, args.json))
+    return 1 if result.summary["qp_failures"] else 0

@@ -1,0 +1,48 @@
+"""CoM sinusoid: a biped on both feet sways its CoM sideways.
+
+The reference is c(t) = c_0 + a sin(2 pi f t) along y (a = 0.05 m, f = 0.5 Hz by default),
+around the initial CoM c_0, with its exact velocity and acceleration. The reported CoM error is
+the distance between the CoM and this reference at every step.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from tsid_py.controllers.biped import BipedController
+from tsid_py.robot_specs import load_robot
+from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
+from tsid_py.scenarios.runner import RunResult, run_biped
+from tsid_py.trajectories import TrajectoryEuclidianSinusoid
+
+
+def run(
+    robot: str = "talos",
+    duration: float = 10.0,
+    dt: float = 0.002,
+    amplitude: float = 0.05,
+    frequency: float = 0.5,
+    progress: bool = False,
+) -> RunResult:
+    """Track the sinusoid for ``duration`` seconds; amplitude [m] and frequency [Hz] along y."""
+    controller = BipedController(load_robot(robot))
+    com_reference = TrajectoryEuclidianSinusoid(
+        "com", controller.com_initial, np.array([0.0, amplitude, 0.0]), np.array([0.0, frequency, 0.0])
+    )
+    return run_biped(controller, duration, dt, com_reference.sample, "com-sinusoid", progress)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, robot="talos", duration=10.0)
+    parser.add_argument("--amplitude", type=float, default=0.05, help="sway amplitude along y [m] (default: 0.05)")
+    parser.add_argument("--frequency", type=float, default=0.5, help="sway frequency [Hz] (default: 0.5)")
+
+
+def run_from_args(args: argparse.Namespace) -> RunResult:
+    return run(args.robot, args.duration, args.dt, args.amplitude, args.frequency, progress=not args.json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)

@@ -1,0 +1,125 @@
+"""Closed-loop runs of a controller, their per-step physics checks and the JSON summary.
+
+The loop is the one of TSID's exercises: compute the references, solve, integrate dv on the
+manifold (:func:`tsid_py.integrate`), repeat. A QP failure ends the run (the robot is
+considered fallen) and is counted in ``qp_failures``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tsid_py.controllers.biped import BipedController
+from tsid_py.integration import integrate
+from tsid_py.physics import check_solution
+from tsid_py.trajectories import TrajectorySample
+from tsid_py.validation import as_scalar
+
+
+@dataclass
+class RunLog:
+    """Per-step records of a run; arrays are shaped (steps, n)."""
+
+    t: list[float] = field(default_factory=list)
+    q: list[np.ndarray] = field(default_factory=list)
+    v: list[np.ndarray] = field(default_factory=list)
+    dv: list[np.ndarray] = field(default_factory=list)
+    tau: list[np.ndarray] = field(default_factory=list)
+    com: list[np.ndarray] = field(default_factory=list)
+    com_ref: list[np.ndarray] = field(default_factory=list)
+    forces: dict[str, list[np.ndarray]] = field(default_factory=dict)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every series as a NumPy array (forces as ``forces/<contact>``)."""
+        out = {name: np.array(getattr(self, name)) for name in ("t", "q", "v", "dv", "tau", "com", "com_ref")}
+        out.update({f"forces/{name}": np.array(values) for name, values in self.forces.items()})
+        return out
+
+
+@dataclass
+class RunResult:
+    summary: dict[str, object]
+    log: RunLog
+
+
+def run_biped(
+    controller: BipedController,
+    duration: float,
+    dt: float,
+    com_reference: Callable[[float], TrajectorySample],
+    scenario: str,
+    progress: bool = False,
+) -> RunResult:
+    """Run the biped controller in closed loop for ``duration`` seconds at period ``dt``.
+
+    Args:
+        com_reference: CoM reference as a function of time.
+        scenario: Name reported in the summary.
+        progress: Show a progress bar on stderr.
+    """
+    duration = as_scalar("duration", duration, minimum=0.0, strict=True)
+    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    robot = controller.robot
+    steps = int(round(duration / dt))
+    q, v = controller.q0.copy(), robot.zero_velocity()
+    feet_reference = {side: c.reference.translation.copy() for side, c in controller.contacts.items()}
+    log = RunLog(forces={c.name: [] for c in controller.contacts.values()})
+    checks, step_times, foot_drift, failures = [], [], 0.0, 0
+    for i in _progress(range(steps), progress, scenario):
+        t = i * dt
+        reference = com_reference(t)
+        controller.set_com_reference(reference)
+        start = time.perf_counter()
+        out = controller.compute(t, q, v)
+        step_times.append(time.perf_counter() - start)
+        if not out.solution.ok:
+            failures += 1
+            break
+        contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
+        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max))
+        log.t.append(t)
+        log.q.append(q)
+        log.v.append(v)
+        log.dv.append(out.dv)
+        log.tau.append(out.tau)
+        log.com.append(robot.com(controller.data).copy())
+        log.com_ref.append(reference.pos.copy())
+        for name, f in out.forces.items():
+            log.forces[name].append(f)
+        for side, target in feet_reference.items():
+            foot_drift = max(foot_drift, float(np.linalg.norm(controller.foot_placement(side).translation - target)))
+        q, v = integrate(robot, q, v, out.dv, dt)
+
+    com_error = np.linalg.norm(np.array(log.com) - np.array(log.com_ref), axis=1) if log.com else np.zeros(1)
+    summary = {
+        "robot": robot.name,
+        "scenario": scenario,
+        "dt_s": dt,
+        "duration_s": duration,
+        "steps": len(log.t),
+        "qp_failures": failures,
+        "com_error_max_m": float(com_error.max()),
+        "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
+        "foot_drift_max_m": foot_drift,
+        "min_normal_force_n": min((c.min_normal_force for c in checks), default=float("nan")),
+        "max_friction_ratio": max((c.max_friction_ratio for c in checks), default=float("nan")),
+        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
+        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
+        "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=float("nan")),
+        "max_normal_bound_violation_n": max((c.max_normal_bound_violation for c in checks), default=float("nan")),
+        "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
+    }
+    return RunResult(summary, log)
+
+
+def _progress(iterable: range, enabled: bool, label: str):
+    if not enabled or not sys.stderr.isatty():
+        return iterable
+    from tqdm import tqdm
+
+    return tqdm(iterable, desc=label, unit="step", leave=False)
