@@ -23,6 +23,8 @@ class SolverHQuadProg(Solver):
         n_eq = qp.A_eq.shape[0]
         C = np.vstack([qp.A_eq, qp.A_in]).T
         b = np.concatenate([qp.b_eq, qp.b_in])
+        if b.size == 0:  # quadprog needs at least one constraint; H is positive definite
+            return HqpOutput(QPStatus.OPTIMAL, x=np.linalg.solve(qp.H, -qp.g))
         try:
             x, _, _, iterations, multipliers, active = quadprog.solve_qp(qp.H, -qp.g, C, b, n_eq)
         except ValueError as exc:

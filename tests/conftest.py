@@ -1,0 +1,47 @@
+"""Shared fixtures: robots from their specs (loaded once) and finite-difference helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tsid
+
+
+@pytest.fixture(scope="session")
+def talos() -> tsid.Robot:
+    return tsid.load_robot("talos")
+
+
+@pytest.fixture(scope="session")
+def romeo() -> tsid.Robot:
+    return tsid.load_robot("romeo")
+
+
+@pytest.fixture(scope="session")
+def ur5() -> tsid.Robot:
+    return tsid.load_robot("ur5")
+
+
+@pytest.fixture(scope="session")
+def solo12() -> tsid.Robot:
+    return tsid.load_robot("solo12")
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(1234)
+
+
+def random_state(robot: tsid.RobotWrapper, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A random configuration within +-1 of the default posture and a random velocity."""
+    q = pin.integrate(robot.model, robot.default_configuration(), 0.3 * rng.standard_normal(robot.nv))
+    return q, rng.standard_normal(robot.nv)
+
+
+def directional_derivative(f, robot: tsid.RobotWrapper, q: np.ndarray, direction: np.ndarray, eps: float = 1e-6):
+    """d/ds f(q (+) s direction) at s = 0, central differences on the manifold."""
+    plus = f(pin.integrate(robot.model, q, eps * direction))
+    minus = f(pin.integrate(robot.model, q, -eps * direction))
+    return (plus - minus) / (2 * eps)

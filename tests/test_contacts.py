@@ -1,0 +1,54 @@
+"""Contacts: force generator, friction pyramid, parameter validation."""
+
+import numpy as np
+import pytest
+
+import tsid_py as tsid
+
+
+def foot(robot, **kwargs):
+    params = {"mu": 0.3, "f_min": 5.0, "f_max": 1000.0, **kwargs}
+    return tsid.Contact6d(
+        "rf", robot, "leg_right_sole_fix_joint", robot.spec.sole.corners(), [0, 0, 1], **params
+    )
+
+
+def test_force_generator_sums_forces_and_moments(talos, rng):
+    contact = foot(talos)
+    forces = rng.standard_normal(12)
+    points = talos.spec.sole.corners()
+    per_corner = forces.reshape(4, 3)
+    expected_moment = sum(np.cross(points[:, i], per_corner[i]) for i in range(4))
+    wrench = contact.wrench(forces)
+    np.testing.assert_allclose(wrench[:3], per_corner.sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(wrench[3:], expected_moment, atol=1e-12)
+
+
+def test_friction_pyramid_accepts_inside_and_rejects_outside(talos):
+    contact = foot(talos)
+    inside = np.tile([0.2, -0.2, 1.0], 4) * 10  # |f_t,i| = 0.2 f_n < 0.3 f_n on each axis
+    outside = np.tile([0.4, 0.0, 1.0], 4) * 10
+    c = contact.force_constraint
+    assert c.check(inside)
+    assert not c.check(outside)
+    assert contact.get_normal_force(inside) == pytest.approx(40.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"mu": 0.0}, "mu must be > 0"), ({"f_min": 10.0, "f_max": 5.0}, "f_min must be <= f_max"), ({"f_min": -1.0}, "f_min")],
+)
+def test_bad_contact_parameters(talos, kwargs, message):
+    with pytest.raises(tsid.InvalidParameterError, match=message):
+        foot(talos, **kwargs)
+
+
+def test_contact_points_must_be_3x4(talos):
+    with pytest.raises(tsid.DimensionError, match="3x4"):
+        tsid.Contact6d("rf", talos, "leg_right_sole_fix_joint", np.zeros((3, 3)), [0, 0, 1], 0.3, 5, 100)
+
+
+def test_point_contact_has_three_forces(solo12):
+    contact = tsid.ContactPoint("fl", solo12, "FL_FOOT", [0, 0, 1], 0.5, 1.0, 100.0)
+    assert contact.n_force == 3 and contact.motion_constraint.rows == 3
+    np.testing.assert_allclose(contact.force_generator, np.eye(3))

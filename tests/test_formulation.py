@@ -1,0 +1,155 @@
+"""The formulation end to end: physics invariants, known answers, errors on bad input."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tsid
+from tsid_py.controllers import BipedController
+from tsid_py.physics import check_solution
+from tsid_py.scenarios.runner import run_biped
+
+G = 9.81
+
+
+def test_fixed_base_arm_at_rest_returns_gravity_torques(ur5):
+    q, v = ur5.default_configuration(), ur5.zero_velocity()
+    form = tsid.InverseDynamicsFormulation("arm", ur5)
+    posture = tsid.TaskJointPosture("posture", ur5)
+    posture.kp = 1.0
+    posture.set_reference(tsid.TrajectorySample(q))
+    form.add_motion_task(posture, weight=1e-3)
+    sol = tsid.SolverHQuadProg().solve(form.compute_problem_data(0.0, q, v))
+    tau = form.get_actuator_forces(sol)
+    gravity = pin.computeGeneralizedGravity(ur5.model, ur5.create_data(), q)
+    np.testing.assert_allclose(tau, gravity, atol=1e-8)
+    assert (form.n_var, form.n_eq, form.n_in) == (6, 0, 0)
+
+
+def test_talos_standing_still_for_two_seconds(talos):
+    controller = BipedController(talos)
+    com0 = controller.com_initial.copy()
+    feet0 = {side: controller.foot_placement(side).translation.copy() for side in ("right", "left")}
+    result = run_biped(controller, 2.0, 0.002, tsid.TrajectoryEuclidianConstant("c", com0).sample, "balance")
+    log = result.log.arrays()
+    assert result.summary["qp_failures"] == 0 and result.summary["steps"] == 1000
+    assert np.max(np.linalg.norm(log["com"] - com0, axis=1)) < 1e-4
+    for side, p0 in feet0.items():
+        assert np.linalg.norm(controller.foot_placement(side).translation - p0) < 1e-6
+    # forces are in the (slightly tilted) foot frames: sum their world-vertical components
+    weight = talos.total_mass * np.linalg.norm(talos.model.gravity.linear)
+    vertical = sum(
+        log[f"forces/{c.name}"].reshape(-1, 4, 3).sum(axis=1) @ c.reference.rotation[2]
+        for c in controller.contacts.values()
+    )
+    np.testing.assert_allclose(vertical, weight, rtol=1e-6)
+
+
+@pytest.mark.parametrize("robot_name", ["talos", "romeo"])
+def test_every_solution_satisfies_the_physics(robot_name):
+    robot = tsid.load_robot(robot_name)
+    controller = BipedController(robot)
+    sway = tsid.TrajectoryEuclidianSinusoid("c", controller.com_initial, [0, 0.05, 0], [0, 0.5, 0])
+    q, v = controller.q0.copy(), robot.zero_velocity()
+    for i in range(300):
+        controller.set_com_reference(sway.sample(i * 0.002))
+        out = controller.compute(i * 0.002, q, v)
+        assert out.solution.ok
+        contacts = {n: (controller.formulation.contacts[n], f) for n, f in out.forces.items()}
+        check = check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max)
+        assert check.dynamics_residual <= 1e-8
+        assert check.max_pyramid_violation <= 1e-6
+        assert check.max_normal_bound_violation <= 1e-6
+        assert check.max_torque_ratio <= 1.0 + 1e-6
+        q, v = tsid.integrate(robot, q, v, out.dv, 0.002)
+
+
+def test_the_residual_check_catches_a_wrong_torque(talos):
+    controller = BipedController(talos)
+    q, v = controller.q0, talos.zero_velocity()
+    out = controller.compute(0.0, q, v)
+    contacts = {n: (controller.formulation.contacts[n], f) for n, f in out.forces.items()}
+    tau = out.tau.copy()
+    tau[3] += 1.0
+    assert check_solution(talos, q, v, out.dv, tau, contacts).dynamics_residual > 1e-4
+
+
+def test_solo12_on_four_point_contacts(solo12):
+    q, v = solo12.default_configuration(), solo12.zero_velocity()
+    form = tsid.InverseDynamicsFormulation("quadruped", solo12)
+    solo12.compute_all_terms(form.data, q, v)
+    contacts = {}
+    for name in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"):
+        c = tsid.ContactPoint(name, solo12, name, [0, 0, 1], 0.5, 0.1, 100.0)
+        c.kp = 10.0
+        c.set_reference(solo12.frame_placement(form.data, name))
+        form.add_rigid_contact(c, force_reg_weight=1e-5)
+        contacts[name] = c
+    com = tsid.TaskComEquality("com", solo12)
+    com.kp = 10.0
+    com.set_reference(tsid.TrajectorySample(solo12.com(form.data).copy()))
+    form.add_motion_task(com)
+    posture = tsid.TaskJointPosture("posture", solo12)
+    posture.kp = 10.0
+    posture.set_reference(tsid.TrajectorySample(q[7:]))
+    form.add_motion_task(posture, weight=1e-2)
+    sol = tsid.SolverHQuadProg().solve(form.compute_problem_data(0.0, q, v))
+    forces = {n: (c, form.get_contact_force(n, sol)) for n, c in contacts.items()}
+    check = check_solution(solo12, q, v, form.get_accelerations(sol), form.get_actuator_forces(sol), forces)
+    assert check.dynamics_residual < 1e-8
+    vertical = sum(c.reference.rotation[2] @ f for c, f in forces.values())
+    assert vertical == pytest.approx(solo12.total_mass * G, rel=1e-4)
+    assert np.abs(form.get_accelerations(sol)).max() < 1e-4
+
+
+def test_remove_and_update(talos):
+    controller = BipedController(talos)
+    form = controller.formulation
+    n_var = form.n_var
+    form.update_task_weight("task-com", 2.0)
+    form.update_rigid_contact_weights("contact_rfoot", force_reg_weight=1e-4)
+    form.remove_task("task-am")
+    assert "task-am" not in form.tasks
+    form.remove_rigid_contact("contact_lfoot")
+    assert form.n_var == n_var - 12 and not form.check_contact("contact_lfoot")
+    hqp = form.compute_problem_data(0.0, controller.q0, talos.zero_velocity())
+    assert all(item.constraint.cols == form.n_var for level in hqp for item in level)
+
+
+def test_bad_inputs_raise_named_errors(talos):
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = controller.q0, talos.zero_velocity()
+    with pytest.raises(tsid.DimensionError, match="q must have size 39"):
+        form.compute_problem_data(0.0, q[:-1], v)
+    bad_v = v.copy()
+    bad_v[0] = np.nan
+    with pytest.raises(tsid.NonFiniteError, match="v contains NaN"):
+        form.compute_problem_data(0.0, q, bad_v)
+    with pytest.raises(tsid.UnknownFrameError, match="did you mean"):
+        tsid.TaskSE3Equality("hand", talos, "gripper_left_jont")
+    with pytest.raises(tsid.InvalidParameterError, match="weight must be >= 0"):
+        form.add_motion_task(tsid.TaskComEquality("com2", talos), weight=-1.0)
+    with pytest.raises(tsid.InvalidParameterError, match="f_min must be <= f_max"):
+        tsid.Contact6d("c", talos, "leg_left_sole_fix_joint", np.zeros((3, 4)), [0, 0, 1], 0.3, 10.0, 1.0)
+    with pytest.raises(tsid.DuplicateNameError, match="task-com"):
+        form.add_motion_task(tsid.TaskComEquality("task-com", talos))
+    with pytest.raises(tsid.UnknownNameError, match="task-com"):
+        form.remove_task("task-con")
+    with pytest.raises(tsid.InvalidParameterError, match="priority"):
+        form.add_motion_task(tsid.TaskComEquality("com3", talos), priority=-1)
+
+
+def test_reading_a_failed_solution_raises(talos):
+    form = BipedController(talos).formulation
+    failed = tsid.HqpOutput(tsid.QPStatus.INFEASIBLE, message="test")
+    with pytest.raises(tsid.SolverFailedError, match="INFEASIBLE"):
+        form.get_actuator_forces(failed)
+
+
+def test_integrate_keeps_the_quaternion_unit(talos, rng):
+    q, v = talos.default_configuration(), rng.standard_normal(talos.nv)
+    q1, v1 = tsid.integrate(talos, q, v, rng.standard_normal(talos.nv), 0.01)
+    assert np.linalg.norm(q1[3:7]) == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(tsid.InvalidParameterError, match="dt must be > 0"):
+        tsid.integrate(talos, q, v, v, 0.0)

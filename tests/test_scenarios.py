@@ -1,0 +1,56 @@
+"""The demos' scenarios in closed loop, through the same entry points as the CLI."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tsid_py import cli
+from tsid_py.scenarios import com_sinusoid
+
+SUMMARY_KEYS = {
+    "steps",
+    "qp_failures",
+    "com_error_max_m",
+    "com_error_rms_m",
+    "min_normal_force_n",
+    "max_friction_ratio",
+    "max_torque_ratio",
+    "dynamics_residual_max",
+    "step_time_median_us",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("robot", "max_error_m"), [("talos", 0.035), ("romeo", 0.02)])
+def test_com_sinusoid_ten_seconds(robot, max_error_m):
+    summary = com_sinusoid.run(robot, duration=10.0).summary
+    assert summary["qp_failures"] == 0 and summary["steps"] == 5000
+    assert summary["com_error_max_m"] < max_error_m
+    assert summary["dynamics_residual_max"] < 1e-8
+    assert summary["max_pyramid_violation_n"] < 1e-6
+    assert summary["max_normal_bound_violation_n"] < 1e-6
+    assert summary["max_torque_ratio"] <= 1.0 + 1e-6
+    assert summary["min_normal_force_n"] >= 5.0 - 1e-6
+
+
+def test_cli_prints_one_json_object(capsys):
+    assert cli.main(["balance", "--duration", "0.1", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert SUMMARY_KEYS <= set(summary)
+    assert summary["steps"] == 50 and summary["qp_failures"] == 0
+
+
+def test_cli_readable_summary_and_unknown_scenario(capsys):
+    assert cli.main(["com-sinusoid", "--duration", "0.05"]) == 0
+    assert "CoM error, max" in capsys.readouterr().out
+    assert cli.main(["dance"]) == 2
+    assert "unknown scenario 'dance'" in capsys.readouterr().err
+
+
+def test_demo_script_runs_as_a_program():
+    done = subprocess.run(
+        [sys.executable, "demos/balance.py", "--duration", "0.05", "--json"], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout)["steps"] == 25
