@@ -18,6 +18,7 @@ demo: setup
 	$(BIN)/tsid-py balance
 
 test: setup
+	$(BIN)/ruff check tsid_py tests demos
 	$(BIN)/python -m pytest -q
 
 lint: setup

@@ -40,7 +40,9 @@ def random_state(robot: tsid.RobotWrapper, rng: np.random.Generator) -> tuple[np
     return q, rng.standard_normal(robot.nv)
 
 
-def directional_derivative(f, robot: tsid.RobotWrapper, q: np.ndarray, direction: np.ndarray, eps: float = 1e-6):
+def directional_derivative(
+    f, robot: tsid.RobotWrapper, q: np.ndarray, direction: np.ndarray, eps: float = 1e-6
+):
     """d/ds f(q (+) s direction) at s = 0, central differences on the manifold."""
     plus = f(pin.integrate(robot.model, q, eps * direction))
     minus = f(pin.integrate(robot.model, q, -eps * direction))

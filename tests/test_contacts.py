@@ -36,7 +36,11 @@ def test_friction_pyramid_accepts_inside_and_rejects_outside(talos):
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"mu": 0.0}, "mu must be > 0"), ({"f_min": 10.0, "f_max": 5.0}, "f_min must be <= f_max"), ({"f_min": -1.0}, "f_min")],
+    [
+        ({"mu": 0.0}, "mu must be > 0"),
+        ({"f_min": 10.0, "f_max": 5.0}, "f_min must be <= f_max"),
+        ({"f_min": -1.0}, "f_min"),
+    ],
 )
 def test_bad_contact_parameters(talos, kwargs, message):
     with pytest.raises(tsid.InvalidParameterError, match=message):

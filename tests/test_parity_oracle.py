@@ -88,7 +88,9 @@ def relative(a, b):
     return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-12)
 
 
-@pytest.mark.parametrize(("scenario", "duration", "amplitude"), [("balance", 1.0, 0.0), ("com-sinusoid", 2.0, 0.05)])
+@pytest.mark.parametrize(
+    ("scenario", "duration", "amplitude"), [("balance", 1.0, 0.0), ("com-sinusoid", 2.0, 0.05)]
+)
 def test_talos_matches_tsid_every_step(talos, scenario, duration, amplitude):
     q = talos.default_configuration()
     tau_max = 1.45 * talos.effort_limit()

@@ -59,7 +59,9 @@ def test_com_and_frame_jacobians_match_finite_differences(talos, rng):
         d = talos.create_data()
         return pin.centerOfMass(talos.model, d, qq)
 
-    np.testing.assert_allclose(talos.com_jacobian(data) @ direction, directional_derivative(com, talos, q, direction), atol=1e-7)
+    np.testing.assert_allclose(
+        talos.com_jacobian(data) @ direction, directional_derivative(com, talos, q, direction), atol=1e-7
+    )
 
     frame = talos.frame_id("leg_left_sole_fix_joint")
 
@@ -69,7 +71,9 @@ def test_com_and_frame_jacobians_match_finite_differences(talos, rng):
         return d.oMf[frame].translation.copy()
 
     J_world = talos.frame_jacobian_world_oriented(data, frame)
-    np.testing.assert_allclose(J_world[:3] @ direction, directional_derivative(position, talos, q, direction), atol=1e-7)
+    np.testing.assert_allclose(
+        J_world[:3] @ direction, directional_derivative(position, talos, q, direction), atol=1e-7
+    )
     R = data.oMf[frame].rotation
     J_local = talos.frame_jacobian_local(data, frame)
     np.testing.assert_allclose(R @ J_local[3:], J_world[3:], atol=1e-12)
@@ -91,7 +95,9 @@ def test_drifts_match_finite_differences_along_constant_velocity(talos, rng):
     fd = directional_derivative(terms, talos, q, v)
     np.testing.assert_allclose(talos.com_acc(data), fd[:3], atol=1e-6)
     np.testing.assert_allclose(talos.angular_momentum_time_variation(data), fd[6:9], atol=1e-5)
-    np.testing.assert_allclose(talos.frame_classic_acceleration_world_oriented(data, frame).vector, fd[9:], atol=1e-6)
+    np.testing.assert_allclose(
+        talos.frame_classic_acceleration_world_oriented(data, frame).vector, fd[9:], atol=1e-6
+    )
 
 
 def test_mass_matrix_is_symmetric_and_consistent_with_rnea(talos, rng):

@@ -1,7 +1,7 @@
 """The ``tsid-py`` command: one subcommand per scenario.
 
-    tsid-py balance --robot talos --duration 2 --json
-    tsid-py com-sinusoid --robot romeo
+tsid-py balance --robot talos --duration 2 --json
+tsid-py com-sinusoid --robot romeo
 """
 
 from __future__ import annotations
@@ -12,7 +12,11 @@ from tsid_py.scenarios import SCENARIOS
 
 
 def usage() -> str:
-    lines = ["usage: tsid-py SCENARIO [options]   (tsid-py SCENARIO --help for its options)", "", "scenarios:"]
+    lines = [
+        "usage: tsid-py SCENARIO [options]   (tsid-py SCENARIO --help for its options)",
+        "",
+        "scenarios:",
+    ]
     for name, module in SCENARIOS.items():
         lines.append(f"  {name:<14} {module.__doc__.splitlines()[0]}")
     return "\n".join(lines)

@@ -64,7 +64,9 @@ class InverseDynamicsFormulation:
         self._levels: list[list[WeightedConstraint]] = [[], []]
         self._base_dynamics: WeightedConstraint | None = None
         if self._nu > 0:
-            self._base_dynamics = WeightedConstraint(1.0, ConstraintEquality("base-dynamics", self._nu, self._nv))
+            self._base_dynamics = WeightedConstraint(
+                1.0, ConstraintEquality("base-dynamics", self._nu, self._nv)
+            )
             self._levels[0].append(self._base_dynamics)
         self.t = 0.0
         self._Jc = np.zeros((0, self._nv))
@@ -141,10 +143,12 @@ class InverseDynamicsFormulation:
             contact,
             index,
             WeightedConstraint(
-                motion_weight, ConstraintEquality(f"{contact.name}_motion_task", contact.motion_constraint.rows, n)
+                motion_weight,
+                ConstraintEquality(f"{contact.name}_motion_task", contact.motion_constraint.rows, n),
             ),
             WeightedConstraint(
-                1.0, ConstraintInequality(f"{contact.name}_force_constraint", contact.force_constraint.rows, n)
+                1.0,
+                ConstraintInequality(f"{contact.name}_force_constraint", contact.force_constraint.rows, n),
             ),
             WeightedConstraint(
                 force_reg_weight,
@@ -331,4 +335,3 @@ def _priority(priority: int) -> int:
     if not isinstance(priority, (int, np.integer)) or isinstance(priority, bool) or priority < 0:
         raise InvalidParameterError(f"priority must be an integer >= 0, got {priority!r}")
     return int(priority)
-

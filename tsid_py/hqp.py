@@ -55,7 +55,9 @@ class HqpData:
         for index, level in enumerate(self.levels):
             for item in level:
                 c = item.constraint
-                lines.append(f"level {index}: {c.kind:<10} {c.name:<32} rows={c.rows:<3} weight={item.weight:g}")
+                lines.append(
+                    f"level {index}: {c.kind:<10} {c.name:<32} rows={c.rows:<3} weight={item.weight:g}"
+                )
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -36,7 +36,9 @@ class SolutionCheck:
     max_torque_ratio: float
 
 
-def contact_external_forces(robot: RobotWrapper, data: pin.Data, contacts: dict[str, tuple[ContactBase, np.ndarray]]):
+def contact_external_forces(
+    robot: RobotWrapper, data: pin.Data, contacts: dict[str, tuple[ContactBase, np.ndarray]]
+):
     """Per-joint external forces (Pinocchio ``StdVec_Force``, local joint frames) of the contact wrenches."""
     fext = pin.StdVec_Force()
     fext.extend(pin.Force.Zero() for _ in range(robot.model.njoints))

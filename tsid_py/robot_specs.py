@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.resources
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import tomllib
 
 from tsid_py.errors import RobotSpecError, UnknownNameError
 from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf

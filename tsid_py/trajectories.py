@@ -51,7 +51,11 @@ def as_sample(name: str, sample: object, size: int, tangent_size: int | None = N
     tangent_size = size if tangent_size is None else tangent_size
     if not isinstance(sample, TrajectorySample):
         sample = TrajectorySample(sample, tangent_size=tangent_size)
-    if sample.pos.shape != (size,) or sample.vel.shape != (tangent_size,) or sample.acc.shape != (tangent_size,):
+    if (
+        sample.pos.shape != (size,)
+        or sample.vel.shape != (tangent_size,)
+        or sample.acc.shape != (tangent_size,)
+    ):
         raise DimensionError(
             f"{name} must have pos of size {size} and vel, acc of size {tangent_size}; got sizes "
             f"{sample.pos.shape[0]}, {sample.vel.shape[0]}, {sample.acc.shape[0]}"

@@ -33,13 +33,18 @@ def as_vector(name: str, value: object, size: int | None = None, *, finite: bool
     return array
 
 
-def as_matrix(name: str, value: object, shape: tuple[int | None, int | None], *, finite: bool = True) -> np.ndarray:
+def as_matrix(
+    name: str, value: object, shape: tuple[int | None, int | None], *, finite: bool = True
+) -> np.ndarray:
     """Return ``value`` as a 2-D float array of the given shape (``None`` matches any size)."""
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise DimensionError(f"{name} must be a matrix of numbers, got {value!r}") from exc
-    if array.ndim != 2 or any(want is not None and got != want for got, want in zip(array.shape, shape)):
+    mismatch = array.ndim != 2 or any(
+        w is not None and g != w for g, w in zip(array.shape, shape, strict=False)
+    )
+    if mismatch:
         wanted = "x".join("*" if s is None else str(s) for s in shape)
         raise DimensionError(f"{name} must be a {wanted} matrix, got shape {array.shape}")
     if finite and not np.all(np.isfinite(array)):

@@ -59,7 +59,6 @@ class Contact6d(ContactBase):
     def force_generator(self) -> np.ndarray:
         return self._generator
 
-
     def corner_forces(self, forces: object) -> np.ndarray:
         """The forces as a 4x3 array, one row per corner, in the contact frame [N]."""
         return np.asarray(forces, dtype=float).reshape(4, 3)

@@ -195,7 +195,9 @@ class ContactBase:
         return self.force_generator @ as_vector("contact forces", forces, self.n_force)
 
     # --------------------------------------------------- formulation interface
-    def compute_motion_task(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+    def compute_motion_task(
+        self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data
+    ) -> ConstraintEquality:
         """J dv = -Kp e - Kd de - drift for the contact frame."""
         return self.motion_task.compute(t, q, v, data)
 
@@ -238,4 +240,3 @@ def friction_pyramid(normal: np.ndarray, mu: float, points: int) -> np.ndarray:
         B[4 * i : 4 * i + 4, 3 * i : 3 * i + 3] = block
         B[-1, 3 * i : 3 * i + 3] = normal
     return B
-

@@ -178,4 +178,6 @@ class BipedController:
         if not solution.ok:
             return ControlOutput(solution, np.zeros(self.robot.nv), np.zeros(self.robot.na), {})
         forces = {name: form.get_contact_force(name, solution) for name in form.contacts}
-        return ControlOutput(solution, form.get_accelerations(solution), form.get_actuator_forces(solution), forces)
+        return ControlOutput(
+            solution, form.get_accelerations(solution), form.get_actuator_forces(solution), forces
+        )

@@ -25,9 +25,13 @@ SUMMARY_LABELS = {
 def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float) -> None:
     """--robot, --duration, --dt, --json."""
     parser.add_argument("--robot", default=robot, help=f"robot spec name (default: {robot})")
-    parser.add_argument("--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})")
+    parser.add_argument(
+        "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"
+    )
     parser.add_argument("--dt", type=float, default=0.002, help="control period [s] (default: 0.002)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the readable summary")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of the readable summary"
+    )
 
 
 def report(result: RunResult, as_json: bool) -> str:
@@ -35,7 +39,9 @@ def report(result: RunResult, as_json: bool) -> str:
     summary = result.summary
     if as_json:
         return json.dumps(summary)
-    lines = [f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"]
+    lines = [
+        f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"
+    ]
     for key, (label, unit) in SUMMARY_LABELS.items():
         value = summary[key]
         text = f"{value:.3g}" if isinstance(value, float) else str(value)

@@ -36,7 +36,9 @@ def run(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="talos", duration=10.0)
-    parser.add_argument("--amplitude", type=float, default=0.05, help="sway amplitude along y [m] (default: 0.05)")
+    parser.add_argument(
+        "--amplitude", type=float, default=0.05, help="sway amplitude along y [m] (default: 0.05)"
+    )
     parser.add_argument("--frequency", type=float, default=0.5, help="sway frequency [Hz] (default: 0.5)")
 
 

@@ -92,7 +92,9 @@ def run_biped(
         for name, f in out.forces.items():
             log.forces[name].append(f)
         for side, target in feet_reference.items():
-            foot_drift = max(foot_drift, float(np.linalg.norm(controller.foot_placement(side).translation - target)))
+            foot_drift = max(
+                foot_drift, float(np.linalg.norm(controller.foot_placement(side).translation - target))
+            )
         q, v = integrate(robot, q, v, out.dv, dt)
 
     com_error = np.linalg.norm(np.array(log.com) - np.array(log.com_ref), axis=1) if log.com else np.zeros(1)
@@ -111,7 +113,9 @@ def run_biped(
         "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
         "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
         "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=float("nan")),
-        "max_normal_bound_violation_n": max((c.max_normal_bound_violation for c in checks), default=float("nan")),
+        "max_normal_bound_violation_n": max(
+            (c.max_normal_bound_violation for c in checks), default=float("nan")
+        ),
         "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
     }
     return RunResult(summary, log)

@@ -88,4 +88,3 @@ class PdGains:
     @kd.setter
     def kd(self, value: object) -> None:
         self._kd = as_gain("kd", value, self._size)
-

@@ -60,4 +60,3 @@ class TaskComEquality(TaskMotion, PdGains):
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """CoM acceleration J_com dv + drift implied by dv (masked rows) [m/s^2]."""
         return self._constraint.matrix @ dv + self._drift[self._mask]
-

@@ -31,7 +31,7 @@ class TaskJointBounds(TaskMotion):
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
 
     def set_velocity_bounds(self, lower: object, upper: object) -> None:
-        """Velocity bounds of the actuated joints, size na [rad/s]; lower <= 0 <= upper keeps rest feasible."""
+        """Velocity bounds of the actuated joints, size na [rad/s]."""
         self._v_lb, self._v_ub = self._bounds("velocity", lower, upper)
 
     def set_acceleration_bounds(self, lower: object, upper: object) -> None:

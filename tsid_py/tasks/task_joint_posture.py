@@ -24,7 +24,9 @@ class TaskJointPosture(TaskMotion, PdGains):
         TaskMotion.__init__(self, name, robot)
         PdGains.__init__(self, robot.na)
         self._q_ref_full = robot.neutral_configuration()
-        self._reference = TrajectorySample(self._q_ref_full[robot.nq - robot.nq_actuated :], tangent_size=robot.na)
+        self._reference = TrajectorySample(
+            self._q_ref_full[robot.nq - robot.nq_actuated :], tangent_size=robot.na
+        )
         self.mask = np.ones(robot.na)
         self.position_error = np.zeros(robot.na)
         self.velocity_error = np.zeros(robot.na)
@@ -57,6 +59,8 @@ class TaskJointPosture(TaskMotion, PdGains):
         robot = self.robot
         self.position_error = pin.difference(robot.model, self._q_ref_full, q)[robot.nv - robot.na :]
         self.velocity_error = v[robot.nv - robot.na :] - self._reference.vel
-        self.desired_acceleration = self._reference.acc - self.kp * self.position_error - self.kd * self.velocity_error
+        self.desired_acceleration = (
+            self._reference.acc - self.kp * self.position_error - self.kd * self.velocity_error
+        )
         self._constraint.vector[:] = self.desired_acceleration[self._mask]
         return self._constraint
