@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import DimensionError, InvalidParameterError, UnknownFrameError, UnknownNameError
+from tsid_py.errors import InvalidParameterError, UnknownFrameError, UnknownNameError
 from tsid_py.validation import as_vector, unknown_name_message
 
 Frame = str | int
@@ -222,13 +222,6 @@ class RobotWrapper:
             np.array(self.model.lowerPositionLimit[start:], dtype=float),
             np.array(self.model.upperPositionLimit[start:], dtype=float),
         )
-
-    def actuated(self, vector: object, name: str = "vector") -> np.ndarray:
-        """The actuated part (last na entries) of a size-nv vector."""
-        vector = np.asarray(vector, dtype=float)
-        if vector.shape != (self.nv,):
-            raise DimensionError(f"{name} must have size nv = {self.nv}, got shape {vector.shape}")
-        return vector[self.nv - self.na :]
 
     def __repr__(self) -> str:
         base = "fixed base" if self.is_fixed_base else "floating base"

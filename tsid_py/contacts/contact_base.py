@@ -37,6 +37,7 @@ class ContactBase:
     n_points: int = 0
     n_force: int = 0
     wrench_size: int = 6
+    motion_mask: tuple[float, ...] = (1.0,) * 6  # which rows of the 6-D frame acceleration are held
 
     def __init__(
         self,
@@ -51,6 +52,7 @@ class ContactBase:
         self.name = name
         self.robot = robot
         self.motion_task = TaskSE3Equality(name, robot, frame)
+        self.motion_task.mask = self.motion_mask
         self.frame_id = self.motion_task.frame_id
         self.frame_name = self.motion_task.frame_name
         normal = as_vector("contact_normal", contact_normal, 3)

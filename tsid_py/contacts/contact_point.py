@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from tsid_py.contacts.contact_base import ContactBase
-from tsid_py.robot_wrapper import Frame, RobotWrapper
 
 
 class ContactPoint(ContactBase):
@@ -20,19 +19,7 @@ class ContactPoint(ContactBase):
     n_points = 1
     n_force = 3
     wrench_size = 3
-
-    def __init__(
-        self,
-        name: str,
-        robot: RobotWrapper,
-        frame: Frame,
-        contact_normal: object,
-        mu: float,
-        f_min: float,
-        f_max: float,
-    ) -> None:
-        super().__init__(name, robot, frame, contact_normal, mu, f_min, f_max)
-        self.motion_task.mask = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+    motion_mask = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
 
     def default_regularization_weights(self) -> np.ndarray:
         return np.array([1.0, 1.0, 1e-3])
