@@ -153,3 +153,21 @@ def test_integrate_keeps_the_quaternion_unit(talos, rng):
     assert np.linalg.norm(q1[3:7]) == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(tsid.InvalidParameterError, match="dt must be > 0"):
         tsid.integrate(talos, q, v, v, 0.0)
+
+
+def test_active_torque_bounds_hold_on_the_true_torques(talos):
+    """Tight bounds on the knees make the level-0 torque constraint active; the torques that the
+    independent RNEA check accepts must then sit on the bound, not beyond it."""
+    controller = BipedController(talos)
+    q, v = controller.q0, talos.zero_velocity()
+    free = controller.compute(0.0, q, v).tau
+    knees = [3, 9]
+    tau_max = np.full(talos.na, np.inf)
+    tau_max[knees] = 0.8 * np.abs(free[knees])
+    controller.actuation_task.set_bounds(-tau_max, tau_max)
+    out = controller.compute(0.0, q, v)
+    assert out.solution.ok
+    contacts = {n: (controller.formulation.contacts[n], f) for n, f in out.forces.items()}
+    check = check_solution(talos, q, v, out.dv, out.tau, contacts, tau_max)
+    assert check.dynamics_residual < 1e-8
+    assert check.max_torque_ratio == pytest.approx(1.0, abs=1e-6)
