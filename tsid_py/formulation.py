@@ -220,7 +220,7 @@ class InverseDynamicsFormulation:
         self.t = as_scalar("t", t)
         robot, data, nv = self.robot, self.data, self._nv
         q, v = robot.check_state(q, v)
-        robot.compute_all_terms(data, q, v)
+        robot.compute_all_terms_checked(data, q, v)
 
         for level in self._contacts.values():
             contact, i, k = level.contact, level.index, level.contact.n_force

@@ -106,7 +106,10 @@ class RobotWrapper:
         placements, the CoM with its Jacobian, the centroidal momentum matrix A_g and the momentum
         drift dA_g v (from which the CoM drift acceleration is m^-1 times its linear part).
         """
-        q, v = self.check_state(q, v)
+        self.compute_all_terms_checked(data, *self.check_state(q, v))
+
+    def compute_all_terms_checked(self, data: pin.Data, q: np.ndarray, v: np.ndarray) -> None:
+        """:meth:`compute_all_terms` for (q, v) already validated by :meth:`check_state`."""
         pin.computeAllTerms(self.model, data, q, v)
         pin.updateFramePlacements(self.model, data)
         pin.computeCentroidalMomentumTimeVariation(self.model, data)
