@@ -1,0 +1,344 @@
+"""The parity scenarios, built the same way in tsid_py and in the C++ TSID (the oracle).
+
+One :class:`Problem` describes a scenario as data (robot, contacts, tasks, gains, weights,
+references); :func:`build_tsid_py` and :func:`build_oracle` interpret it with each library and
+return a :class:`Controller` that solves one control step. The parity tests
+(tests/test_parity_oracle.py) and the step-time benchmark (benchmarks/step_time.py) share them.
+Only this module and those two import ``tsid``; the package never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+import tsid_py as tp
+from tsid_py.robot_specs import example_robot_data_dir
+
+
+@dataclass(frozen=True)
+class ContactSpec:
+    name: str
+    frame: str
+    points: int  # 4: Contact6d on the sole corners, 1: ContactPoint
+    mu: float
+    f_min: float
+    f_max: float
+    kp: float = 10.0
+    force_reg_weight: float = 1e-5
+    motion_weight: float = 1.0
+    motion_priority: int = 0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A scenario: references are functions of time; gains are scalars times ones."""
+
+    name: str
+    robot: str
+    duration: float
+    contacts: tuple[ContactSpec, ...] = ()
+    com: tuple[float, float] | None = None  # (kp, weight)
+    com_reference: Callable[[np.ndarray, float], tp.TrajectorySample] | None = None  # (c0, t)
+    posture: tuple[float, float] = (10.0, 0.1)
+    am: tuple[float, float] | None = None  # (kp, weight), mask (1, 1, 0)
+    end_effector: tuple[str, float, float] | None = None  # (frame, kp, weight), position, world axes
+    ee_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    tau_max_scaling: float | None = None
+    dt: float = 0.002
+
+
+def _constant_offset(
+    offset: tuple[float, float, float],
+) -> Callable[[np.ndarray, float], tp.TrajectorySample]:
+    return lambda c0, t: tp.TrajectorySample(c0 + np.asarray(offset))
+
+
+def _sinusoid(amplitude: float, frequency: float) -> Callable[[np.ndarray, float], tp.TrajectorySample]:
+    def sample(c0: np.ndarray, t: float) -> tp.TrajectorySample:
+        sway = tp.TrajectoryEuclidianSinusoid("com", c0, [0.0, amplitude, 0.0], [0.0, frequency, 0.0])
+        return sway.sample(t)
+
+    return sample
+
+
+def _feet(robot: str, kp: float = 10.0, priority: int = 0) -> tuple[ContactSpec, ...]:
+    spec = tp.load_robot(robot).spec
+    return tuple(
+        ContactSpec(
+            f"contact_{side[0]}foot", spec.feet[side], 4, 0.3, 5.0, 1000.0, kp, motion_priority=priority
+        )
+        for side in ("right", "left")
+    )
+
+
+PROBLEMS = {
+    p.name: p
+    for p in (
+        Problem(
+            "talos-balance", "talos", 1.0, _feet("talos"), (10.0, 1.0), _constant_offset((0, 0, 0)),
+            (10.0, 0.1), (10.0, 1e-3), tau_max_scaling=1.45,
+        ),
+        Problem(
+            "talos-com-sinusoid", "talos", 2.0, _feet("talos"), (10.0, 1.0), _sinusoid(0.05, 0.5),
+            (10.0, 0.1), (10.0, 1e-3), tau_max_scaling=1.45,
+        ),
+        Problem(
+            "romeo-balance", "romeo", 1.5, _feet("romeo"), (10.0, 1.0), _constant_offset((0, 0.05, 0)),
+            (1.0, 1e-4),
+        ),
+        Problem(
+            "ur5-reaching", "ur5", 1.0, posture=(1.0, 1e-3), end_effector=("ee_fixed_joint", 100.0, 1.0),
+            ee_offset=(0.2, 0.0, 0.0), tau_max_scaling=0.4,
+        ),
+        Problem(
+            "solo12-com-sinusoid", "solo12", 2.0,
+            tuple(
+                ContactSpec(frame, frame, 1, 0.3, 1.0, 100.0, motion_priority=1)
+                for frame in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+            ),
+            (10.0, 1.0), _sinusoid(0.02, 0.5), (10.0, 1e-3), tau_max_scaling=1.0,
+        ),
+    )
+}  # fmt: skip
+
+
+@dataclass
+class Step:
+    """What one control step gave: accelerations, torques, all contact forces stacked."""
+
+    ok: bool
+    dv: np.ndarray
+    tau: np.ndarray
+    forces: np.ndarray
+
+
+@dataclass
+class Controller:
+    """One library's build of a problem: ``step(t, q, v)`` sets the references and solves."""
+
+    model: pin.Model
+    sizes: tuple[int, int, int]  # (n_var, n_eq, n_in)
+    step: Callable[[float, np.ndarray, np.ndarray], Step]
+    formulation: object = None
+    solver: object = None
+    keep: list[object] = field(default_factory=list)
+
+
+def initial_state(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """q0 (feet lowered onto z = 0 for a floating base) and v0 = 0."""
+    robot = tp.load_robot(problem.robot)
+    q = robot.default_configuration()
+    if problem.contacts:
+        data = robot.create_data()
+        robot.compute_all_terms(data, q, robot.zero_velocity())
+        spec = robot.spec
+        lz = spec.sole.lz if spec.sole is not None and problem.contacts[0].points == 4 else 0.0
+        q[2] -= robot.frame_placement(data, problem.contacts[0].frame).translation[2] - lz
+    return q, robot.zero_velocity()
+
+
+def _tau_max(robot: tp.Robot, problem: Problem) -> np.ndarray | None:
+    return None if problem.tau_max_scaling is None else problem.tau_max_scaling * robot.effort_limit()
+
+
+def _joint_reference(robot: tp.RobotWrapper, q: np.ndarray) -> np.ndarray:
+    return q[7:] if robot.nv > robot.na else q.copy()
+
+
+def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = None) -> Controller:
+    """tsid_py's build of ``problem`` at the initial configuration ``q``."""
+    robot = tp.load_robot(problem.robot)
+    form = tp.InverseDynamicsFormulation("tsid", robot)
+    data = form.data
+    robot.compute_all_terms(data, q, robot.zero_velocity())
+    for spec in problem.contacts:
+        if spec.points == 4:
+            contact = tp.Contact6d(
+                spec.name,
+                robot,
+                spec.frame,
+                robot.spec.sole.corners(),
+                [0, 0, 1],
+                spec.mu,
+                spec.f_min,
+                spec.f_max,
+            )
+        else:
+            contact = tp.ContactPoint(
+                spec.name, robot, spec.frame, [0, 0, 1], spec.mu, spec.f_min, spec.f_max
+            )
+            contact.use_local_frame(False)
+        contact.kp = spec.kp
+        contact.set_reference(robot.frame_placement(data, spec.frame))
+        form.add_rigid_contact(contact, spec.force_reg_weight, spec.motion_weight, spec.motion_priority)
+    references: list[Callable[[float], None]] = []
+    if problem.com is not None:
+        com = tp.TaskComEquality("task-com", robot)
+        com.kp = problem.com[0]
+        form.add_motion_task(com, weight=problem.com[1], priority=1)
+        c0 = robot.com(data).copy()
+        references.append(lambda t: com.set_reference(problem.com_reference(c0, t)))
+    posture = tp.TaskJointPosture("task-posture", robot)
+    posture.kp = problem.posture[0]
+    posture.set_reference(tp.TrajectorySample(_joint_reference(robot, q)))
+    form.add_motion_task(posture, weight=problem.posture[1], priority=1)
+    if problem.am is not None:
+        am = tp.TaskAMEquality("task-am", robot)
+        am.kp = problem.am[0] * np.array([1.0, 1.0, 0.0])
+        form.add_motion_task(am, weight=problem.am[1], priority=1)
+    if problem.end_effector is not None:
+        frame, kp, weight = problem.end_effector
+        ee = tp.TaskSE3Equality("task-ee", robot, frame)
+        ee.kp = kp
+        ee.mask = [1, 1, 1, 0, 0, 0]
+        ee.use_local_frame(False)
+        target = robot.frame_placement(data, frame)
+        target.translation += np.asarray(problem.ee_offset)
+        ee.set_reference(target)
+        form.add_motion_task(ee, weight=weight, priority=1)
+    tau_max = _tau_max(robot, problem)
+    if tau_max is not None:
+        bounds = tp.TaskActuationBounds("task-actuation-bounds", robot)
+        bounds.set_bounds(-tau_max, tau_max)
+        form.add_actuation_task(bounds, weight=1.0, priority=0)
+    solver = solver or tp.SolverHQuadProg()
+
+    def set_references(t: float) -> None:
+        for update in references:
+            update(t)
+
+    def step(t: float, q: np.ndarray, v: np.ndarray) -> Step:
+        set_references(t)
+        sol = solver.solve(form.compute_problem_data(t, q, v))
+        if not sol.ok:
+            return Step(False, np.zeros(robot.nv), np.zeros(robot.na), np.zeros(0))
+        return Step(
+            True, form.get_accelerations(sol), form.get_actuator_forces(sol), form.get_contact_forces(sol)
+        )
+
+    return Controller(robot.model, (form.n_var, form.n_eq, form.n_in), step, form, solver)
+
+
+def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
+    """The C++ TSID's build of ``problem`` (``tsid`` is the imported oracle module)."""
+    ours = tp.load_robot(problem.robot)
+    urdf = str(example_robot_data_dir() / ours.spec.urdf)
+    package_dirs = [str(example_robot_data_dir())]
+    if ours.nv > ours.na:
+        robot = tsid.RobotWrapper(urdf, package_dirs, pin.JointModelFreeFlyer(), False)
+    else:
+        robot = tsid.RobotWrapper(urdf, package_dirs, False)
+    form = tsid.InverseDynamicsFormulationAccForce("tsid", robot, False)
+    form.computeProblemData(0.0, q, np.zeros(robot.nv))
+    data = form.data()
+    model = robot.model()
+    keep: list[object] = [robot, form]  # the binding keeps references only: keep the objects alive
+    names = []
+    for spec in problem.contacts:
+        normal = np.array([0.0, 0.0, 1.0])
+        if spec.points == 4:
+            contact = tsid.Contact6d(
+                spec.name,
+                robot,
+                spec.frame,
+                ours.spec.sole.corners(),
+                normal,
+                spec.mu,
+                spec.f_min,
+                spec.f_max,
+            )
+        else:
+            contact = tsid.ContactPoint(spec.name, robot, spec.frame, normal, spec.mu, spec.f_min, spec.f_max)
+            contact.useLocalFrame(False)
+        size = 6 if spec.points == 4 else 3
+        contact.setKp(spec.kp * np.ones(size))
+        contact.setKd(2 * np.sqrt(spec.kp) * np.ones(size))
+        contact.setReference(robot.framePosition(data, model.getFrameId(spec.frame)))
+        form.addRigidContact(contact, spec.force_reg_weight, spec.motion_weight, spec.motion_priority)
+        keep.append(contact)
+        names.append(spec.name)
+
+    def gains(task: object, kp: float | np.ndarray, size: int) -> None:
+        kp = kp * np.ones(size)
+        task.setKp(kp)
+        task.setKd(2 * np.sqrt(kp))
+
+    com_sample = tsid.TrajectorySample(3)
+    references: list[Callable[[float], None]] = []
+    if problem.com is not None:
+        com = tsid.TaskComEquality("task-com", robot)
+        gains(com, problem.com[0], 3)
+        form.addMotionTask(com, problem.com[1], 1, 0.0)
+        c0 = robot.com(data).copy()
+
+        def set_com(t: float) -> None:
+            ref = problem.com_reference(c0, t)
+            com_sample.value(ref.pos)
+            com_sample.derivative(ref.vel)
+            com_sample.second_derivative(ref.acc)
+            com.setReference(com_sample)
+
+        references.append(set_com)
+        keep.append(com)
+    posture = tsid.TaskJointPosture("task-posture", robot)
+    gains(posture, problem.posture[0], robot.na)
+    form.addMotionTask(posture, problem.posture[1], 1, 0.0)
+    posture_sample = tsid.TrajectoryEuclidianConstant("posture", _joint_reference(ours, q)).computeNext()
+    posture.setReference(posture_sample)
+    keep += [posture, posture_sample, com_sample]
+    if problem.am is not None:
+        am = tsid.TaskAMEquality("task-am", robot)
+        gains(am, problem.am[0] * np.array([1.0, 1.0, 0.0]), 3)
+        form.addMotionTask(am, problem.am[1], 1, 0.0)
+        am_sample = tsid.TrajectoryEuclidianConstant("am", np.zeros(3)).computeNext()
+        am.setReference(am_sample)
+        keep += [am, am_sample]
+    if problem.end_effector is not None:
+        frame, kp, weight = problem.end_effector
+        ee = tsid.TaskSE3Equality("task-ee", robot, frame)
+        gains(ee, kp, 6)
+        ee.setMask(np.array([1.0, 1, 1, 0, 0, 0]))
+        ee.useLocalFrame(False)
+        form.addMotionTask(ee, weight, 1, 0.0)
+        target = robot.framePosition(data, model.getFrameId(frame))
+        target.translation += np.asarray(problem.ee_offset)
+        ee_sample = tsid.TrajectorySE3Constant("ee", target).computeNext()
+        ee.setReference(ee_sample)
+        keep += [ee, ee_sample]
+    tau_max = _tau_max(ours, problem)
+    if tau_max is not None:
+        bounds = tsid.TaskActuationBounds("task-actuation-bounds", robot)
+        bounds.setBounds(-tau_max, tau_max)
+        form.addActuationTask(bounds, 1.0, 0, 0.0)
+        keep.append(bounds)
+    solver = tsid.SolverHQuadProgFast("qp")
+    solver.resize(form.nVar, form.nEq, form.nIn)
+    keep.append(solver)
+
+    def set_references(t: float) -> None:
+        for update in references:
+            update(t)
+
+    def step(t: float, q: np.ndarray, v: np.ndarray) -> Step:
+        set_references(t)
+        sol = solver.solve(form.computeProblemData(t, q, v))
+        if sol.status != 0:
+            return Step(False, np.zeros(robot.nv), np.zeros(robot.na), np.zeros(0))
+        forces = [form.getContactForce(name, sol) for name in names]
+        return Step(
+            True,
+            form.getAccelerations(sol),
+            form.getActuatorForces(sol),
+            np.concatenate(forces) if forces else np.zeros(0),
+        )
+
+    return Controller(model, (form.nVar, form.nEq, form.nIn), step, keep=keep)
+
+
+def integrate(model: pin.Model, q: np.ndarray, v: np.ndarray, dv: np.ndarray, dt: float) -> tuple:
+    """The exercises' integration: v_mean = v + dt/2 dv, q <- q (+) dt v_mean, v <- v + dt dv."""
+    return pin.integrate(model, q, dt * (v + 0.5 * dt * dv)), v + dt * dv
