@@ -118,11 +118,13 @@ class Step:
 
 @dataclass
 class Controller:
-    """One library's build of a problem: ``step(t, q, v)`` sets the references and solves."""
+    """One library's build of a problem: ``step(t, q, v)`` sets the references and solves;
+    ``control(t, q, v)`` does the same and returns only tau (what the benchmark times)."""
 
     model: pin.Model
     sizes: tuple[int, int, int]  # (n_var, n_eq, n_in)
     step: Callable[[float, np.ndarray, np.ndarray], Step]
+    control: Callable[[float, np.ndarray, np.ndarray], np.ndarray]
     formulation: object = None
     solver: object = None
     keep: list[object] = field(default_factory=list)
@@ -207,20 +209,23 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
         form.add_actuation_task(bounds, weight=1.0, priority=0)
     solver = solver or tp.SolverHQuadProg()
 
-    def set_references(t: float) -> None:
+    def solve(t: float, q: np.ndarray, v: np.ndarray) -> tp.HqpOutput:
         for update in references:
             update(t)
+        return solver.solve(form.compute_problem_data(t, q, v))
+
+    def control(t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return form.get_actuator_forces(solve(t, q, v))
 
     def step(t: float, q: np.ndarray, v: np.ndarray) -> Step:
-        set_references(t)
-        sol = solver.solve(form.compute_problem_data(t, q, v))
+        sol = solve(t, q, v)
         if not sol.ok:
             return Step(False, np.zeros(robot.nv), np.zeros(robot.na), np.zeros(0))
         return Step(
             True, form.get_accelerations(sol), form.get_actuator_forces(sol), form.get_contact_forces(sol)
         )
 
-    return Controller(robot.model, (form.n_var, form.n_eq, form.n_in), step, form, solver)
+    return Controller(robot.model, (form.n_var, form.n_eq, form.n_in), step, control, form, solver)
 
 
 def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
@@ -319,13 +324,16 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
     solver.resize(form.nVar, form.nEq, form.nIn)
     keep.append(solver)
 
-    def set_references(t: float) -> None:
+    def solve(t: float, q: np.ndarray, v: np.ndarray) -> object:
         for update in references:
             update(t)
+        return solver.solve(form.computeProblemData(t, q, v))
+
+    def control(t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return form.getActuatorForces(solve(t, q, v))
 
     def step(t: float, q: np.ndarray, v: np.ndarray) -> Step:
-        set_references(t)
-        sol = solver.solve(form.computeProblemData(t, q, v))
+        sol = solve(t, q, v)
         if sol.status != 0:
             return Step(False, np.zeros(robot.nv), np.zeros(robot.na), np.zeros(0))
         forces = [form.getContactForce(name, sol) for name in names]
@@ -336,7 +344,7 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
             np.concatenate(forces) if forces else np.zeros(0),
         )
 
-    return Controller(model, (form.nVar, form.nEq, form.nIn), step, keep=keep)
+    return Controller(model, (form.nVar, form.nEq, form.nIn), step, control, keep=keep)
 
 
 def integrate(model: pin.Model, q: np.ndarray, v: np.ndarray, dv: np.ndarray, dt: float) -> tuple:

@@ -171,3 +171,34 @@ def test_active_torque_bounds_hold_on_the_true_torques(talos):
     check = check_solution(talos, q, v, out.dv, out.tau, contacts, tau_max)
     assert check.dynamics_residual < 1e-8
     assert check.max_torque_ratio == pytest.approx(1.0, abs=1e-6)
+
+
+def test_stacked_layout_equals_generic_stacking_and_follows_changes(talos):
+    from tsid_py.solvers.qp_matrices import qp_matrices
+
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = controller.q0, np.full(talos.nv, 0.01)
+
+    def compare():
+        hqp = form.compute_problem_data(0.0, q, v)
+        fast, generic = qp_matrices(hqp), qp_matrices(hqp.snapshot())
+        assert hqp.stacked is not None and hqp.stacked.matches(hqp.levels)
+        for name in ("H", "g", "A_eq", "b_eq", "C", "lb", "ub"):
+            np.testing.assert_allclose(getattr(fast, name), getattr(generic, name), rtol=1e-12, atol=1e-12)
+        return fast
+
+    before = compare()
+    form.update_task_weight("task-com", 10.0)  # weights are read at every solve
+    after = compare()
+    assert not np.allclose(before.H, after.H)
+    form.remove_task("task-am")
+    compare()
+    form.remove_rigid_contact("contact_lfoot")
+    assert compare().A_eq.shape == (12, talos.nv + 12)
+    hqp = form.compute_problem_data(0.0, q, v)
+    extra = tsid.ConstraintEquality.from_arrays("extra", np.eye(form.n_var)[:1], [1.0])
+    hqp.levels[1].append(tsid.WeightedConstraint(5.0, extra))  # a change the layout does not know about
+    assert not hqp.stacked.matches(hqp.levels)
+    assert qp_matrices(hqp).H[0, 0] == pytest.approx(qp_matrices(hqp.snapshot()).H[0, 0])
+    hqp.levels[1].pop()

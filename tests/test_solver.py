@@ -52,3 +52,58 @@ def test_constraint_check():
     np.testing.assert_allclose(c.residual([1.0, 0.5]), [0.5])
     with pytest.raises(tsid.InvalidParameterError, match="lower > upper"):
         tsid.ConstraintInequality.from_arrays("bad", [[1.0, 0.0]], [1.0], [0.0])
+
+
+def random_problem(rng, n=12, n_eq=3, n_in=10):
+    """A strictly convex QP whose box bounds bind on some rows, as HqpData."""
+    A = rng.standard_normal((n + 4, n))
+    cost = tsid.ConstraintEquality.from_arrays("cost", A, 3.0 * rng.standard_normal(n + 4))
+    eq = tsid.ConstraintEquality.from_arrays("eq", rng.standard_normal((n_eq, n)), rng.standard_normal(n_eq))
+    C = rng.standard_normal((n_in, n))
+    lb, ub = -0.5 * np.ones(n_in), 0.5 * np.ones(n_in)
+    lb[::3] = -np.inf  # some one-sided rows
+    box = tsid.ConstraintInequality.from_arrays("box", C, lb, ub)
+    return HqpData(
+        [[WeightedConstraint(1.0, eq), WeightedConstraint(1.0, box)], [WeightedConstraint(1.0, cost)]], n
+    )
+
+
+def test_warm_start_gives_the_cold_solution_and_valid_multipliers():
+    rng = np.random.default_rng(7)
+    warm, cold = tsid.SolverHQuadProg(), tsid.SolverHQuadProg(warm_start=False)
+    hqp = random_problem(rng)
+    cost, eq, box = hqp[1][0].constraint, hqp[0][0].constraint, hqp[0][1].constraint
+    confirmed = 0
+    for _ in range(60):  # a slowly drifting problem: the active set mostly stays, sometimes changes
+        cost.vector += 0.05 * rng.standard_normal(cost.rows)
+        w, c = warm.solve(hqp), cold.solve(hqp)
+        assert w.ok and c.ok
+        np.testing.assert_allclose(w.x, c.x, atol=1e-9, rtol=0)
+        confirmed += w.iterations == 0
+        # KKT: H x + g = A_eq^T l_eq + C^T l_in, l_in > 0 at a lower bound, < 0 at an upper bound
+        H = cost.matrix.T @ cost.matrix + 1e-8 * np.eye(12)
+        g = -cost.matrix.T @ cost.vector
+        l_eq, l_in = w.lagrange_multipliers[:3], w.lagrange_multipliers[3:]
+        np.testing.assert_allclose(H @ w.x + g, eq.matrix.T @ l_eq + box.matrix.T @ l_in, atol=1e-8)
+        Cx = box.matrix @ w.x
+        assert np.all(Cx >= box.lower_bound - 1e-9) and np.all(Cx <= box.upper_bound + 1e-9)
+        at_lower, at_upper = (
+            np.isclose(Cx, box.lower_bound, atol=1e-8),
+            np.isclose(Cx, box.upper_bound, atol=1e-8),
+        )
+        assert np.all(l_in[~(at_lower | at_upper)] == 0.0)
+        assert np.all(l_in[at_lower] >= -1e-9) and np.all(l_in[at_upper] <= 1e-9)
+        assert sorted(w.active_set.tolist()) == np.flatnonzero(l_in != 0.0).tolist()
+    assert 10 < confirmed < 60  # the warm start was used, and quadprog ran when the active set changed
+
+
+def test_warm_start_falls_back_when_the_guess_is_wrong():
+    floor = tsid.ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
+    target = tsid.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    hqp = problem([[(1.0, floor)], [(1.0, target)]])
+    solver = tsid.SolverHQuadProg()
+    assert solver.solve(hqp).active_set.tolist() == [0]  # x2 = 0 is below the floor: bound active
+    target.vector[:] = [2.0, 1.0]  # now the floor is inactive; the guess [0] must be rejected
+    sol = solver.solve(hqp)
+    np.testing.assert_allclose(sol.x, [2.0, 1.0], atol=1e-7)
+    assert sol.active_set.tolist() == []

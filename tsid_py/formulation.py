@@ -23,6 +23,7 @@ from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFail
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.hqp_output import HqpOutput
+from tsid_py.stacked import StackedLevels
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
 from tsid_py.validation import as_scalar, lookup
 
@@ -70,6 +71,9 @@ class InverseDynamicsFormulation:
             self._levels[0].append(self._base_dynamics)
         self.t = 0.0
         self._Jc = np.zeros((0, self._nv))
+        self._tau_map = np.zeros((robot.na, self._nv))
+        self._actuation_tasks = False
+        self._stack()
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -117,9 +121,12 @@ class InverseDynamicsFormulation:
         weight, priority = _weight(weight), _priority(priority)
         template = task.constraint
         constraint_type = ConstraintEquality if template.is_equality() else ConstraintInequality
-        entry = WeightedConstraint(weight, constraint_type(task.name, template.rows, self.n_var))
+        columns = {"motion": slice(0, self._nv), "force": slice(self._nv, self.n_var)}.get(task.family)
+        entry = WeightedConstraint(weight, constraint_type(task.name, template.rows, self.n_var), columns)
         self._tasks[task.name] = _TaskLevel(task, priority, entry)
         self._level(priority).append(entry)
+        self._actuation_tasks = any(level.task.family == "actuation" for level in self._tasks.values())
+        self._stack()
 
     def add_rigid_contact(
         self,
@@ -135,16 +142,14 @@ class InverseDynamicsFormulation:
         self._check_new_name(contact.name)
         force_reg_weight, motion_weight = _weight(force_reg_weight), _weight(motion_weight)
         motion_priority = _priority(motion_priority)
-        index = self._n_force
-        self._n_force += contact.n_force
-        self._resize_columns()
-        n = self.n_var
+        n = self.n_var + contact.n_force
         level = _ContactLevel(
             contact,
-            index,
+            self._n_force,
             WeightedConstraint(
                 motion_weight,
                 ConstraintEquality(f"{contact.name}_motion_task", contact.motion_constraint.rows, n),
+                slice(0, self._nv),
             ),
             WeightedConstraint(
                 1.0,
@@ -159,23 +164,21 @@ class InverseDynamicsFormulation:
         self._level(motion_priority).append(level.motion)
         self._levels[0].append(level.force)
         self._levels[1].append(level.regularization)
+        self._resize_columns()
 
     def remove_task(self, name: str) -> None:
         """Remove a task by name."""
         level = lookup("task", name, self._tasks)
         self._remove_entries([level.entry])
         del self._tasks[name]
+        self._actuation_tasks = any(level.task.family == "actuation" for level in self._tasks.values())
+        self._stack()
 
     def remove_rigid_contact(self, name: str) -> None:
         """Remove a contact (its force variables leave x)."""
         level = lookup("contact", name, self._contacts)
         self._remove_entries([level.motion, level.force, level.regularization])
         del self._contacts[name]
-        index = 0
-        for other in self._contacts.values():
-            other.index = index
-            index += other.contact.n_force
-        self._n_force = index
         self._resize_columns()
 
     def update_task_weight(self, name: str, weight: float) -> None:
@@ -206,13 +209,31 @@ class InverseDynamicsFormulation:
             level[:] = [e for e in level if not any(e is entry for entry in entries)]
 
     def _resize_columns(self) -> None:
-        """Give every x-space constraint n_var columns (force columns change with the contacts)."""
+        """Lay the contacts' forces out in x and give every x-space constraint n_var columns."""
+        index = 0
+        for level in self._contacts.values():
+            level.index = index
+            level.force.columns = level.regularization.columns = slice(
+                self._nv + index, self._nv + index + level.contact.n_force
+            )
+            index += level.contact.n_force
+        self._n_force = index
         n = self.n_var
         for level in self._levels:
             for entry in level:
                 c = entry.constraint
                 c.matrix = np.zeros((c.rows, n))
+        for level in self._tasks.values():
+            if level.task.family == "force":
+                level.entry.columns = slice(self._nv, n)
         self._Jc = np.zeros((self._n_force, self._nv))
+        self._tau_map = np.zeros((self.robot.na, n))
+        self._stack()
+
+    def _stack(self) -> None:
+        """Lay levels 0 and 1 out in contiguous buffers (after every change of structure)."""
+        cost = self._levels[1] if len(self._levels) > 1 else []
+        self._stacked = StackedLevels(self._levels[0], cost, self.n_var, self._nv)
 
     # ------------------------------------------------------------- the problem
     def compute_problem_data(self, t: float, q: object, v: object) -> HqpData:
@@ -223,42 +244,47 @@ class InverseDynamicsFormulation:
         robot.compute_all_terms_checked(data, q, v)
 
         for level in self._contacts.values():
-            contact, i, k = level.contact, level.index, level.contact.n_force
-            columns = slice(nv + i, nv + i + k)
+            contact = level.contact
+            columns = level.regularization.columns
             motion = contact.compute_motion_task(t, q, v, data)
             level.motion.constraint.matrix[:, :nv] = motion.matrix
             level.motion.constraint.vector[:] = motion.vector
-            self._Jc[i : i + k] = contact.force_generator.T @ motion.matrix
-            force = level.force.constraint
-            force.matrix[:, columns] = contact.force_constraint.matrix
-            force.lower_bound = contact.force_constraint.lower_bound
-            force.upper_bound = contact.force_constraint.upper_bound
-            regularization = level.regularization.constraint
-            regularization.matrix[:, columns] = contact.force_regularization.matrix
-            regularization.vector[:] = contact.force_regularization.vector
+            self._Jc[level.index : level.index + contact.n_force] = contact.force_generator.T @ motion.matrix
+            force, source = level.force.constraint, contact.force_constraint
+            force.matrix[:, columns] = source.matrix
+            force.lower_bound[:] = source.lower_bound
+            force.upper_bound[:] = source.upper_bound
+            regularization, source = level.regularization.constraint, contact.force_regularization
+            regularization.matrix[:, columns] = source.matrix
+            regularization.vector[:] = source.vector
 
         M, h = robot.mass(data), robot.nonlinear_effects(data)
         nu = self._nu
         if self._base_dynamics is not None:
             base = self._base_dynamics.constraint
             base.matrix[:, :nv] = M[:nu]
-            base.matrix[:, nv:] = -self._Jc[:, :nu].T
-            base.vector[:] = -h[:nu]
+            np.negative(self._Jc[:, :nu].T, out=base.matrix[:, nv:])
+            np.negative(h[:nu], out=base.vector)
+        if self._actuation_tasks:
+            tau_map = self._tau_map  # tau = tau_map x + h_a
+            tau_map[:, :nv] = M[nu:]
+            np.negative(self._Jc[:, nu:].T, out=tau_map[:, nv:])
+            h_a = h[nu:]
 
         for level in self._tasks.values():
-            task = level.task
-            c = task.compute(t, q, v, data)
+            c = level.task.compute(t, q, v, data)
             target = level.entry.constraint
-            if isinstance(task, TaskMotion):
-                _copy_into(target, c, c.matrix, slice(0, nv))
-            elif isinstance(task, TaskActuation):
-                A = c.matrix
-                target.matrix[:, :nv] = A @ M[nu:]
-                target.matrix[:, nv:] = -A @ self._Jc[:, nu:].T
-                _copy_into(target, c, None, None, offset=A @ h[nu:])
+            family = level.task.family
+            if family == "motion":
+                target.matrix[:, :nv] = c.matrix
+                _copy_vectors(target, c)
+            elif family == "actuation":
+                np.matmul(c.matrix, tau_map, out=target.matrix)
+                _copy_vectors(target, c, offset=c.matrix @ h_a)
             else:
-                _copy_into(target, c, c.matrix, slice(nv, self.n_var))
-        return HqpData(self._levels, self.n_var)
+                target.matrix[:, nv:] = c.matrix
+                _copy_vectors(target, c)
+        return HqpData(self._levels, self.n_var, self._stacked)
 
     # ------------------------------------------------------------ the solution
     def _x(self, sol: HqpOutput) -> np.ndarray:
@@ -310,21 +336,16 @@ class InverseDynamicsFormulation:
         )
 
 
-def _copy_into(
-    target: ConstraintBase,
-    source: ConstraintBase,
-    matrix: np.ndarray | None,
-    columns: slice | None,
-    offset: np.ndarray | float = 0.0,
-) -> None:
-    """Copy a task constraint into its x-space twin (matrix into ``columns``), shifting vectors by -offset."""
-    if matrix is not None:
-        target.matrix[:, columns] = matrix
+def _copy_vectors(target: ConstraintBase, source: ConstraintBase, offset: np.ndarray | None = None) -> None:
+    """Copy the vector (equality) or bounds of a task constraint to its x-space twin, minus ``offset``."""
     if source.is_equality():
-        target.vector[:] = source.vector - offset
+        target.vector[:] = source.vector if offset is None else source.vector - offset
+    elif offset is None:
+        target.lower_bound[:] = source.lower_bound
+        target.upper_bound[:] = source.upper_bound
     else:
-        target.lower_bound = source.lower_bound - offset
-        target.upper_bound = source.upper_bound - offset
+        np.subtract(source.lower_bound, offset, out=target.lower_bound)
+        np.subtract(source.upper_bound, offset, out=target.upper_bound)
 
 
 def _weight(weight: float) -> float:

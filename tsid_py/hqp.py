@@ -14,10 +14,15 @@ from tsid_py.constraints import ConstraintBase
 
 @dataclass
 class WeightedConstraint:
-    """One constraint of a level, with its weight (used in cost levels; 1 for hard ones)."""
+    """One constraint of a level, with its weight (used in cost levels; 1 for hard ones).
+
+    ``columns``, when given, are the only columns of x where the constraint's matrix may be
+    non-zero (e.g. the dv block of a motion task): solvers may skip the zero blocks.
+    """
 
     weight: float
     constraint: ConstraintBase
+    columns: slice | None = None
 
     def __iter__(self):
         """Unpacks as (weight, constraint), like TSID's pairs."""
@@ -30,11 +35,14 @@ class HqpData:
     Args:
         levels: One list of :class:`WeightedConstraint` per level.
         n_var: Size of the decision vector x.
+        stacked: Optionally, the :class:`~tsid_py.stacked.StackedLevels` whose buffers the
+            constraints of levels 0 and 1 are views of (solvers then skip the stacking).
     """
 
-    def __init__(self, levels: list[list[WeightedConstraint]], n_var: int) -> None:
+    def __init__(self, levels: list[list[WeightedConstraint]], n_var: int, stacked: object = None) -> None:
         self.levels = levels
         self.n_var = n_var
+        self.stacked = stacked  # a tsid_py.stacked.StackedLevels when the formulation keeps one
 
     def __len__(self) -> int:
         return len(self.levels)
@@ -47,7 +55,7 @@ class HqpData:
 
     def snapshot(self) -> HqpData:
         """A deep copy, independent of the formulation that keeps refilling this one."""
-        return HqpData(copy.deepcopy(self.levels), self.n_var)
+        return HqpData(copy.deepcopy(self.levels), self.n_var)  # plain arrays: no stacked layout
 
     def describe(self) -> str:
         """One line per constraint: level, kind, name, rows, weight."""

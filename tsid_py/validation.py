@@ -17,6 +17,14 @@ from tsid_py.errors import (
 
 def as_vector(name: str, value: object, size: int | None = None, *, finite: bool = True) -> np.ndarray:
     """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness."""
+    if (
+        type(value) is np.ndarray
+        and value.dtype == np.float64
+        and value.ndim == 1
+        and (size is None or value.shape[0] == size)
+        and (not finite or np.isfinite(value @ value))
+    ):
+        return value  # the common case, checked cheaply (a NaN or inf makes value @ value non-finite)
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -72,6 +80,11 @@ def as_mask(name: str, value: object, size: int) -> np.ndarray:
     if not np.all((array == 0.0) | (array == 1.0)):
         raise InvalidParameterError(f"{name} must contain only 0 and 1, got {array.tolist()}")
     return array.astype(bool)
+
+
+def mask_rows(mask: np.ndarray) -> slice | np.ndarray:
+    """The rows a boolean mask selects: ``slice(None)`` when it selects all (no copy when indexing)."""
+    return slice(None) if mask.all() else np.flatnonzero(mask)
 
 
 def unknown_name_message(kind: str, name: str, known: Iterable[str]) -> str:

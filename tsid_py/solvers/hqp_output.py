@@ -28,9 +28,12 @@ class HqpOutput:
     Attributes:
         status: Whether the solve succeeded.
         x: The decision vector [dv; f] (None unless optimal).
-        iterations: Active-set iterations taken.
-        active_set: Indices of the active level-0 inequality rows, in the solver's row order.
-        lagrange_multipliers: Multipliers of the level-0 rows (equalities first).
+        iterations: Active-set iterations taken (0 when a warm start was confirmed at once).
+        active_set: Indices of the level-0 inequality rows at a bound, counting the rows of the
+            level-0 inequalities stacked in order (a two-sided row counts once).
+        lagrange_multipliers: l_eq for the level-0 equality rows, then l_in for the inequality
+            rows (> 0 at a lower bound, < 0 at an upper bound), with H x + g = A_eq^T l_eq +
+            A_in^T l_in.
         message: Why a solve failed, empty otherwise.
         problem: A copy of the problem, kept when the solve failed so it can be inspected.
     """

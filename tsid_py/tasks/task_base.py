@@ -69,7 +69,8 @@ class PdGains:
     def __init__(self, size: int, kp: float = 0.0) -> None:
         self._size = size
         self._kp = np.full(size, kp)
-        self._kd: np.ndarray | None = None
+        self._kd_set: np.ndarray | None = None
+        self._kd = 2.0 * np.sqrt(self._kp)
 
     @property
     def kp(self) -> np.ndarray:
@@ -79,12 +80,14 @@ class PdGains:
     @kp.setter
     def kp(self, value: object) -> None:
         self._kp = as_gain("kp", value, self._size)
+        if self._kd_set is None:
+            self._kd = 2.0 * np.sqrt(self._kp)
 
     @property
     def kd(self) -> np.ndarray:
         """Derivative gains [1/s]; 2 sqrt(kp) when never set."""
-        return 2.0 * np.sqrt(self._kp) if self._kd is None else self._kd
+        return self._kd
 
     @kd.setter
     def kd(self, value: object) -> None:
-        self._kd = as_gain("kd", value, self._size)
+        self._kd = self._kd_set = as_gain("kd", value, self._size)

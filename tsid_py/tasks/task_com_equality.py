@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import PdGains, TaskMotion
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_mask
+from tsid_py.validation import as_mask, mask_rows
 
 
 class TaskComEquality(TaskMotion, PdGains):
@@ -37,6 +37,7 @@ class TaskComEquality(TaskMotion, PdGains):
     @mask.setter
     def mask(self, value: object) -> None:
         self._mask = as_mask("mask", value, 3)
+        self._rows = mask_rows(self._mask)
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
 
     @property
@@ -53,10 +54,10 @@ class TaskComEquality(TaskMotion, PdGains):
         self.position_error = self.robot.com(data) - ref.pos
         self.velocity_error = self.robot.com_vel(data) - ref.vel
         self.desired_acceleration = ref.acc - self.kp * self.position_error - self.kd * self.velocity_error
-        self._constraint.matrix[:] = self.robot.com_jacobian(data)[self._mask]
-        self._constraint.vector[:] = (self.desired_acceleration - self._drift)[self._mask]
+        self._constraint.matrix[:] = self.robot.com_jacobian(data)[self._rows]
+        self._constraint.vector[:] = (self.desired_acceleration - self._drift)[self._rows]
         return self._constraint
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """CoM acceleration J_com dv + drift implied by dv (masked rows) [m/s^2]."""
-        return self._constraint.matrix @ dv + self._drift[self._mask]
+        return self._constraint.matrix @ dv + self._drift[self._rows]

@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import PdGains, TaskMotion
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_mask
+from tsid_py.validation import as_mask, mask_rows
 
 
 class TaskJointPosture(TaskMotion, PdGains):
@@ -41,6 +41,7 @@ class TaskJointPosture(TaskMotion, PdGains):
     def mask(self, value: object) -> None:
         robot = self.robot
         self._mask = as_mask("mask", value, robot.na)
+        self._rows = mask_rows(self._mask)
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), robot.nv)
         columns = robot.nv - robot.na + np.flatnonzero(self._mask)
         self._constraint.matrix[np.arange(columns.size), columns] = 1.0
@@ -62,5 +63,5 @@ class TaskJointPosture(TaskMotion, PdGains):
         self.desired_acceleration = (
             self._reference.acc - self.kp * self.position_error - self.kd * self.velocity_error
         )
-        self._constraint.vector[:] = self.desired_acceleration[self._mask]
+        self._constraint.vector[:] = self.desired_acceleration[self._rows]
         return self._constraint

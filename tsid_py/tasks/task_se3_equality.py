@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.tasks.task_base import PdGains, TaskMotion
 from tsid_py.trajectories import TrajectorySample, as_sample, vector_to_se3
-from tsid_py.validation import as_mask
+from tsid_py.validation import as_mask, mask_rows
 
 
 def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
@@ -56,6 +56,7 @@ class TaskSE3Equality(TaskMotion, PdGains):
     @mask.setter
     def mask(self, value: object) -> None:
         self._mask = as_mask("mask", value, 6)
+        self._rows = mask_rows(self._mask)
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
 
     def use_local_frame(self, local_frame: bool) -> None:
@@ -84,25 +85,26 @@ class TaskSE3Equality(TaskMotion, PdGains):
             drift = robot.frame_classic_acceleration(data, frame).vector
             jacobian = robot.frame_jacobian_local(data, frame)
             self.position_error = error
-            self.velocity_error = _rotate(rotation.T, ref_vel) - velocity
-            ref_acc = _rotate(rotation.T, ref_acc)
+            self.velocity_error = _rotate_back(rotation, ref_vel) - velocity
+            ref_acc = _rotate_back(rotation, ref_acc)
         else:
             velocity = robot.frame_velocity_world_oriented(data, frame).vector
             drift = robot.frame_classic_acceleration_world_oriented(data, frame).vector
             jacobian = robot.frame_jacobian_world_oriented(data, frame)
-            self.position_error = _rotate(rotation, error)
+            self.position_error = _rotate_back(rotation.T, error)
             self.velocity_error = ref_vel - velocity
         self._drift = drift
         self.desired_acceleration = self.kp * self.position_error + self.kd * self.velocity_error + ref_acc
-        self._constraint.matrix[:] = jacobian[self._mask]
-        self._constraint.vector[:] = (self.desired_acceleration - drift)[self._mask]
+        rows = self._rows
+        self._constraint.matrix[:] = jacobian[rows]
+        self._constraint.vector[:] = (self.desired_acceleration - drift)[rows]
         return self._constraint
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """Frame (classical) acceleration implied by dv, masked rows."""
-        return self._constraint.matrix @ dv + self._drift[self._mask]
+        return self._constraint.matrix @ dv + self._drift[self._rows]
 
 
-def _rotate(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
-    """Apply a rotation to both 3-D halves of a 6-vector."""
-    return np.concatenate([rotation @ motion[:3], rotation @ motion[3:]])
+def _rotate_back(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
+    """R^T applied to both 3-D halves of a 6-vector (each half as a row: m^T R = (R^T m)^T)."""
+    return (motion.reshape(2, 3) @ rotation).reshape(6)

@@ -1,0 +1,157 @@
+"""Step time of tsid_py and of the C++ TSID on the parity scenarios; prints one JSON object.
+
+    python benchmarks/step_time.py [--rounds 5] [--scenario talos-balance ...]
+
+A control step is: set the references, compute the problem, solve it, read tau. For each
+scenario of tests/oracle_problems.py, tsid_py's closed loop is run once to record the states
+(t, q, v) it goes through; then both libraries solve the step at every recorded state, in
+turns (who goes first alternates), for ``--rounds`` passes after one warm-up pass. The C++ TSID
+(``SolverHQuadProgFast``) is timed only where it is importable (``make oracle``).
+
+Also reported: tsid_py's breakdown (medians over the same states: Pinocchio terms, tasks and
+assembly, QP stacking, QP solve, reading tau) and how often the warm start confirmed the
+previous active set without a quadprog call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from oracle_problems import PROBLEMS, Controller, build_oracle, build_tsid_py, initial_state, integrate  # noqa: E402
+
+from tsid_py.solvers.qp_matrices import qp_matrices  # noqa: E402
+
+try:
+    import tsid
+except ImportError:
+    tsid = None
+
+
+def recorded_states(problem, ours: Controller) -> list[tuple[float, np.ndarray, np.ndarray]]:
+    """The (t, q, v) of tsid_py's closed loop over the scenario's duration."""
+    q, v = initial_state(problem)
+    states = []
+    for i in range(int(round(problem.duration / problem.dt))):
+        t = i * problem.dt
+        states.append((t, q.copy(), v.copy()))
+        step = ours.step(t, q, v)
+        if not step.ok:
+            raise RuntimeError(f"{problem.name}: the QP failed at t = {t:.3f} s")
+        q, v = integrate(ours.model, q, v, step.dv, problem.dt)
+    return states
+
+
+def summary(seconds: list[float]) -> dict[str, float]:
+    us = 1e6 * np.asarray(seconds)
+    return {"median_us": round(float(np.median(us)), 1), "p99_us": round(float(np.percentile(us, 99)), 1)}
+
+
+def interleaved(controllers: list[Controller], states, rounds: int) -> list[list[float]]:
+    """Times of each controller's control step at every state, in turns, after a warm-up pass."""
+    times: list[list[float]] = [[] for _ in controllers]
+    for round_index in range(rounds + 1):
+        for k, (t, q, v) in enumerate(states):
+            order = range(len(controllers)) if k % 2 == 0 else reversed(range(len(controllers)))
+            for c in order:
+                start = time.perf_counter()
+                controllers[c].control(t, q, v)
+                elapsed = time.perf_counter() - start
+                if round_index > 0:
+                    times[c].append(elapsed)
+    return times
+
+
+def breakdown(ours: Controller, states, rounds: int) -> dict[str, object]:
+    """Medians of tsid_py's stages [us] and the warm-start hit rate."""
+    form, solver = ours.formulation, ours.solver
+    robot, data = form.robot, form.data
+    stages: dict[str, list[float]] = {k: [] for k in ("pinocchio", "problem", "stacking", "solve", "tau")}
+    hits = 0
+    for _ in range(rounds):
+        for t, q, v in states:
+            marks = [time.perf_counter()]
+            robot.compute_all_terms_checked(data, q, v)
+            marks.append(time.perf_counter())
+            hqp = form.compute_problem_data(t, q, v)
+            marks.append(time.perf_counter())
+            qp_matrices(hqp)
+            marks.append(time.perf_counter())
+            sol = solver.solve(hqp)
+            marks.append(time.perf_counter())
+            form.get_actuator_forces(sol)
+            marks.append(time.perf_counter())
+            for values, begin, end in zip(stages.values(), marks[:-1], marks[1:], strict=True):
+                values.append(end - begin)
+            hits += sol.iterations == 0
+    med = {name: 1e6 * float(np.median(values)) for name, values in stages.items()}
+    return {
+        "pinocchio_us": round(med["pinocchio"], 1),
+        "tasks_and_assembly_us": round(med["problem"] - med["pinocchio"], 1),
+        "qp_stacking_us": round(med["stacking"], 1),
+        "qp_solve_us": round(med["solve"] - med["stacking"], 1),
+        "read_tau_us": round(med["tau"], 1),
+        "warm_start_hits": round(hits / (rounds * len(states)), 3),
+    }
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [
+            line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if "model name" in line
+        ]
+        cpu = f"{names[0]} x {len(names)}" if names else cpu
+    return {
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pinocchio": pin.__version__,
+        "tsid": getattr(tsid, "__version__", "installed") if tsid else "not installed",
+        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="timed passes over the recorded states")
+    parser.add_argument("--scenario", nargs="*", choices=sorted(PROBLEMS), default=sorted(PROBLEMS))
+    args = parser.parse_args(argv)
+    results = {}
+    for name in args.scenario:
+        problem = PROBLEMS[name]
+        q0, _ = initial_state(problem)
+        ours = build_tsid_py(problem, q0)
+        states = recorded_states(problem, ours)
+        controllers = [build_tsid_py(problem, q0)]
+        if tsid is not None:
+            controllers.append(build_oracle(problem, q0, tsid))
+        times = interleaved(controllers, states, args.rounds)
+        entry: dict[str, object] = {
+            "sizes": dict(zip(("n_var", "n_eq", "n_in"), ours.sizes, strict=True)),
+            "states": len(states),
+            "tsid_py": summary(times[0]),
+            "tsid": summary(times[1]) if tsid is not None else None,
+        }
+        if tsid is not None:
+            entry["ratio_median"] = round(entry["tsid_py"]["median_us"] / entry["tsid"]["median_us"], 3)
+            entry["ratio_p99"] = round(entry["tsid_py"]["p99_us"] / entry["tsid"]["p99_us"], 3)
+        entry["tsid_py_breakdown"] = breakdown(build_tsid_py(problem, q0), states, args.rounds)
+        results[name] = entry
+    print(json.dumps({"machine": machine(), "rounds": args.rounds, "scenarios": results}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Levels 0 and 1 of an HQP laid out in contiguous buffers, so a solver needs no stacking.
+
+The formulation allocates one buffer per kind of row (level-0 equalities, level-0 inequalities,
+level-1 costs) and makes every x-space constraint's matrix, vector and bounds *views* of rows
+of those buffers. Filling the constraints in place then fills the stacked QP:
+
+    A_eq x = b_eq,  lb <= C x <= ub   (level 0),    sum_i w_i |S_i x - s_i|^2   (level 1).
+
+Cost rows are grouped by the columns they can touch (dv only, f only, or both), so
+H = sum_groups S_g^T W_g S_g is formed block by block. A layout is valid only while the levels
+hold exactly the constraints (and arrays) it was built for: :meth:`StackedLevels.matches`
+checks that before a solver trusts it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tsid_py.hqp import WeightedConstraint
+
+
+class StackedLevels:
+    """Buffers behind the constraints of levels 0 and 1 (see the module docstring).
+
+    Args:
+        hard: The entries of level 0.
+        cost: The entries of level 1 (equalities).
+        n: Size of x.
+        nv: Size of dv (x = [dv; f]); cost rows whose ``columns`` stay within dv or within f
+            form the blocks of H.
+    """
+
+    def __init__(
+        self, hard: list[WeightedConstraint], cost: list[WeightedConstraint], n: int, nv: int
+    ) -> None:
+        self.n = n
+        equalities = [e for e in hard if e.constraint.is_equality()]
+        inequalities = [e for e in hard if not e.constraint.is_equality()]
+        self.A_eq, self.b_eq = _rows(n, equalities, ("matrix",), ("vector",))
+        self.C, self.lb, self.ub = _rows(n, inequalities, ("matrix",), ("lower_bound", "upper_bound"))
+        self.blocks = [(e.constraint.name, e.constraint.rows) for e in inequalities]
+        groups: dict[tuple[int, int], list[WeightedConstraint]] = {}
+        for e in cost:
+            start, stop, _ = (e.columns or slice(0, n)).indices(n)
+            key = (0, nv) if stop <= nv else (nv, n) if start >= nv else (0, n)
+            groups.setdefault(key, []).append(e)
+        ordered = [e for key in sorted(groups) for e in groups[key]]
+        self.S, self.s = _rows(n, ordered, ("matrix",), ("vector",))
+        self.groups = []
+        first = 0
+        for (start, stop), entries in sorted(groups.items()):
+            rows = sum(e.constraint.rows for e in entries)
+            counts = np.array([e.constraint.rows for e in entries])
+            self.groups.append((slice(first, first + rows), slice(start, stop), entries, counts))
+            first += rows
+        self._signature = self.signature([hard, cost])
+
+    @staticmethod
+    def signature(levels: list[list[WeightedConstraint]]) -> tuple[int, ...]:
+        """Identity of the constraints and arrays of levels 0 and 1."""
+        return tuple(id(e.constraint.matrix) for level in levels[:2] for e in level)
+
+    def matches(self, levels: list[list[WeightedConstraint]]) -> bool:
+        """Whether ``levels`` still holds exactly the arrays this layout made (and nothing more)."""
+        return all(not level for level in levels[2:]) and self.signature(levels) == self._signature
+
+    def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
+        """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights."""
+        n = self.n
+        H, g = np.zeros((n, n)), np.zeros(n)
+        for rows, columns, entries, counts in self.groups:
+            weights = np.repeat([e.weight for e in entries], counts)
+            S = self.S[rows, columns]
+            WS = weights[:, None] * S
+            H[columns, columns] += S.T @ WS
+            g[columns] -= WS.T @ self.s[rows]
+        H.ravel()[:: n + 1] += regularization
+        return H, g
+
+
+def _rows(
+    n: int, entries: list[WeightedConstraint], matrices: tuple[str, ...], vectors: tuple[str, ...]
+) -> list:
+    """One buffer per attribute, stacked over ``entries``; each constraint's attribute becomes a view."""
+    total = sum(e.constraint.rows for e in entries)
+    buffers = [np.zeros((total, n)) for _ in matrices] + [np.zeros(total) for _ in vectors]
+    first = 0
+    for e in entries:
+        c = e.constraint
+        rows = slice(first, first + c.rows)
+        for name, buffer in zip(matrices + vectors, buffers, strict=True):
+            buffer[rows] = getattr(c, name)
+            setattr(c, name, buffer[rows])
+        first += c.rows
+    return buffers
