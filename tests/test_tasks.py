@@ -136,3 +136,27 @@ def test_gains_are_validated(talos):
         task.kp = [1.0, 2.0]
     with pytest.raises(tsid.InvalidParameterError, match="kp must be >= 0"):
         task.kp = -1.0
+
+
+def test_se3_task_local_and_world_agree_with_a_moving_reference(talos, rng):
+    """In local axes every term is the world-axes term rotated by R^T: rows agree after rotation."""
+    q, v = random_state(talos, rng)
+    frame = "arm_right_7_joint"
+    reference = tsid.TrajectorySample(
+        tsid.TrajectorySample.from_se3(pin.SE3(pin.exp3(rng.standard_normal(3)), rng.standard_normal(3))).pos,
+        rng.standard_normal(6),
+        rng.standard_normal(6),
+        tangent_size=6,
+    )
+    rows = {}
+    for local in (True, False):
+        task = tsid.TaskSE3Equality("ee", talos, frame)
+        task.use_local_frame(local)
+        task.kp, task.kd = 30.0, 7.0
+        task.set_reference(reference)
+        c, data = computed(task, talos, q, v)
+        rows[local] = (c.matrix.copy(), c.vector.copy())
+    R = data.oMf[talos.frame_id(frame)].rotation
+    rotate = np.kron(np.eye(2), R)
+    np.testing.assert_allclose(rotate @ rows[True][0], rows[False][0], atol=1e-10)
+    np.testing.assert_allclose(rotate @ rows[True][1], rows[False][1], atol=1e-9)

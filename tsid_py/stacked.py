@@ -47,11 +47,13 @@ class StackedLevels:
         ordered = [e for key in sorted(groups) for e in groups[key]]
         self.S, self.s = _rows(n, ordered, ("matrix",), ("vector",))
         self.groups = []
+        self._row_weights: list[tuple[tuple[float, ...], np.ndarray]] = []
         first = 0
         for (start, stop), entries in sorted(groups.items()):
             rows = sum(e.constraint.rows for e in entries)
             counts = np.array([e.constraint.rows for e in entries])
             self.groups.append((slice(first, first + rows), slice(start, stop), entries, counts))
+            self._row_weights.append(((), np.zeros(rows)))
             first += rows
         self._signature = self.signature([hard, cost])
 
@@ -68,14 +70,23 @@ class StackedLevels:
         """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights."""
         n = self.n
         H, g = np.zeros((n, n)), np.zeros(n)
-        for rows, columns, entries, counts in self.groups:
-            weights = np.repeat([e.weight for e in entries], counts)
+        for index, (rows, columns, entries, counts) in enumerate(self.groups):
+            weights = self._weights_per_row(index, entries, counts)
             S = self.S[rows, columns]
             WS = weights[:, None] * S
             H[columns, columns] += S.T @ WS
             g[columns] -= WS.T @ self.s[rows]
         H.ravel()[:: n + 1] += regularization
         return H, g
+
+    def _weights_per_row(
+        self, group: int, entries: list[WeightedConstraint], counts: np.ndarray
+    ) -> np.ndarray:
+        """Each row's weight in a cost group, rebuilt only when a weight changed."""
+        weights = tuple(e.weight for e in entries)
+        if weights != self._row_weights[group][0]:
+            self._row_weights[group] = (weights, np.repeat(weights, counts))
+        return self._row_weights[group][1]
 
 
 def _rows(

@@ -51,7 +51,7 @@ def solve_with_active_set(
     else:
         multipliers = np.zeros(0)
     x, _ = lapack.dtrtrs(L, V @ multipliers - w, lower=1, trans=1)
-    if not np.all(np.isfinite(x)):
+    if not np.isfinite(x @ x):
         return None
     held = multipliers[n_eq:]
     if held.size and np.any(sides * held < -DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max(initial=0.0))):

@@ -42,6 +42,7 @@ class TaskSE3Equality(TaskMotion, PdGains):
         self.local_frame = True
         self._reference_placement = pin.SE3.Identity()
         self._reference = TrajectorySample.from_se3(self._reference_placement)
+        self._reference_moves = False
         self.mask = np.ones(6)
         self.position_error = np.zeros(6)
         self.velocity_error = np.zeros(6)
@@ -73,6 +74,7 @@ class TaskSE3Equality(TaskMotion, PdGains):
             reference = TrajectorySample.from_se3(reference)
         self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
         self._reference_placement = vector_to_se3(self._reference.pos)
+        self._reference_moves = bool(np.any(self._reference.vel) or np.any(self._reference.acc))
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
         robot, frame = self.robot, self.frame_id
@@ -85,8 +87,9 @@ class TaskSE3Equality(TaskMotion, PdGains):
             drift = robot.frame_classic_acceleration(data, frame).vector
             jacobian = robot.frame_jacobian_local(data, frame)
             self.position_error = error
-            self.velocity_error = _rotate_back(rotation, ref_vel) - velocity
-            ref_acc = _rotate_back(rotation, ref_acc)
+            if self._reference_moves:
+                ref_vel, ref_acc = _rotate_back(rotation, ref_vel), _rotate_back(rotation, ref_acc)
+            self.velocity_error = ref_vel - velocity
         else:
             velocity = robot.frame_velocity_world_oriented(data, frame).vector
             drift = robot.frame_classic_acceleration_world_oriented(data, frame).vector
