@@ -22,7 +22,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.analysis.contact_geometry import contact_frame_ids, set_external_forces, zero_external_forces
-from tsid_py.errors import DimensionError
+from tsid_py.errors import DimensionError, UnsupportedProblemError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.validation import as_vector
 
@@ -72,11 +72,21 @@ def forward_dynamics(
     tau = generalized_torques(robot, tau)
     data = robot.create_data()
     if not external_wrenches:
-        return np.array(pin.aba(robot.model, data, q, v, tau))
+        return _finite_accelerations(robot, pin.aba(robot.model, data, q, v, tau))
     frame_ids = [robot.frame_id(frame) for frame in external_wrenches]
     wrenches = np.array([as_vector(f"external wrench at {f!r}", w, 6) for f, w in external_wrenches.items()])
     fext = set_external_forces(robot, zero_external_forces(robot), frame_ids, wrenches)
-    return np.array(pin.aba(robot.model, data, q, v, tau, fext))
+    return _finite_accelerations(robot, pin.aba(robot.model, data, q, v, tau, fext))
+
+
+def _finite_accelerations(robot: RobotWrapper, accelerations: np.ndarray) -> np.ndarray:
+    """ABA's output, or an error when a massless subtree made the mass matrix singular."""
+    if not np.all(np.isfinite(accelerations)):
+        raise UnsupportedProblemError(
+            f"forward dynamics of {robot.name} is undefined: its mass matrix is singular "
+            "(a joint moves a subtree without mass or inertia)"
+        )
+    return np.array(accelerations)
 
 
 def contact_forward_dynamics(
