@@ -115,10 +115,15 @@ def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, request, 
         tau = 10.0 * rng.standard_normal(robot.na)
         forward = contact_forward_dynamics(robot, q, v, tau, frames)
         # Independent check: Pinocchio's own constrained dynamics.
-        constraint_models, constraint_datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+        constraint_models, constraint_datas = (
+            pin.StdVec_RigidConstraintModel(),
+            pin.StdVec_RigidConstraintData(),
+        )
         for frame in frames:
             f = model.frames[robot.frame_id(frame)]
-            cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_6D, model, f.parentJoint, f.placement, pin.LOCAL)
+            cm = pin.RigidConstraintModel(
+                pin.ContactType.CONTACT_6D, model, f.parentJoint, f.placement, pin.LOCAL
+            )
             constraint_models.append(cm)
             constraint_datas.append(cm.createData())
         data = model.createData()
@@ -128,7 +133,9 @@ def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, request, 
         assert np.max(np.abs(forward.accelerations - a_pin)) < 1e-8
         assert np.max(np.abs(forward.contact_wrenches.reshape(-1) - data.lambda_c)) < 1e-8
         # Inverse of forward: the wrenches are balancing guesses, so they come back with tau.
-        inverse = multi_contact_inverse_dynamics(robot, q, v, forward.accelerations, frames, forward.contact_wrenches)
+        inverse = multi_contact_inverse_dynamics(
+            robot, q, v, forward.accelerations, frames, forward.contact_wrenches
+        )
         assert np.max(np.abs(inverse.contact_wrenches - forward.contact_wrenches)) < 1e-9
         assert np.max(np.abs(inverse.joint_torques - tau)) < 1e-9
         assert inverse.feasible
@@ -164,12 +171,14 @@ def test_single_contact_root_residual_vanishes(name, frame, request, rng):
 def test_multi_contact_without_guesses_is_the_weighted_least_norm(talos, rng):
     q, v = random_state(talos, rng)
     a = rng.standard_normal(talos.nv)
-    result = multi_contact_inverse_dynamics(talos, q, v, a, TALOS_FEET, force_weight=1e-3, min_torque_weight=1.0)
+    result = multi_contact_inverse_dynamics(
+        talos, q, v, a, TALOS_FEET, force_weight=1e-3, min_torque_weight=1.0
+    )
     assert np.max(np.abs(result.root_residual)) < 1e-9
     w = result.contact_wrenches.reshape(-1)
     weights = np.tile([1e-3] * 3 + [1.0] * 3, 2)
     data = talos.create_data()
-    pin.rnea(talos.model, data, q, v, a)
+    pin.forwardKinematics(talos.model, data, q)
     null = scipy.linalg.null_space(root_wrench_matrix(talos, data, [talos.frame_id(f) for f in TALOS_FEET]))
     gradient = null.T @ (weights * w)  # optimality: the cost gradient is orthogonal to the balancing set
     assert np.max(np.abs(gradient)) < 1e-9 * max(1.0, np.max(np.abs(weights * w)))
@@ -197,7 +206,9 @@ def test_infeasible_motion_reports_the_residual_root_wrench(talos):
     a = np.zeros(talos.nv)
     a[2] = -2.0 * 9.81  # falling faster than gravity: only pulling on the ground could do it
     b = pin.rnea(talos.model, talos.create_data(), q, v, a)[:6]
-    result = multi_contact_inverse_dynamics(talos, q, v, a, TALOS_FEET, limits=ContactLimits(mu=0.5, sole=talos.spec.sole))
+    result = multi_contact_inverse_dynamics(
+        talos, q, v, a, TALOS_FEET, limits=ContactLimits(mu=0.5, sole=talos.spec.sole)
+    )
     assert not result.feasible
     # No admissible push helps: zero forces, zero tilting moments (only the free torsion m_z is used).
     assert np.max(np.abs(result.contact_wrenches[:, :5])) < 1e-6
@@ -223,13 +234,21 @@ def test_over_time_matches_per_frame_solutions(talos):
 
 
 def test_over_time_banded_solve_equals_a_dense_solve(talos):
-    """The smoothed problem solved densely (KKT over all frames) gives the same wrenches."""
+    """The smoothed problem with guesses, solved densely (KKT over all frames), gives the same wrenches."""
     dt, T, s = 0.002, 12, 1e-2
     q = smooth_motion(talos, T, dt, seed=3)
     schedule = np.ones((T, 2), dtype=bool)
     schedule[5:8, 1] = False  # the left foot lifts for three frames
+    guesses = 100.0 * np.random.default_rng(5).standard_normal((T, 2, 6))
     result = multi_contact_inverse_dynamics_over_time(
-        talos, q, TALOS_FEET, dt, smoothing_weight=s, min_torque_weight=1.0, contact_schedule=schedule
+        talos,
+        q,
+        TALOS_FEET,
+        dt,
+        smoothing_weight=s,
+        min_torque_weight=1.0,
+        contact_schedule=schedule,
+        wrench_guesses=guesses,
     )
     v, a = velocities_and_accelerations(talos, q, dt)
     ids = [talos.frame_id(f) for f in TALOS_FEET]
@@ -242,6 +261,7 @@ def test_over_time_banded_solve_equals_a_dense_solve(talos):
         block = slice(12 * t, 12 * t + 12)
         H[block, block] += np.diag(weights)
         b = pin.rnea(talos.model, data, q[t], v[t], a[t])[:6]
+        pin.forwardKinematics(talos.model, data, q[t])
         A = np.zeros((6, n))
         A[:, block] = root_wrench_matrix(talos, data, ids)
         rows.append(A)
@@ -259,7 +279,8 @@ def test_over_time_banded_solve_equals_a_dense_solve(talos):
                 H += s * D.T @ D
     E = np.vstack(rows)
     kkt = np.block([[2 * H, E.T], [E, np.zeros((E.shape[0], E.shape[0]))]])
-    solution = np.linalg.lstsq(kkt, np.concatenate([np.zeros(n), np.concatenate(rhs)]), rcond=None)[0]
+    gradient_rhs = 2 * np.tile(weights, T) * guesses.reshape(-1)
+    solution = np.linalg.lstsq(kkt, np.concatenate([gradient_rhs, np.concatenate(rhs)]), rcond=None)[0]
     assert np.max(np.abs(result.contact_wrenches.reshape(-1) - solution[:n])) < 1e-6
     assert np.all(result.contact_wrenches[5:8, 1] == 0.0)
 
@@ -334,7 +355,9 @@ def test_bad_input_raises_tsid_errors(talos, ur5):
     with pytest.raises(tsid.DimensionError):
         inverse_dynamics(talos, q, v, np.zeros(3))
     with pytest.raises(tsid.UnsupportedProblemError):
-        contact_inverse_dynamics(ur5, ur5.neutral_configuration(), ur5.zero_velocity(), np.zeros(6), "ee_fixed_joint")
+        contact_inverse_dynamics(
+            ur5, ur5.neutral_configuration(), ur5.zero_velocity(), np.zeros(6), "ee_fixed_joint"
+        )
     with pytest.raises(tsid.UnknownFrameError):
         contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), "left_foot")
     with pytest.raises(tsid.DuplicateNameError):
@@ -351,3 +374,49 @@ def test_bad_input_raises_tsid_errors(talos, ur5):
         force_torque_map(talos, q, v, TALOS_FEET[0], ["root_joint"])
     with pytest.raises(tsid.DimensionError):
         forward_dynamics(talos, q, v, np.zeros(5))
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
+    import json
+
+    from tsid_py import cli
+
+    motion = tmp_path / "motion.npz"
+    q = smooth_motion(talos, 20, 0.01, seed=4)
+    schedule = np.ones((20, 2), dtype=bool)
+    schedule[10:, 1] = False
+    np.savez(motion, q=q, t=0.01 * np.arange(20), contact_schedule=schedule)
+    out_npz, out_csv = tmp_path / "result.npz", tmp_path / "result.csv"
+    args = ["analyze", str(motion), "--robot", "talos", "--contacts", ",".join(TALOS_FEET), "--json"]
+    assert cli.main([*args, "--out", str(out_npz), "--plot", str(tmp_path / "plots")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["frames"] == 20 and summary["dt_s"] == pytest.approx(0.01)
+    assert summary["root_residual_max"] < 1e-9
+    with np.load(out_npz) as result:
+        assert result["joint_torques"].shape == (20, talos.na)
+        assert np.all(result["contact_wrenches"][10:, 1] == 0.0)
+        expected = multi_contact_inverse_dynamics_over_time(
+            talos, q, TALOS_FEET, 0.01, contact_schedule=schedule
+        )
+        assert np.max(np.abs(result["joint_torques"] - expected.joint_torques)) < 1e-9
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        "contact_forces.png",
+        "contact_moments.png",
+        "joint_torques.png",
+    ]
+    assert cli.main([*args, "--out", str(out_csv)]) == 0
+    table = np.loadtxt(out_csv, delimiter=",", skiprows=1)
+    header = out_csv.read_text().splitlines()[0].split(",")
+    assert table.shape == (20, 1 + talos.na + 12) and len(header) == table.shape[1]
+    assert header[1] == "tau/leg_left_1_joint" and header[-1] == "w/leg_left_sole_fix_joint/mz"
+
+
+def test_cli_analyze_reports_bad_input(tmp_path, capsys):
+    from tsid_py import cli
+
+    motion = tmp_path / "motion.npz"
+    np.savez(motion, positions=np.zeros((5, 39)))
+    assert cli.main(["analyze", str(motion)]) == 2
+    assert "no array 'q'" in capsys.readouterr().err
+    assert "analyze" in cli.usage()

@@ -43,33 +43,42 @@ def require_floating_base(robot: RobotWrapper, what: str) -> None:
         )
 
 
-def placement_in_base(robot: RobotWrapper, data: pin.Data, frame_id: int) -> pin.SE3:
-    """bMf, the frame's placement in the base frame, chained from the joint placements ``data.liMi``.
-
-    ``data.liMi`` is filled by RNEA (which leaves ``data.oMi`` alone) and by forward kinematics.
-    """
-    model = robot.model
-    frame = model.frames[frame_id]
-    placement, joint = frame.placement, frame.parentJoint
-    while joint > ROOT_JOINT:
-        placement = data.liMi[joint] * placement
-        joint = model.parents[joint]
-    if joint != ROOT_JOINT:
-        raise UnsupportedProblemError(f"frame {frame.name!r} is not attached to the floating base")
-    return placement
-
-
 def frame_placement(robot: RobotWrapper, data: pin.Data, frame_id: int) -> pin.SE3:
-    """oMf, the frame's placement in the world, from ``data.liMi`` (see :func:`placement_in_base`)."""
-    return data.liMi[ROOT_JOINT] * placement_in_base(robot, data, frame_id)
+    """oMf from the joint placements ``data.oMi``, which ``pin.forwardKinematics`` fills (RNEA does not)."""
+    frame = robot.model.frames[frame_id]
+    return data.oMi[frame.parentJoint] * frame.placement
 
 
 def root_wrench_matrix(robot: RobotWrapper, data: pin.Data, frame_ids: Sequence[int]) -> np.ndarray:
     """[X_1 ... X_n], 6 x 6n: contact wrenches (LOCAL) -> the root rows of sum_c J_c^T w_c.
 
-    ``data.liMi`` must hold the joint placements of the current configuration.
+    ``data.oMi`` must hold the joint placements of the current configuration (forward kinematics).
     """
-    return np.hstack([placement_in_base(robot, data, i).toDualActionMatrix() for i in frame_ids])
+    world_to_base = data.oMi[ROOT_JOINT].inverse()
+    return np.hstack(
+        [(world_to_base * frame_placement(robot, data, i)).toDualActionMatrix() for i in frame_ids]
+    )
+
+
+def base_wrench_in_world(placement: np.ndarray, wrenches: np.ndarray) -> np.ndarray:
+    """Wrenches (T, 6) in the base frame about its origin -> world frame about the world origin.
+
+    ``placement`` holds the base placements oMb as (T, 7) free-flyer configurations (x, y, z, quaternion
+    x, y, z, w), as in q[:, :7]: force R f, moment R m + p x R f.
+    """
+    quaternion = placement[:, 3:7] / np.linalg.norm(placement[:, 3:7], axis=1, keepdims=True)
+    x, y, z, w = quaternion.T
+    R = np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=-1),
+            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=-1),
+            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=-1),
+        ],
+        axis=1,
+    )
+    force = np.einsum("tij,tj->ti", R, wrenches[:, :3])
+    moment = np.einsum("tij,tj->ti", R, wrenches[:, 3:]) + np.cross(placement[:, :3], force)
+    return np.hstack([force, moment])
 
 
 def zero_external_forces(robot: RobotWrapper) -> pin.StdVec_Force:
@@ -93,8 +102,3 @@ def set_external_forces(
         frame = model.frames[frame_id]
         fext[frame.parentJoint] += frame.placement.act(pin.Force(wrench))
     return fext
-
-
-def world_wrench(placement: pin.SE3, wrench: np.ndarray) -> np.ndarray:
-    """A LOCAL wrench at a frame with placement oMf, expressed in the world frame about its origin."""
-    return placement.act(pin.Force(wrench)).vector

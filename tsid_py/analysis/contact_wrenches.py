@@ -135,6 +135,7 @@ def multi_contact_inverse_dynamics(
     weights = np.tile(wrench_weights(force_weight, min_torque_weight), n)
     data = robot.create_data()
     b = np.array(pin.rnea(robot.model, data, q, v, a)[:6])
+    pin.forwardKinematics(robot.model, data, q)
     A = root_wrench_matrix(robot, data, frame_ids)
     inequalities = stacked_inequalities(limits, n)
     w, feasible = balance_root(A, b, weights, guesses.reshape(-1), inequalities)

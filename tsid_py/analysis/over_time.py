@@ -29,12 +29,11 @@ import scipy.linalg
 import scipy.sparse
 
 from tsid_py.analysis.contact_geometry import (
+    base_wrench_in_world,
     contact_frame_ids,
-    frame_placement,
     require_floating_base,
     root_wrench_matrix,
     set_external_forces,
-    world_wrench,
     zero_external_forces,
 )
 from tsid_py.analysis.contact_wrenches import wrench_weights
@@ -132,7 +131,8 @@ def multi_contact_inverse_dynamics_over_time(
     z = _solve_null_space_coordinates(particular, null_basis, schedule, weights, smoothing_weight, guesses)
     wrenches = particular + np.einsum("tij,tj->ti", null_basis, z).reshape(T, n, 6)
     wrenches[~schedule] = 0.0
-    torques, root_residual, total = _torques(robot, q, v, a, frame_ids, wrenches, progress)
+    torques, root_residual = _torques(robot, q, v, a, frame_ids, wrenches, progress)
+    total = base_wrench_in_world(q[:, :7], np.einsum("tij,tj->ti", A, wrenches.reshape(T, -1)))
     return MotionAnalysis(
         t=dt * np.arange(T),
         q=q,
@@ -175,12 +175,13 @@ def _root_rows(
     frame_ids: list[int],
     progress: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A (T, 6, 6n) and b (T, 6): the root rows A_t w = b_t at every frame (RNEA per frame)."""
+    """A (T, 6, 6n) and b (T, 6): the root rows A_t w = b_t at every frame (RNEA and kinematics)."""
     model, data = robot.model, robot.create_data()
     T, n = q.shape[0], len(frame_ids)
     A, b = np.empty((T, 6, 6 * n)), np.empty((T, 6))
     for t in progress_bar(range(T), progress, "root dynamics", "frame"):
         b[t] = pin.rnea(model, data, q[t], v[t], a[t])[:6]
+        pin.forwardKinematics(model, data, q[t])
         A[t] = root_wrench_matrix(robot, data, frame_ids)
     return A, b
 
@@ -222,15 +223,17 @@ def _solve_null_space_coordinates(
     """z (T, r_max) minimizing the weighted and smoothing costs, by a banded Cholesky solve.
 
     In the stacked variables x = p + P z (P block-diagonal, P_t = N_t), the cost is
-    (x - g)^T Q (x - g) with Q = blockdiag(W) + s D^T D (D the masked forward differences); the
-    normal equations P^T Q P z = P^T Q (g - p) have bandwidth below 2 r_max.
+    (x - g)^T Q_w (x - g) + x^T Q_s x with Q_w = blockdiag(W) and Q_s = s D^T D (D the masked
+    forward differences); the normal equations
+    P^T (Q_w + Q_s) P z = P^T (Q_w (g - p) - Q_s p) have a bandwidth below 2 r_max.
     """
     T, m, r = null_basis.shape
     if r == 0:
         return np.zeros((T, 0))
     size = T * m
     contact_rows = np.repeat(schedule, 6, axis=1)  # (T, m)
-    Q = scipy.sparse.diags(np.tile(np.tile(weights, m // 6), T) * contact_rows.reshape(-1))
+    Q_w = scipy.sparse.diags(np.tile(np.tile(weights, m // 6), T) * contact_rows.reshape(-1))
+    Q_s = scipy.sparse.csr_matrix((size, size))
     if smoothing_weight > 0.0:
         both = (contact_rows[:-1] & contact_rows[1:]).reshape(-1).astype(float)
         rows = np.arange((T - 1) * m)
@@ -238,10 +241,14 @@ def _solve_null_space_coordinates(
             (np.concatenate([-both, both]), (np.concatenate([rows, rows]), np.concatenate([rows, rows + m]))),
             shape=((T - 1) * m, size),
         )
-        Q = Q + smoothing_weight * (D.T @ D)
-    P = scipy.sparse.block_diag(list(null_basis), format="csr")
-    H = (P.T @ Q @ P).tocoo()
-    rhs = P.T @ (Q @ (guesses.reshape(-1) - particular.reshape(-1)))
+        Q_s = smoothing_weight * (D.T @ D)
+    frame, row, column = np.nonzero(null_basis)
+    P = scipy.sparse.csr_matrix(
+        (null_basis[frame, row, column], (frame * m + row, frame * r + column)), shape=(size, T * r)
+    )
+    p = particular.reshape(-1)
+    H = (P.T @ (Q_w + Q_s) @ P).tocoo()
+    rhs = P.T @ (Q_w @ (guesses.reshape(-1) - p) - Q_s @ p)
     # Padded (unused) null-space columns have zero rows and columns in H: pin them with 1 on the diagonal.
     unused = np.flatnonzero(np.abs(H.diagonal()) == 0.0)
     H = (H + scipy.sparse.coo_matrix((np.ones(unused.size), (unused, unused)), shape=H.shape)).tocoo()
@@ -267,16 +274,14 @@ def _torques(
     frame_ids: list[int],
     wrenches: np.ndarray,
     progress: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Joint torques, root residual (RNEA with the wrenches as external forces) and total world wrench."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Joint torques and root residual: RNEA with the contact wrenches as external forces."""
     model, data = robot.model, robot.create_data()
     T = q.shape[0]
     fext = zero_external_forces(robot)
-    torques, residual, total = np.empty((T, robot.na)), np.empty((T, 6)), np.zeros((T, 6))
+    torques, residual = np.empty((T, robot.na)), np.empty((T, 6))
     for t in progress_bar(range(T), progress, "joint torques", "frame"):
         set_external_forces(robot, fext, frame_ids, wrenches[t])
         generalized = pin.rnea(model, data, q[t], v[t], a[t], fext)
         residual[t], torques[t] = generalized[:6], generalized[6:]
-        for frame_id, wrench in zip(frame_ids, wrenches[t], strict=True):
-            total[t] += world_wrench(frame_placement(robot, data, frame_id), wrench)
-    return torques, residual, total
+    return torques, residual
