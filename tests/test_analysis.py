@@ -420,3 +420,27 @@ def test_cli_analyze_reports_bad_input(tmp_path, capsys):
     assert cli.main(["analyze", str(motion)]) == 2
     assert "no array 'q'" in capsys.readouterr().err
     assert "analyze" in cli.usage()
+
+
+def test_demo_records_then_analyzes(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "demos/inverse_dynamics_from_motion.py",
+            "--duration",
+            "0.1",
+            "--out-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    summary, comparison = (json.loads(line) for line in done.stdout.splitlines())
+    assert summary["frames"] == 50 and summary["root_residual_max"] < 1e-9
+    assert comparison["vertical_force_difference_max_n"] < 1.0
+    assert (tmp_path / "joint_torques.png").is_file()

@@ -14,8 +14,8 @@ Each frame's constraint is eliminated exactly: w_t = p_t + N_t z_t with p_t the 
 solution of A_t w = b_t and N_t a basis of the null space of A_t. The cost in z is then a
 symmetric positive-definite block-tridiagonal system, solved by a banded Cholesky factorization
 (``scipy.linalg.solveh_banded``): time and memory grow linearly with the number of frames.
-Frames without any active contact cannot balance the root; their residual root wrench
-b_t - A_t p_t is reported (it is zero wherever a contact is active).
+Frames without any active contact cannot balance the root: their wrenches are zero and their
+whole root wrench b_t is reported as the residual (it is ~0 wherever a contact is active).
 """
 
 from __future__ import annotations
@@ -120,14 +120,15 @@ def multi_contact_inverse_dynamics_over_time(
     schedule = _schedule(contact_schedule, T, n)
     guesses = np.zeros((T, n, 6)) if wrench_guesses is None else _guesses(wrench_guesses, T, n)
     weights = wrench_weights(force_weight, min_torque_weight)
-    v, a = velocities_and_accelerations(robot, q, dt)
+    if velocities is None or accelerations is None:
+        v, a = velocities_and_accelerations(robot, q, dt)
     if velocities is not None:
         v = as_matrix("velocities", velocities, (T, robot.nv))
     if accelerations is not None:
         a = as_matrix("accelerations", accelerations, (T, robot.nv))
 
     A, b = _root_rows(robot, q, v, a, frame_ids, progress)
-    particular, null_basis, residual = _eliminate_root_rows(A, b, schedule)
+    particular, null_basis = _eliminate_root_rows(A, b, schedule)
     z = _solve_null_space_coordinates(particular, null_basis, schedule, weights, smoothing_weight, guesses)
     wrenches = particular + np.einsum("tij,tj->ti", null_basis, z).reshape(T, n, 6)
     wrenches[~schedule] = 0.0
@@ -186,18 +187,15 @@ def _root_rows(
     return A, b
 
 
-def _eliminate_root_rows(
-    A: np.ndarray, b: np.ndarray, schedule: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _eliminate_root_rows(A: np.ndarray, b: np.ndarray, schedule: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per frame, w = p + N z over the active contacts (SVD, batched by activity pattern).
 
-    Returns p (T, n, 6), N (T, 6n, r_max) padded with zero columns, residual b - A p (T, 6).
+    Returns p (T, n, 6), zero at frames without contact, and N (T, 6n, r_max) padded with zero columns.
     """
     T, n = schedule.shape
     r_max = 6 * n - 6
     particular = np.zeros((T, 6 * n))
     null_basis = np.zeros((T, 6 * n, r_max))
-    residual = b.copy()
     for pattern in np.unique(schedule, axis=0):
         frames = np.flatnonzero(np.all(schedule == pattern, axis=1))
         columns = np.flatnonzero(np.repeat(pattern, 6))
@@ -208,8 +206,7 @@ def _eliminate_root_rows(
         particular[np.ix_(frames, columns)] = np.einsum("fji,fj->fi", Vt[:, :6], coefficients)
         rank_deficit = columns.size - 6
         null_basis[frames[:, None], columns[None, :], :rank_deficit] = np.swapaxes(Vt[:, 6:], 1, 2)
-        residual[frames] = 0.0
-    return particular.reshape(T, n, 6), null_basis, residual
+    return particular.reshape(T, n, 6), null_basis
 
 
 def _solve_null_space_coordinates(
