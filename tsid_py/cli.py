@@ -2,13 +2,17 @@
 
 tsid-py balance --robot talos --duration 2 --json
 tsid-py com-sinusoid --robot romeo
+tsid-py analyze MOTION.npz --robot talos --json
 """
 
 from __future__ import annotations
 
 import sys
 
+from tsid_py.analysis import cli as analyze
 from tsid_py.scenarios import SCENARIOS
+
+COMMANDS = {**SCENARIOS, "analyze": analyze}
 
 
 def usage() -> str:
@@ -17,7 +21,7 @@ def usage() -> str:
         "",
         "scenarios:",
     ]
-    for name, module in SCENARIOS.items():
+    for name, module in COMMANDS.items():
         lines.append(f"  {name:<14} {module.__doc__.splitlines()[0]}")
     return "\n".join(lines)
 
@@ -28,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0
     name, rest = argv[0], argv[1:]
-    if name not in SCENARIOS:
+    if name not in COMMANDS:
         print(f"tsid-py: unknown scenario {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    return SCENARIOS[name].main(rest)
+    return COMMANDS[name].main(rest)
 
 
 if __name__ == "__main__":

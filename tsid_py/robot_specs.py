@@ -133,7 +133,8 @@ class Robot(RobotWrapper):
     """A :class:`RobotWrapper` loaded from a spec; it keeps the spec for controllers and demos."""
 
     def __init__(self, spec: RobotSpec, *, load_visuals: bool = False) -> None:
-        root = example_robot_data_dir()
+        # A URDF shipped next to the specs (e.g. planar_chain.urdf) wins over example-robot-data.
+        root = specs_dir() if (specs_dir() / spec.urdf).is_file() else example_robot_data_dir()
         srdf = root / spec.srdf if spec.srdf else None
         model, visual_model = build_model_from_urdf(
             root / spec.urdf, [root.parent], spec.floating_base, srdf, load_visuals

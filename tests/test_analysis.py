@@ -1,0 +1,446 @@
+"""Inverse dynamics from motion, forward dynamics, force-to-torque map, planar chain (tsid_py.analysis)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+import scipy.linalg
+from conftest import random_state
+
+import tsid_py as tsid
+from tsid_py.analysis import (
+    ContactLimits,
+    contact_forward_dynamics,
+    contact_inverse_dynamics,
+    force_torque_map,
+    forward_dynamics,
+    inverse_dynamics,
+    multi_contact_inverse_dynamics,
+    multi_contact_inverse_dynamics_over_time,
+    velocities_and_accelerations,
+)
+from tsid_py.analysis.contact_geometry import root_wrench_matrix
+from tsid_py.analysis.planar_chain import default_planar_chain
+from tsid_py.robot_specs import specs_dir
+
+TALOS_FEET = ["leg_right_sole_fix_joint", "leg_left_sole_fix_joint"]
+SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+
+
+@pytest.fixture(scope="module")
+def planar_chain() -> tsid.Robot:
+    return tsid.load_robot("planar_chain")
+
+
+def smooth_motion(robot: tsid.RobotWrapper, frames: int, dt: float, seed: int = 0) -> np.ndarray:
+    """Configurations q0 (+) s(t) with s a sum of sinusoids (a smooth motion on the manifold)."""
+    rng = np.random.default_rng(seed)
+    t = dt * np.arange(frames)[:, None]
+    amplitude, frequency = rng.uniform(0.02, 0.1, robot.nv), rng.uniform(0.3, 1.5, robot.nv)
+    offsets = amplitude * np.sin(2 * np.pi * frequency * t + rng.uniform(0, 6, robot.nv))
+    return np.array([pin.integrate(robot.model, robot.default_configuration(), s) for s in offsets])
+
+
+def dynamics_residual_with_wrenches(robot, q, v, a, tau, frames, wrenches) -> float:
+    """max |M a + h - S^T tau - sum J^T w| with M, h, J from the RobotWrapper (independent path)."""
+    data = robot.create_data()
+    robot.compute_all_terms(data, q, v)
+    M = np.triu(robot.mass(data))
+    M = M + np.triu(M, 1).T
+    generalized = M @ a + robot.nonlinear_effects(data)
+    generalized[robot.nv - robot.na :] -= tau
+    for frame, wrench in zip(frames, wrenches, strict=True):
+        generalized -= robot.frame_jacobian_local(data, frame).T @ wrench
+    return float(np.max(np.abs(generalized)))
+
+
+# ------------------------------------------------------------------ finite differences
+def test_finite_differences_exact_for_constant_twist(talos, rng):
+    xi, dt = rng.standard_normal(talos.nv), 0.01
+    q = np.array([pin.integrate(talos.model, talos.default_configuration(), k * dt * xi) for k in range(8)])
+    v, a = velocities_and_accelerations(talos, q, dt)
+    assert np.max(np.abs(v - xi)) < 1e-9
+    assert np.max(np.abs(a)) < 1e-6
+
+
+def test_finite_differences_second_order(ur5):
+    def errors(dt: float) -> tuple[float, float]:
+        t = np.arange(0.0, 1.0 + dt / 2, dt)[:, None]
+        w = np.linspace(1.0, 2.0, ur5.nv)
+        q = np.sin(w * t)
+        v, a = velocities_and_accelerations(ur5, q, dt)
+        return np.max(np.abs(v - w * np.cos(w * t))), np.max(np.abs(a + w**2 * np.sin(w * t)))
+
+    coarse, fine = errors(0.01), errors(0.005)
+    assert 3.5 < coarse[0] / fine[0] < 4.5  # velocity error O(dt^2)
+    assert 3.5 < coarse[1] / fine[1] < 4.5  # acceleration error O(dt^2), endpoints included
+
+
+# ------------------------------------------------------------------ plain and contact ID / FD
+@pytest.mark.parametrize("name", ["talos", "ur5", "solo12", "planar_chain"])
+def test_forward_of_inverse_dynamics_is_identity(name, request, rng):
+    robot = request.getfixturevalue(name)
+    for _ in range(3):
+        q, v = random_state(robot, rng)
+        a = rng.standard_normal(robot.nv)
+        result = inverse_dynamics(robot, q, v, a)
+        assert result.physical == robot.is_fixed_base
+        assert result.root_wrench.shape == (robot.nv - robot.na,)
+        assert np.max(np.abs(forward_dynamics(robot, q, v, result.generalized_forces) - a)) < 1e-9
+
+
+def test_forward_dynamics_refuses_a_singular_mass_matrix(romeo, rng):
+    q, v = random_state(romeo, rng)  # Romeo's finger joints move massless links
+    with pytest.raises(tsid.UnsupportedProblemError, match="singular"):
+        forward_dynamics(romeo, q, v, np.zeros(romeo.na))
+
+
+def test_forward_dynamics_external_wrenches_enter_as_jacobian_transpose(talos, rng):
+    q, v = random_state(talos, rng)
+    tau = 20.0 * rng.standard_normal(talos.na)
+    wrenches = 50.0 * rng.standard_normal((2, 6))
+    a = forward_dynamics(talos, q, v, tau, dict(zip(TALOS_FEET, wrenches, strict=True)))
+    assert dynamics_residual_with_wrenches(talos, q, v, a, tau, TALOS_FEET, wrenches) < 1e-8
+
+
+@pytest.mark.parametrize(("name", "frames"), [("talos", TALOS_FEET), ("solo12", SOLO_FEET[:2])])
+def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, request, rng):
+    robot = request.getfixturevalue(name)
+    model = robot.model
+    for _ in range(3):
+        q, v = random_state(robot, rng)
+        tau = 10.0 * rng.standard_normal(robot.na)
+        forward = contact_forward_dynamics(robot, q, v, tau, frames)
+        # Independent check: Pinocchio's own constrained dynamics.
+        constraint_models, constraint_datas = (
+            pin.StdVec_RigidConstraintModel(),
+            pin.StdVec_RigidConstraintData(),
+        )
+        for frame in frames:
+            f = model.frames[robot.frame_id(frame)]
+            cm = pin.RigidConstraintModel(
+                pin.ContactType.CONTACT_6D, model, f.parentJoint, f.placement, pin.LOCAL
+            )
+            constraint_models.append(cm)
+            constraint_datas.append(cm.createData())
+        data = model.createData()
+        pin.initConstraintDynamics(model, data, constraint_models, constraint_datas)
+        tau_full = np.concatenate([np.zeros(6), tau])
+        a_pin = pin.constraintDynamics(model, data, q, v, tau_full, constraint_models, constraint_datas)
+        assert np.max(np.abs(forward.accelerations - a_pin)) < 1e-8
+        assert np.max(np.abs(forward.contact_wrenches.reshape(-1) - data.lambda_c)) < 1e-8
+        # Inverse of forward: the wrenches are balancing guesses, so they come back with tau.
+        inverse = multi_contact_inverse_dynamics(
+            robot, q, v, forward.accelerations, frames, forward.contact_wrenches
+        )
+        assert np.max(np.abs(inverse.contact_wrenches - forward.contact_wrenches)) < 1e-9
+        assert np.max(np.abs(inverse.joint_torques - tau)) < 1e-9
+        assert inverse.feasible
+
+
+def test_contact_inverse_then_forward_returns_the_acceleration(talos, rng):
+    q, v = random_state(talos, rng)
+    data = talos.create_data()
+    talos.compute_all_terms(data, q, v)
+    J = np.vstack([talos.frame_jacobian_local(data, f) for f in TALOS_FEET])
+    drift = np.concatenate([talos.frame_acceleration(data, f).vector for f in TALOS_FEET])
+    a = -np.linalg.pinv(J) @ drift + scipy.linalg.null_space(J) @ rng.standard_normal(talos.nv - 12)
+    inverse = multi_contact_inverse_dynamics(talos, q, v, a, TALOS_FEET)
+    forward = contact_forward_dynamics(talos, q, v, inverse.joint_torques, TALOS_FEET)
+    assert np.max(np.abs(forward.accelerations - a)) < 1e-9
+    assert np.max(np.abs(forward.contact_wrenches - inverse.contact_wrenches)) < 1e-7
+
+
+@pytest.mark.parametrize(("name", "frame"), [("talos", "leg_left_sole_fix_joint"), ("romeo", "r_sole")])
+def test_single_contact_root_residual_vanishes(name, frame, request, rng):
+    robot = request.getfixturevalue(name)
+    for _ in range(5):
+        q, v = random_state(robot, rng)
+        a = rng.standard_normal(robot.nv)
+        result = contact_inverse_dynamics(robot, q, v, a, frame)
+        assert np.max(np.abs(result.root_residual)) < 1e-9
+        residual = dynamics_residual_with_wrenches(
+            robot, q, v, a, result.joint_torques, [frame], [result.contact_wrench]
+        )
+        assert residual < 1e-8
+
+
+def test_multi_contact_without_guesses_is_the_weighted_least_norm(talos, rng):
+    q, v = random_state(talos, rng)
+    a = rng.standard_normal(talos.nv)
+    result = multi_contact_inverse_dynamics(
+        talos, q, v, a, TALOS_FEET, force_weight=1e-3, min_torque_weight=1.0
+    )
+    assert np.max(np.abs(result.root_residual)) < 1e-9
+    w = result.contact_wrenches.reshape(-1)
+    weights = np.tile([1e-3] * 3 + [1.0] * 3, 2)
+    data = talos.create_data()
+    pin.forwardKinematics(talos.model, data, q)
+    null = scipy.linalg.null_space(root_wrench_matrix(talos, data, [talos.frame_id(f) for f in TALOS_FEET]))
+    gradient = null.T @ (weights * w)  # optimality: the cost gradient is orthogonal to the balancing set
+    assert np.max(np.abs(gradient)) < 1e-9 * max(1.0, np.max(np.abs(weights * w)))
+
+
+def test_limits_hold_when_feasible(talos):
+    q = talos.default_configuration()
+    v = talos.zero_velocity()
+    a = np.zeros(talos.nv)
+    a[1] = 1.0  # sideways base acceleration [m/s^2]
+    limits = ContactLimits(mu=0.3, sole=talos.spec.sole, min_normal_force=5.0)
+    result = multi_contact_inverse_dynamics(talos, q, v, a, TALOS_FEET, limits=limits)
+    assert result.feasible
+    assert np.max(np.abs(result.root_residual)) < 1e-8
+    C, d = limits.inequalities()
+    for w in result.contact_wrenches:
+        assert np.all(C @ w >= d - 1e-8)
+        cop = np.array([-w[4], w[3]]) / w[2]
+        assert -0.1 - 1e-9 <= cop[0] <= 0.1 + 1e-9 and -0.065 - 1e-9 <= cop[1] <= 0.065 + 1e-9
+
+
+def test_infeasible_motion_reports_the_residual_root_wrench(talos):
+    q = talos.default_configuration()
+    v = talos.zero_velocity()
+    a = np.zeros(talos.nv)
+    a[2] = -2.0 * 9.81  # falling faster than gravity: only pulling on the ground could do it
+    b = pin.rnea(talos.model, talos.create_data(), q, v, a)[:6]
+    result = multi_contact_inverse_dynamics(
+        talos, q, v, a, TALOS_FEET, limits=ContactLimits(mu=0.5, sole=talos.spec.sole)
+    )
+    assert not result.feasible
+    # No admissible push helps: zero forces, zero tilting moments (only the free torsion m_z is used).
+    assert np.max(np.abs(result.contact_wrenches[:, :5])) < 1e-6
+    assert np.max(np.abs(result.root_residual[:3] - b[:3])) < 1e-6
+    assert np.linalg.norm(result.root_residual) <= np.linalg.norm(b)
+    assert np.linalg.norm(result.root_residual[:3]) > talos.total_mass * 9.81 * 0.9
+
+
+# ------------------------------------------------------------------ over time
+def test_over_time_matches_per_frame_solutions(talos):
+    dt = 0.002
+    q = smooth_motion(talos, 30, dt)
+    v, a = velocities_and_accelerations(talos, q, dt)
+    single = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET[:1], dt)
+    double = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, dt, smoothing_weight=0.0)
+    for t in (0, 11, 29):
+        one = contact_inverse_dynamics(talos, q[t], v[t], a[t], TALOS_FEET[0])
+        assert np.max(np.abs(single.contact_wrenches[t, 0] - one.contact_wrench)) < 1e-8
+        assert np.max(np.abs(single.joint_torques[t] - one.joint_torques)) < 1e-8
+        two = multi_contact_inverse_dynamics(talos, q[t], v[t], a[t], TALOS_FEET)
+        assert np.max(np.abs(double.contact_wrenches[t] - two.contact_wrenches)) < 1e-7
+    assert np.max(np.abs(double.root_residual)) < 1e-9
+
+
+def test_over_time_banded_solve_equals_a_dense_solve(talos):
+    """The smoothed problem with guesses, solved densely (KKT over all frames), gives the same wrenches."""
+    dt, T, s = 0.002, 12, 1e-2
+    q = smooth_motion(talos, T, dt, seed=3)
+    schedule = np.ones((T, 2), dtype=bool)
+    schedule[5:8, 1] = False  # the left foot lifts for three frames
+    guesses = 100.0 * np.random.default_rng(5).standard_normal((T, 2, 6))
+    result = multi_contact_inverse_dynamics_over_time(
+        talos,
+        q,
+        TALOS_FEET,
+        dt,
+        smoothing_weight=s,
+        min_torque_weight=1.0,
+        contact_schedule=schedule,
+        wrench_guesses=guesses,
+    )
+    v, a = velocities_and_accelerations(talos, q, dt)
+    ids = [talos.frame_id(f) for f in TALOS_FEET]
+    weights = np.tile([1e-3] * 3 + [1.0] * 3, 2)
+    n = 12 * T
+    H = np.zeros((n, n))
+    rows, rhs = [], []
+    data = talos.create_data()
+    for t in range(T):
+        block = slice(12 * t, 12 * t + 12)
+        H[block, block] += np.diag(weights)
+        b = pin.rnea(talos.model, data, q[t], v[t], a[t])[:6]
+        pin.forwardKinematics(talos.model, data, q[t])
+        A = np.zeros((6, n))
+        A[:, block] = root_wrench_matrix(talos, data, ids)
+        rows.append(A)
+        rhs.append(b)
+        for c in range(2):
+            if not schedule[t, c]:
+                pin_row = np.zeros((6, n))
+                pin_row[:, 12 * t + 6 * c : 12 * t + 6 * c + 6] = np.eye(6)
+                rows.append(pin_row)
+                rhs.append(np.zeros(6))
+            elif t + 1 < T and schedule[t + 1, c]:
+                D = np.zeros((6, n))
+                D[:, 12 * t + 6 * c : 12 * t + 6 * c + 6] = -np.eye(6)
+                D[:, 12 * t + 12 + 6 * c : 12 * t + 18 + 6 * c] = np.eye(6)
+                H += s * D.T @ D
+    E = np.vstack(rows)
+    kkt = np.block([[2 * H, E.T], [E, np.zeros((E.shape[0], E.shape[0]))]])
+    gradient_rhs = 2 * np.tile(weights, T) * guesses.reshape(-1)
+    solution = np.linalg.lstsq(kkt, np.concatenate([gradient_rhs, np.concatenate(rhs)]), rcond=None)[0]
+    assert np.max(np.abs(result.contact_wrenches.reshape(-1) - solution[:n])) < 1e-6
+    assert np.all(result.contact_wrenches[5:8, 1] == 0.0)
+
+
+def test_over_time_frames_without_contact_report_their_root_wrench(talos):
+    dt, T = 0.002, 10
+    q = smooth_motion(talos, T, dt, seed=1)
+    schedule = np.ones((T, 2), dtype=bool)
+    schedule[4] = False
+    result = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, dt, contact_schedule=schedule)
+    v, a = velocities_and_accelerations(talos, q, dt)
+    b = pin.rnea(talos.model, talos.create_data(), q[4], v[4], a[4])[:6]
+    assert np.max(np.abs(result.root_residual[4] - b)) < 1e-9
+    assert np.max(np.abs(np.delete(result.root_residual, 4, axis=0))) < 1e-9
+
+
+def test_smoothing_reduces_wrench_variation(talos):
+    dt = 0.002
+    q = smooth_motion(talos, 40, dt, seed=2)
+    q += np.random.default_rng(0).normal(0.0, 1e-6, q.shape) * (np.arange(talos.nq) >= 7)  # sensor noise
+    rough = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, dt, smoothing_weight=0.0)
+    smooth = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, dt, smoothing_weight=1.0)
+    variation = lambda r: np.sum(np.abs(np.diff(r.contact_wrenches, axis=0)))  # noqa: E731
+    assert variation(smooth) < 0.5 * variation(rough)
+    assert np.max(np.abs(smooth.total_contact_wrench - rough.total_contact_wrench)) < 1e-6
+
+
+# ------------------------------------------------------------------ force-to-torque map
+def test_force_torque_map_against_finite_differences(talos, rng):
+    q, v = random_state(talos, rng)
+    tau = 10.0 * rng.standard_normal(talos.na)
+    hips = ["leg_right_1_joint", "leg_right_2_joint", "leg_right_3_joint", "leg_right_4_joint"]
+    mapping = force_torque_map(talos, q, v, "leg_right_sole_fix_joint", hips, tau)
+    assert mapping.selected_joints == tuple(hips)
+    index = [talos.model.joints[talos.model.getJointId(j)].idx_v - 6 for j in hips]
+
+    def wrench(selected: np.ndarray) -> np.ndarray:
+        full = tau.copy()
+        full[index] = selected
+        return contact_forward_dynamics(talos, q, v, full, ["leg_right_sole_fix_joint"]).contact_wrenches[0]
+
+    assert np.max(np.abs(mapping.offset - wrench(np.zeros(4)))) < 1e-8
+    eps = 1e-3
+    for k in range(4):
+        step = np.zeros(4)
+        step[k] = eps
+        column = (wrench(tau[index] + step) - wrench(tau[index] - step)) / (2 * eps)
+        assert np.max(np.abs(mapping.matrix[:, k] - column)) < 1e-6
+    assert np.max(np.abs(mapping.wrenches(tau[index])[0] - wrench(tau[index]))) < 1e-8
+
+
+# ------------------------------------------------------------------ planar chain
+def test_planar_chain_closed_form_matches_pinocchio(planar_chain, rng):
+    chain = default_planar_chain()
+    data = planar_chain.create_data()
+    for _ in range(5):
+        q, v = rng.uniform(-2.5, 2.5, 4), rng.standard_normal(4)
+        planar_chain.compute_all_terms(data, q, v)
+        M = np.triu(planar_chain.mass(data))
+        M = M + np.triu(M, 1).T
+        assert np.max(np.abs(M - chain.mass_matrix(q))) < 1e-12
+        assert np.max(np.abs(planar_chain.nonlinear_effects(data) - chain.bias(q, v))) < 1e-12
+
+
+def test_planar_chain_urdf_in_robots_is_the_generated_one():
+    assert (Path(specs_dir()) / "planar_chain.urdf").read_text() == default_planar_chain().urdf()
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_input_raises_tsid_errors(talos, ur5):
+    q, v = talos.default_configuration(), talos.zero_velocity()
+    with pytest.raises(tsid.DimensionError):
+        inverse_dynamics(talos, q, v, np.zeros(3))
+    with pytest.raises(tsid.UnsupportedProblemError):
+        contact_inverse_dynamics(
+            ur5, ur5.neutral_configuration(), ur5.zero_velocity(), np.zeros(6), "ee_fixed_joint"
+        )
+    with pytest.raises(tsid.UnknownFrameError):
+        contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), "left_foot")
+    with pytest.raises(tsid.DuplicateNameError):
+        multi_contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), [TALOS_FEET[0]] * 2)
+    with pytest.raises(tsid.InvalidParameterError):
+        multi_contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), TALOS_FEET, force_weight=0.0)
+    with pytest.raises(tsid.DimensionError):
+        multi_contact_inverse_dynamics_over_time(talos, np.tile(q, (3, 1)), TALOS_FEET, 0.01)
+    with pytest.raises(tsid.DimensionError):
+        multi_contact_inverse_dynamics_over_time(
+            talos, np.tile(q, (5, 1)), TALOS_FEET, 0.01, contact_schedule=np.ones((5, 3))
+        )
+    with pytest.raises(tsid.InvalidParameterError):
+        force_torque_map(talos, q, v, TALOS_FEET[0], ["root_joint"])
+    with pytest.raises(tsid.DimensionError):
+        forward_dynamics(talos, q, v, np.zeros(5))
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
+    import json
+
+    from tsid_py import cli
+
+    motion = tmp_path / "motion.npz"
+    q = smooth_motion(talos, 20, 0.01, seed=4)
+    schedule = np.ones((20, 2), dtype=bool)
+    schedule[10:, 1] = False
+    np.savez(motion, q=q, t=0.01 * np.arange(20), contact_schedule=schedule)
+    out_npz, out_csv = tmp_path / "result.npz", tmp_path / "result.csv"
+    args = ["analyze", str(motion), "--robot", "talos", "--contacts", ",".join(TALOS_FEET), "--json"]
+    assert cli.main([*args, "--out", str(out_npz), "--plot", str(tmp_path / "plots")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["frames"] == 20 and summary["dt_s"] == pytest.approx(0.01)
+    assert summary["root_residual_max"] < 1e-9
+    with np.load(out_npz) as result:
+        assert result["joint_torques"].shape == (20, talos.na)
+        assert np.all(result["contact_wrenches"][10:, 1] == 0.0)
+        expected = multi_contact_inverse_dynamics_over_time(
+            talos, q, TALOS_FEET, 0.01, contact_schedule=schedule
+        )
+        assert np.max(np.abs(result["joint_torques"] - expected.joint_torques)) < 1e-9
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        "contact_forces.png",
+        "contact_moments.png",
+        "joint_torques.png",
+    ]
+    assert cli.main([*args, "--out", str(out_csv)]) == 0
+    table = np.loadtxt(out_csv, delimiter=",", skiprows=1)
+    header = out_csv.read_text().splitlines()[0].split(",")
+    assert table.shape == (20, 1 + talos.na + 12) and len(header) == table.shape[1]
+    assert header[1] == "tau/leg_left_1_joint" and header[-1] == "w/leg_left_sole_fix_joint/mz"
+
+
+def test_cli_analyze_reports_bad_input(tmp_path, capsys):
+    from tsid_py import cli
+
+    motion = tmp_path / "motion.npz"
+    np.savez(motion, positions=np.zeros((5, 39)))
+    assert cli.main(["analyze", str(motion)]) == 2
+    assert "no array 'q'" in capsys.readouterr().err
+    assert "analyze" in cli.usage()
+
+
+def test_demo_records_then_analyzes(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "demos/inverse_dynamics_from_motion.py",
+            "--duration",
+            "0.1",
+            "--out-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    summary, comparison = (json.loads(line) for line in done.stdout.splitlines())
+    assert summary["frames"] == 50 and summary["root_residual_max"] < 1e-9
+    assert comparison["vertical_force_difference_max_n"] < 1.0
+    assert (tmp_path / "joint_torques.png").is_file()

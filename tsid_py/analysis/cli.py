@@ -1,0 +1,163 @@
+"""Analyze: joint torques and contact wrenches of a recorded motion (inverse dynamics over time).
+
+tsid-py analyze MOTION.npz --robot talos --contacts leg_right_sole_fix_joint,leg_left_sole_fix_joint
+    [--json] [--plot DIR] [--out RESULT.npz|RESULT.csv]
+
+MOTION.npz holds ``q`` (T, nq) configurations, and optionally ``dt`` (scalar, s) or ``t`` (T,)
+uniformly spaced times, and ``contact_schedule`` (T, n) booleans in the order of --contacts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dynamics_over_time
+from tsid_py.errors import InvalidParameterError, TsidError
+from tsid_py.robot_specs import load_robot
+from tsid_py.robot_wrapper import RobotWrapper
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tsid-py analyze", description=__doc__.splitlines()[0])
+    parser.add_argument("motion", type=Path, help="NPZ file with q (T, nq) [and dt or t, contact_schedule]")
+    parser.add_argument("--robot", default="talos", help="robot spec name (default: talos)")
+    parser.add_argument(
+        "--contacts", default=None, help="comma-separated contact frames (default: the spec's feet)"
+    )
+    parser.add_argument("--dt", type=float, default=None, help="sampling period [s] (default: from the file)")
+    parser.add_argument(
+        "--smoothing", type=float, default=1e-4, help="weight of |w(t+1) - w(t)|^2 (default: 1e-4)"
+    )
+    parser.add_argument(
+        "--min-torque-weight", type=float, default=1.0, help="weight of contact moments (default: 1)"
+    )
+    parser.add_argument(
+        "--force-weight", type=float, default=1e-3, help="weight of contact forces (default: 1e-3)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
+    parser.add_argument("--plot", type=Path, default=None, help="write PNG plots into this folder")
+    parser.add_argument("--out", type=Path, default=None, help="write torques and wrenches (.npz or .csv)")
+    return parser
+
+
+def load_motion(path: Path, dt: float | None) -> tuple[np.ndarray, float, np.ndarray | None]:
+    """(q, dt, schedule) from an NPZ recording."""
+    if not path.is_file():
+        raise InvalidParameterError(f"motion file not found: {path}")
+    with np.load(path) as motion:
+        if "q" not in motion:
+            raise InvalidParameterError(f"{path} has no array 'q' (T, nq); it has {sorted(motion.files)}")
+        q = motion["q"]
+        schedule = motion.get("contact_schedule", None)
+        if dt is None and "dt" in motion:
+            dt = float(motion["dt"])
+        if dt is None and "t" in motion:
+            t = np.asarray(motion["t"], dtype=float)
+            steps = np.diff(t)
+            if steps.size == 0 or not np.allclose(steps, steps[0], rtol=1e-6, atol=1e-12):
+                raise InvalidParameterError(f"{path}: t must be uniformly spaced")
+            dt = float(steps[0])
+    if dt is None:
+        raise InvalidParameterError(f"{path} has neither 'dt' nor 't': pass --dt")
+    return q, dt, schedule
+
+
+def actuated_joint_names(robot: RobotWrapper) -> list[str]:
+    """One name per actuated velocity index (joint name, suffixed by the axis for multi-dof joints)."""
+    names = []
+    first = robot.nv - robot.na
+    for joint, name in zip(robot.model.joints, robot.model.names, strict=True):
+        if joint.idx_v >= first and joint.nv > 0:
+            names += [name] if joint.nv == 1 else [f"{name}_{i}" for i in range(joint.nv)]
+    return names
+
+
+def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict[str, object]:
+    normal = result.contact_wrenches[:, :, 2]
+    return {
+        "robot": robot.name,
+        "frames": int(result.t.size),
+        "dt_s": float(result.t[1] - result.t[0]),
+        "duration_s": float(result.t[-1]),
+        "contacts": list(result.contact_frames),
+        "root_residual_max": float(np.max(np.abs(result.root_residual))),
+        "frames_without_contact": int(np.sum(~result.contact_schedule.any(axis=1))),
+        "joint_torque_max_nm": float(np.max(np.abs(result.joint_torques))),
+        "normal_force_min_n": float(np.min(np.where(result.contact_schedule, normal, np.inf))),
+        "normal_force_max_n": float(np.max(normal)),
+        "analysis_time_s": seconds,
+        "time_per_frame_us": 1e6 * seconds / result.t.size,
+    }
+
+
+def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> None:
+    """NPZ with every array, or CSV with t, the torques tau/<joint> and wrenches w/<frame>/<component>."""
+    if path.suffix == ".npz":
+        np.savez(
+            path,
+            t=result.t,
+            joint_torques=result.joint_torques,
+            joint_names=np.array(joint_names),
+            contact_frames=np.array(result.contact_frames),
+            contact_wrenches=result.contact_wrenches,
+            total_contact_wrench=result.total_contact_wrench,
+            root_residual=result.root_residual,
+            v=result.v,
+            a=result.a,
+        )
+        return
+    if path.suffix != ".csv":
+        raise InvalidParameterError(f"--out must end with .npz or .csv, got {path.name}")
+    components = ("fx", "fy", "fz", "mx", "my", "mz")
+    header = ["t"] + [f"tau/{name}" for name in joint_names]
+    header += [f"w/{frame}/{c}" for frame in result.contact_frames for c in components]
+    table = np.column_stack(
+        [result.t, result.joint_torques, result.contact_wrenches.reshape(result.t.size, -1)]
+    )
+    np.savetxt(path, table, delimiter=",", header=",".join(header), comments="", fmt="%.9g")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        robot = load_robot(args.robot)
+        q, dt, schedule = load_motion(args.motion, args.dt)
+        contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
+        start = time.perf_counter()
+        result = multi_contact_inverse_dynamics_over_time(
+            robot,
+            q,
+            contacts,
+            dt,
+            smoothing_weight=args.smoothing,
+            min_torque_weight=args.min_torque_weight,
+            contact_schedule=schedule,
+            force_weight=args.force_weight,
+            progress=not args.json,
+        )
+        seconds = time.perf_counter() - start
+        joint_names = actuated_joint_names(robot)
+        if args.out is not None:
+            write_output(result, joint_names, args.out)
+        if args.plot is not None:
+            from tsid_py.analysis.plots import plot_motion_analysis
+
+            plot_motion_analysis(result, joint_names, args.plot)
+    except TsidError as exc:
+        print(f"tsid-py analyze: {exc}", file=sys.stderr)
+        return 2
+    info = summary(result, robot, seconds)
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(f"analyze {args.motion.name} on {robot.name}: {info['frames']} frames at dt = {dt} s")
+        for key, value in info.items():
+            if key not in ("robot", "frames", "dt_s"):
+                print(f"  {key:<24} {value:.4g}" if isinstance(value, float) else f"  {key:<24} {value}")
+    return 0
