@@ -70,7 +70,7 @@ def run_biped(
     feet_reference = {side: c.reference.translation.copy() for side, c in controller.contacts.items()}
     log = RunLog(forces={c.name: [] for c in controller.contacts.values()})
     checks, step_times, foot_drift, failures = [], [], 0.0, 0
-    for i in _progress(range(steps), progress, scenario):
+    for i in progress_bar(range(steps), progress, scenario):
         t = i * dt
         reference = com_reference(t)
         controller.set_com_reference(reference)
@@ -121,7 +121,8 @@ def run_biped(
     return RunResult(summary, log)
 
 
-def _progress(iterable: range, enabled: bool, label: str):
+def progress_bar(iterable: range, enabled: bool, label: str):
+    """``iterable`` wrapped in a tqdm progress bar on stderr when enabled and stderr is a terminal."""
     if not enabled or not sys.stderr.isatty():
         return iterable
     from tqdm import tqdm
