@@ -27,7 +27,6 @@ from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, T
 from tsid_py.transitions import Transitions
 from tsid_py.validation import as_scalar, lookup
 
-
 _CAP_MARGIN = 1e-3  # [N] a removal ramp ends at f_min + this, keeping f_min < cap (as TSID)
 
 
@@ -109,7 +108,7 @@ class InverseDynamicsFormulation:
     ) -> None:
         """Add a task on dv; priority 0 makes it hard, >= 1 a cost with this weight.
 
-        With ``transition_duration`` > 0 [s] the weight ramps linearly from 0 (see :mod:`tsid_py.transitions`).
+        With ``transition_duration`` > 0 [s] the weight ramps linearly from 0 (:mod:`tsid_py.transitions`).
         """
         self._add_task(task, TaskMotion, weight, priority, transition_duration)
 

@@ -16,21 +16,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.pressure import center_of_pressure
-from dataclasses import replace
-
 from tsid_py.controllers.biped import BipedController, BipedParams
-from tsid_py.robot_specs import Robot
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution
 from tsid_py.planning.footsteps import SIDES, FootstepPlan
 from tsid_py.planning.lipm import GRAVITY
 from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
+from tsid_py.robot_specs import Robot
 from tsid_py.scenarios.runner import RunLog, RunResult, progress_bar
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
