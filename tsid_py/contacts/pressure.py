@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tsid_py.errors import InvalidParameterError
+from tsid_py.validation import as_vector
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -42,7 +43,8 @@ def center_of_pressure(
     weighted, total = np.zeros(3), 0.0
     for contact, forces in contacts:
         points, rotation = contact_points_world(contact, data)
-        normal_forces = np.asarray(forces, dtype=float).reshape(-1, 3) @ (rotation.T @ normal)
+        forces = as_vector(f"forces of {contact.name!r}", forces, contact.n_force)
+        normal_forces = forces.reshape(-1, 3) @ (rotation.T @ normal)
         weighted += points @ normal_forces
         total += float(normal_forces.sum())
     if total <= 0:
