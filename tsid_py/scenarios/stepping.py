@@ -124,6 +124,7 @@ def run_footsteps(
     checks, step_times, failures = [], [], 0
     lift_height, foot_drift, force_jump, zmp_margin, com_margin = 0.0, 0.0, 0.0, np.inf, np.inf
     previous_forces: dict[str, np.ndarray] = {}
+    check_data = robot.create_data()
     for i in progress_bar(range(int(round(plan.t_end / dt))), progress, scenario):
         t = i * dt
         for step, swing, trajectory in zip(plan.steps, swings, trajectories, strict=True):
@@ -153,7 +154,7 @@ def run_footsteps(
             failures += 1
             break
         contacts = {name: (form.contacts[name], f) for name, f in out.forces.items()}
-        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max))
+        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max, check_data))
 
         data = controller.data
         feet = {side: controller.foot_placement(side) for side in SIDES}
