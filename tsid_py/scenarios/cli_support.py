@@ -19,7 +19,7 @@ SUMMARY_LABELS = {
     "max_torque_ratio": ("|tau| / tau_max, max", ""),
     "dynamics_residual_max": ("dynamics residual, max (relative)", ""),
     "step_time_median_us": ("step time, median", "us"),
-    "fell": ("fell (QP failure or left the support)", ""),
+    "fell": ("fell", ""),
     "touchdown_error_right_m": ("touch-down error, right foot", "m"),
     "touchdown_error_left_m": ("touch-down error, left foot", "m"),
     "swing_height_max_m": ("swing height, max", "m"),
@@ -51,7 +51,7 @@ def report(result: RunResult, as_json: bool) -> str:
         f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"
     ]
     for key, (label, unit) in SUMMARY_LABELS.items():
-        if key not in summary:
+        if summary.get(key) is None:
             continue
         value = summary[key]
         text = f"{value:.3g}" if isinstance(value, float) else str(value)

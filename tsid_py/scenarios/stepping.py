@@ -23,6 +23,7 @@ import pinocchio as pin
 
 from tsid_py.contacts.pressure import center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.errors import InvalidParameterError
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution
 from tsid_py.planning.footsteps import SIDES, FootstepPlan
@@ -107,8 +108,13 @@ def run_footsteps(
             (quasi-static motions such as a single step); ``"feet"``: above the convex hull of
             both feet, wherever they are (walking, where the CoM passes between the feet).
         cop_task: A CoP task in the controller's formulation; its reference follows the planned ZMP.
+
+    The ground is the plane z = 0 (where :class:`BipedController` puts the soles); the planned ZMP
+    is that of the CoM reference, c - (c_z / g) ddc.
     """
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    if com_support not in ("contacts", "feet"):
+        raise InvalidParameterError(f"com_support must be 'contacts' or 'feet', got {com_support!r}")
     robot, form, sole = controller.robot, controller.formulation, plan.sole
     weight = robot.total_mass * GRAVITY
     q, v = controller.q0.copy(), robot.zero_velocity()
@@ -120,7 +126,7 @@ def run_footsteps(
     )
     swings = [_Swing() for _ in plan.steps]
     trajectories = [s.swing_trajectory(swing_height) for s in plan.steps]
-    touchdown = {side: 0.0 for side in SIDES}
+    touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: that foot never swung
     checks, step_times, failures = [], [], 0
     lift_height, foot_drift, force_jump, zmp_margin, com_margin = 0.0, 0.0, 0.0, np.inf, np.inf
     previous_forces: dict[str, np.ndarray] = {}
@@ -136,7 +142,7 @@ def run_footsteps(
                 if t >= step.t_land - EVENT_TOLERANCE:
                     pin.framesForwardKinematics(robot.model, controller.data, q)
                     error = controller.foot_placement(step.side).translation - step.target.translation
-                    touchdown[step.side] = max(touchdown[step.side], float(np.linalg.norm(error)))
+                    touchdown[step.side] = max(touchdown[step.side] or 0.0, float(np.linalg.norm(error)))
                     controller.add_contact(step.side, load_duration)
                     swing.landed = True
                 else:
@@ -207,7 +213,7 @@ def run_footsteps(
         "robot": robot.name,
         "scenario": scenario,
         "dt_s": dt,
-        "duration_s": plan.t_end,
+        "duration_s": round(plan.t_end, 9),
         "steps": len(log.t),
         "footsteps": len(plan.steps),
         "qp_failures": failures,
@@ -217,7 +223,7 @@ def run_footsteps(
         "foot_drift_max_m": foot_drift,
         "touchdown_error_right_m": touchdown["right"],
         "touchdown_error_left_m": touchdown["left"],
-        "touchdown_error_max_m": max(touchdown.values()),
+        "touchdown_error_max_m": max((e for e in touchdown.values() if e is not None), default=None),
         "swing_height_max_m": lift_height,
         "zmp_margin_min_m": zmp_margin,
         "zmp_error_max_m": float(zmp_error.max()),
