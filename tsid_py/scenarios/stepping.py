@@ -26,9 +26,10 @@ from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution
-from tsid_py.planning.footsteps import SIDES, FootstepPlan
+from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.lipm import GRAVITY
 from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
+from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import Robot
 from tsid_py.scenarios.runner import RunLog, RunResult, progress_bar
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
@@ -80,8 +81,42 @@ class SteppingLog(RunLog):
 
 @dataclass
 class _Swing:
+    """One footstep being carried out: unload and lift, follow the swing trajectory, land."""
+
+    step: Footstep
+    trajectory: TrajectorySE3SwingFoot
     lifted: bool = False
     landed: bool = False
+
+    def update(
+        self, controller: BipedController, q: np.ndarray, t: float, unload: float, load: float
+    ) -> float | None:
+        """Switch the contact or set the foot reference at time t; the touch-down error [m] when landing."""
+        step = self.step
+        if not self.lifted and t >= step.t_lift - unload - EVENT_TOLERANCE:
+            pin.framesForwardKinematics(controller.robot.model, controller.data, q)
+            controller.remove_contact(step.side, unload)
+            self.lifted = True
+        if not self.lifted or self.landed:
+            return None
+        if t < step.t_land - EVENT_TOLERANCE:
+            controller.set_foot_reference(step.side, self.trajectory.sample(t))
+            return None
+        pin.framesForwardKinematics(controller.robot.model, controller.data, q)
+        error = controller.foot_placement(step.side).translation - step.target.translation
+        controller.add_contact(step.side, load)
+        self.landed = True
+        return float(np.linalg.norm(error))
+
+
+def _world_net_forces(controller: BipedController, forces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Net force of each foot in world axes [N] (zero for a foot out of the problem)."""
+    net = {}
+    for side, contact in controller.contacts.items():
+        f = forces.get(contact.name)
+        rotation = controller.data.oMf[contact.frame_id].rotation
+        net[side] = np.zeros(3) if f is None else rotation @ f.reshape(-1, 3).sum(axis=0)
+    return net
 
 
 def run_footsteps(
@@ -124,8 +159,7 @@ def run_footsteps(
         in_contact={side: [] for side in SIDES},
         footsteps=[(s.side, s.target.translation.copy()) for s in plan.steps],
     )
-    swings = [_Swing() for _ in plan.steps]
-    trajectories = [s.swing_trajectory(swing_height) for s in plan.steps]
+    swings = [_Swing(s, s.swing_trajectory(swing_height)) for s in plan.steps]
     touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: that foot never swung
     checks, step_times, failures = [], [], 0
     lift_height, foot_drift, force_jump, zmp_margin, com_margin = 0.0, 0.0, 0.0, np.inf, np.inf
@@ -133,20 +167,11 @@ def run_footsteps(
     check_data = robot.create_data()
     for i in progress_bar(range(int(round(plan.t_end / dt))), progress, scenario):
         t = i * dt
-        for step, swing, trajectory in zip(plan.steps, swings, trajectories, strict=True):
-            if not swing.lifted and t >= step.t_lift - unload_duration - EVENT_TOLERANCE:
-                pin.framesForwardKinematics(robot.model, controller.data, q)
-                controller.remove_contact(step.side, unload_duration)
-                swing.lifted = True
-            if swing.lifted and not swing.landed:
-                if t >= step.t_land - EVENT_TOLERANCE:
-                    pin.framesForwardKinematics(robot.model, controller.data, q)
-                    error = controller.foot_placement(step.side).translation - step.target.translation
-                    touchdown[step.side] = max(touchdown[step.side] or 0.0, float(np.linalg.norm(error)))
-                    controller.add_contact(step.side, load_duration)
-                    swing.landed = True
-                else:
-                    controller.set_foot_reference(step.side, trajectory.sample(t))
+        for swing in swings:
+            error = swing.update(controller, q, t, unload_duration, load_duration)
+            if error is not None:
+                side = swing.step.side
+                touchdown[side] = max(touchdown[side] or 0.0, error)
         reference = com_reference(t)
         controller.set_com_reference(reference)
         zmp_ref = reference.pos[:2] - reference.pos[2] / GRAVITY * reference.acc[:2]
@@ -177,14 +202,10 @@ def run_footsteps(
             foot_drift = max(foot_drift, float(np.linalg.norm(feet[side].translation - reference_position)))
         for step in plan.steps:
             if step.t_lift <= t <= step.t_land:
-                lift_height = max(lift_height, feet[step.side].translation[2] - step.start.translation[2])
-        net_forces = {}
-        for name, contact in controller.contacts.items():
-            if contact.name in out.forces:
-                f = out.forces[contact.name].reshape(-1, 3).sum(axis=0)
-                net_forces[name] = data.oMf[contact.frame_id].rotation @ f
-            else:
-                net_forces[name] = np.zeros(3)
+                lift_height = max(
+                    lift_height, float(feet[step.side].translation[2] - step.start.translation[2])
+                )
+        net_forces = _world_net_forces(controller, out.forces)
         if previous_forces:
             jumps = [np.linalg.norm(net_forces[s] - previous_forces[s]) for s in net_forces]
             force_jump = max(force_jump, float(max(jumps)))
