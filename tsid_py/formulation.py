@@ -25,7 +25,10 @@ from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.hqp_output import HqpOutput
 from tsid_py.stacked import StackedLevels
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
+from tsid_py.transitions import Transitions
 from tsid_py.validation import as_scalar, lookup
+
+_CAP_MARGIN = 1e-3  # [N] a removal ramp ends at f_min + this, keeping f_min < cap (as TSID)
 
 
 @dataclass
@@ -73,6 +76,8 @@ class InverseDynamicsFormulation:
         self._Jc = np.zeros((0, self._nv))
         self._tau_map = np.zeros((robot.na, self._nv))
         self._actuation_tasks = False
+        self._transitions = Transitions()
+        self._last_x: np.ndarray | None = None  # the last solution read, to start contact unloading ramps
         self._stack()
 
     # ------------------------------------------------------------------ sizes
@@ -102,23 +107,33 @@ class InverseDynamicsFormulation:
         return {name: level.task for name, level in self._tasks.items()}
 
     # ------------------------------------------------------------- add/remove
-    def add_motion_task(self, task: TaskMotion, weight: float = 1.0, priority: int = 1) -> None:
-        """Add a task on dv; priority 0 makes it hard, >= 1 a cost with this weight."""
-        self._add_task(task, TaskMotion, weight, priority)
+    def add_motion_task(
+        self, task: TaskMotion, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
+    ) -> None:
+        """Add a task on dv; priority 0 makes it hard, >= 1 a cost with this weight.
 
-    def add_force_task(self, task: TaskContactForce, weight: float = 1.0, priority: int = 1) -> None:
-        """Add a task on the contact forces."""
-        self._add_task(task, TaskContactForce, weight, priority)
+        With ``transition_duration`` > 0 [s] the weight ramps linearly from 0 (:mod:`tsid_py.transitions`).
+        """
+        self._add_task(task, TaskMotion, weight, priority, transition_duration)
+
+    def add_force_task(
+        self, task: TaskContactForce, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
+    ) -> None:
+        """Add a task on the contact forces (weight ramped from 0 over ``transition_duration`` [s])."""
+        self._add_task(task, TaskContactForce, weight, priority, transition_duration)
 
     def add_actuation_task(self, task: TaskActuation, weight: float = 1.0, priority: int = 1) -> None:
         """Add a task on the joint torques (e.g. :class:`TaskActuationBounds` at priority 0)."""
         self._add_task(task, TaskActuation, weight, priority)
 
-    def _add_task(self, task: TaskBase, family: type, weight: float, priority: int) -> None:
+    def _add_task(
+        self, task: TaskBase, family: type, weight: float, priority: int, transition_duration: float = 0.0
+    ) -> None:
         if not isinstance(task, family):
             raise InvalidParameterError(f"{task!r} is not a {family.__name__}")
         self._check_new_name(task.name)
         weight, priority = _weight(weight), _priority(priority)
+        duration = _ramp_duration(transition_duration, priority)
         template = task.constraint
         constraint_type = ConstraintEquality if template.is_equality() else ConstraintInequality
         columns = {"motion": slice(0, self._nv), "force": slice(self._nv, self.n_var)}.get(task.family)
@@ -126,6 +141,9 @@ class InverseDynamicsFormulation:
         self._tasks[task.name] = _TaskLevel(task, priority, entry)
         self._level(priority).append(entry)
         self._actuation_tasks = any(level.task.family == "actuation" for level in self._tasks.values())
+        if duration > 0:
+            entry.weight = 0.0
+            self._transitions.ramp_weight(task.name, entry, weight, duration)
         self._stack()
 
     def add_rigid_contact(
@@ -134,14 +152,21 @@ class InverseDynamicsFormulation:
         force_reg_weight: float = 1e-5,
         motion_weight: float = 1.0,
         motion_priority: int = 0,
+        transition_duration: float = 0.0,
     ) -> None:
         """Add a contact: its motion constraint (hard by default), force inequality (hard) and
-        force regularization (a level-1 cost with ``force_reg_weight``)."""
+        force regularization (a level-1 cost with ``force_reg_weight``).
+
+        With ``transition_duration`` > 0 [s] the contact is loaded gradually: its total normal
+        force is capped by a bound rising linearly from f_min to its f_max over the duration, so
+        a foot touching down on a moving robot cannot take its load in one control step.
+        """
         if not isinstance(contact, ContactBase):
             raise InvalidParameterError(f"{contact!r} is not a contact")
         self._check_new_name(contact.name)
         force_reg_weight, motion_weight = _weight(force_reg_weight), _weight(motion_weight)
         motion_priority = _priority(motion_priority)
+        duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         n = self.n_var + contact.n_force
         level = _ContactLevel(
             contact,
@@ -165,25 +190,58 @@ class InverseDynamicsFormulation:
         self._levels[0].append(level.force)
         self._levels[1].append(level.regularization)
         self._resize_columns()
+        if duration > 0:
+            f_min, f_max = contact.min_normal_force, contact.max_normal_force
+            self._transitions.ramp_force_cap(contact.name, min(f_min + _CAP_MARGIN, f_max), f_max, duration)
 
-    def remove_task(self, name: str) -> None:
-        """Remove a task by name."""
+    def remove_task(self, name: str, duration: float = 0.0) -> None:
+        """Remove a task by name; with ``duration`` > 0 [s] its weight first ramps linearly to 0,
+        and it leaves the problem at the first :meth:`compute_problem_data` after the ramp."""
         level = lookup("task", name, self._tasks)
+        duration = _ramp_duration(duration, level.priority)
+        if duration > 0:
+            self._transitions.ramp_weight(name, level.entry, 0.0, duration, remove_at_end=True)
+            return
+        self._transitions.cancel(name)
         self._remove_entries([level.entry])
         del self._tasks[name]
         self._actuation_tasks = any(level.task.family == "actuation" for level in self._tasks.values())
         self._stack()
 
-    def remove_rigid_contact(self, name: str) -> None:
-        """Remove a contact (its force variables leave x)."""
+    def remove_rigid_contact(self, name: str, transition_duration: float = 0.0) -> None:
+        """Remove a contact (its force variables leave x).
+
+        With ``transition_duration`` > 0 [s] the contact is unloaded first (TSID's contact
+        transition): a cap on its total normal force ramps linearly from its normal force in
+        the last solution read from this formulation (f_max if none) down to f_min + 1e-3 N;
+        the contact stays active during the ramp and leaves the problem at the first
+        :meth:`compute_problem_data` whose t is past the end of the ramp.
+        """
         level = lookup("contact", name, self._contacts)
+        duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
+        if duration > 0:
+            contact = level.contact
+            start = contact.max_normal_force
+            if self._last_x is not None and self._last_x.shape == (self.n_var,):
+                begin = self._nv + level.index
+                start = contact.get_normal_force(self._last_x[begin : begin + contact.n_force])
+            end = min(contact.min_normal_force + _CAP_MARGIN, contact.max_normal_force)
+            self._transitions.ramp_force_cap(name, max(start, end), end, duration, remove_at_end=True)
+            return
+        self._transitions.cancel(name)
         self._remove_entries([level.motion, level.force, level.regularization])
         del self._contacts[name]
         self._resize_columns()
 
-    def update_task_weight(self, name: str, weight: float) -> None:
-        """Change the weight of a task of a cost level."""
-        lookup("task", name, self._tasks).entry.weight = _weight(weight)
+    def update_task_weight(self, name: str, weight: float, duration: float = 0.0) -> None:
+        """Change the weight of a task of a cost level, linearly over ``duration`` [s] if > 0."""
+        level = lookup("task", name, self._tasks)
+        weight, duration = _weight(weight), _ramp_duration(duration, level.priority)
+        if duration > 0:
+            self._transitions.ramp_weight(name, level.entry, weight, duration)
+        else:
+            self._transitions.cancel(name)
+            level.entry.weight = weight
 
     def update_rigid_contact_weights(
         self, name: str, force_reg_weight: float | None = None, motion_weight: float | None = None
@@ -242,6 +300,12 @@ class InverseDynamicsFormulation:
         robot, data, nv = self.robot, self.data, self._nv
         q, v = robot.check_state(q, v)
         robot.compute_all_terms_checked(data, q, v)
+        for name in self._transitions.advance(self.t):
+            if name in self._tasks:
+                self.remove_task(name)
+            else:
+                self.remove_rigid_contact(name)
+        force_caps = self._transitions.force_caps
 
         for level in self._contacts.values():
             contact = level.contact
@@ -254,6 +318,8 @@ class InverseDynamicsFormulation:
             force.matrix[:, columns] = source.matrix
             force.lower_bound[:] = source.lower_bound
             force.upper_bound[:] = source.upper_bound
+            if contact.name in force_caps:
+                force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
             regularization, source = level.regularization.constraint, contact.force_regularization
             regularization.matrix[:, columns] = source.matrix
             regularization.vector[:] = source.vector
@@ -272,9 +338,12 @@ class InverseDynamicsFormulation:
             h_a = h[nu:]
 
         for level in self._tasks.values():
-            c = level.task.compute(t, q, v, data)
+            task = level.task
+            if task.family == "force":
+                task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
+            c = task.compute(t, q, v, data)
             target = level.entry.constraint
-            family = level.task.family
+            family = task.family
             if family == "motion":
                 target.matrix[:, :nv] = c.matrix
                 _copy_vectors(target, c)
@@ -298,6 +367,7 @@ class InverseDynamicsFormulation:
                 f"the solution has {sol.x.shape[0]} variables but the formulation has {self.n_var}; "
                 "was it computed before a contact was added or removed?"
             )
+        self._last_x = sol.x
         return sol.x
 
     def get_accelerations(self, sol: HqpOutput) -> np.ndarray:
@@ -350,6 +420,14 @@ def _copy_vectors(target: ConstraintBase, source: ConstraintBase, offset: np.nda
 
 def _weight(weight: float) -> float:
     return as_scalar("weight", weight, minimum=0.0)
+
+
+def _ramp_duration(duration: float, priority: int) -> float:
+    """A transition duration [s] >= 0; only cost levels (priority >= 1) have a weight to ramp."""
+    duration = as_scalar("transition duration", duration, minimum=0.0)
+    if duration > 0 and priority == 0:
+        raise InvalidParameterError("a weight transition needs a cost level (priority >= 1), not level 0")
+    return duration
 
 
 def _priority(priority: int) -> int:

@@ -61,9 +61,14 @@ def dynamics_residual(
     dv: np.ndarray,
     tau: np.ndarray,
     contacts: dict[str, tuple[ContactBase, np.ndarray]],
+    data: pin.Data | None = None,
 ) -> float:
-    """max |RNEA(q, v, dv, f_ext) - S^T tau| / max(1, |h|_inf): the relative equation-of-motion error."""
-    data = robot.create_data()
+    """max |RNEA(q, v, dv, f_ext) - S^T tau| / max(1, |h|_inf): the relative equation-of-motion error.
+
+    ``data`` is a scratch Pinocchio Data (a new one when None; creating one costs milliseconds for a
+    humanoid, so closed loops pass their own, distinct from the formulation's).
+    """
+    data = robot.create_data() if data is None else data
     pin.framesForwardKinematics(robot.model, data, q)
     fext = contact_external_forces(robot, data, contacts)
     generalized = pin.rnea(robot.model, data, q, v, dv, fext)
@@ -81,8 +86,10 @@ def check_solution(
     tau: np.ndarray,
     contacts: dict[str, tuple[ContactBase, np.ndarray]],
     tau_max: np.ndarray | None = None,
+    data: pin.Data | None = None,
 ) -> SolutionCheck:
-    """Check one solution. ``contacts`` maps a name to (contact, its force variables)."""
+    """Check one solution. ``contacts`` maps a name to (contact, its force variables); ``data`` as in
+    :func:`dynamics_residual`."""
     normal_forces, friction, pyramid, bounds = [np.inf], [0.0], [0.0], [0.0]
     for contact, forces in contacts.values():
         n = contact.contact_normal
@@ -99,7 +106,7 @@ def check_solution(
         limited = np.isfinite(tau_max)
         torque_ratio = float(np.max(np.abs(tau[limited]) / tau_max[limited], initial=0.0))
     return SolutionCheck(
-        dynamics_residual=dynamics_residual(robot, q, v, dv, tau, contacts),
+        dynamics_residual=dynamics_residual(robot, q, v, dv, tau, contacts, data),
         min_normal_force=min(normal_forces),
         max_friction_ratio=max(friction),
         max_pyramid_violation=max(pyramid),

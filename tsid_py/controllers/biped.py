@@ -4,6 +4,10 @@ Owns the formulation, two Contact6d feet (hard), a CoM task, a posture task, an 
 momentum task (all level 1) and torque bounds (level 0), like TSID's ``TsidBiped`` helper
 (exercizes/tsid_biped.py). Defaults are the published Talos parameters; a robot spec may
 override them in its ``[biped]`` table.
+
+A foot can leave the ground and come back (:meth:`BipedController.remove_contact`,
+:meth:`BipedController.add_contact`): while it is off the ground an SE3 task (level 1) tracks
+its reference (:meth:`BipedController.set_foot_reference`), as TsidBiped's foot tasks.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
 from tsid_py.tasks.task_am_equality import TaskAMEquality
 from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_joint_posture import TaskJointPosture
+from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.trajectories import TrajectorySample
+from tsid_py.validation import lookup
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class BipedParams:
     w_am: float = 1e-3
     w_posture: float = 0.1
     w_force_reg: float = 1e-5
+    kp_foot: float = 10.0  # swing-foot SE3 task
+    w_foot: float = 1.0
     tau_max_scaling: float = 1.45  # torque bounds = scaling x URDF effort limits
 
     @classmethod
@@ -100,6 +108,7 @@ class BipedController:
         robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
 
         self.contacts: dict[str, Contact6d] = {}
+        self.foot_tasks: dict[str, TaskSE3Equality] = {}
         for side in ("right", "left"):
             contact = Contact6d(
                 f"contact_{side[0]}foot",
@@ -115,6 +124,8 @@ class BipedController:
             contact.set_reference(robot.frame_placement(self.data, spec.feet[side]))
             form.add_rigid_contact(contact, force_reg_weight=params.w_force_reg)
             self.contacts[side] = contact
+            self.foot_tasks[side] = TaskSE3Equality(f"task-{side}-foot", robot, spec.feet[side])
+            self.foot_tasks[side].kp = params.kp_foot
 
         self.com_task = TaskComEquality("task-com", robot)
         self.com_task.kp = params.kp_com
@@ -154,14 +165,43 @@ class BipedController:
         robot, data = self.robot, self.data
         nu = robot.nv - robot.na
         blocks, inverse_weights = [], []
-        for contact in self.contacts.values():
+        active = [c for c in self.contacts.values() if self.formulation.check_contact(c.name)]
+        for contact in active:
             blocks.append(robot.frame_jacobian_local(data, contact.frame_id)[:, :nu].T)
             inverse_weights.append(1.0 / contact.regularization_weights**2)
         A = np.hstack(blocks)
         D = np.concatenate(inverse_weights)
         wrenches = D * (A.T @ np.linalg.solve((A * D) @ A.T, robot.nonlinear_effects(data)[:nu]))
-        for k, contact in enumerate(self.contacts.values()):
+        for k, contact in enumerate(active):
             contact.set_force_reference(wrenches[6 * k : 6 * k + 6])
+
+    def in_contact(self, side: str) -> bool:
+        """Whether the ``right`` or ``left`` foot is a contact of the problem (also while unloading)."""
+        return self.formulation.check_contact(lookup("foot", side, self.contacts).name)
+
+    def remove_contact(self, side: str, transition_duration: float = 0.0) -> None:
+        """Lift a foot: its contact is unloaded over ``transition_duration`` [s], then removed
+        (:meth:`InverseDynamicsFormulation.remove_rigid_contact`); its SE3 task starts holding the
+        current placement until :meth:`set_foot_reference` moves it."""
+        contact, task = lookup("foot", side, self.contacts), self.foot_tasks[side]
+        task.set_reference(self.foot_placement(side))
+        self.formulation.add_motion_task(task, weight=self.params.w_foot, priority=1)
+        self.formulation.remove_rigid_contact(contact.name, transition_duration)
+
+    def add_contact(self, side: str, transition_duration: float = 0.0) -> None:
+        """Put a foot down where it is now: the contact holds the current placement, the foot task
+        leaves, and with ``transition_duration`` > 0 [s] the contact's normal force is allowed to grow
+        linearly from f_min to f_max over it (no force jump at touch-down)."""
+        contact = lookup("foot", side, self.contacts)
+        contact.set_reference(self.foot_placement(side))
+        self.formulation.remove_task(self.foot_tasks[side].name)
+        self.formulation.add_rigid_contact(
+            contact, force_reg_weight=self.params.w_force_reg, transition_duration=transition_duration
+        )
+
+    def set_foot_reference(self, side: str, sample: TrajectorySample | pin.SE3) -> None:
+        """Reference of a lifted foot's SE3 task: a placement or an SE3 sample (world frame)."""
+        lookup("foot", side, self.foot_tasks).set_reference(sample)
 
     def set_com_reference(self, sample: TrajectorySample) -> None:
         """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame."""

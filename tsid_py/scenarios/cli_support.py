@@ -19,15 +19,23 @@ SUMMARY_LABELS = {
     "max_torque_ratio": ("|tau| / tau_max, max", ""),
     "dynamics_residual_max": ("dynamics residual, max (relative)", ""),
     "step_time_median_us": ("step time, median", "us"),
+    "fell": ("fell", ""),
+    "touchdown_error_right_m": ("touch-down error, right foot", "m"),
+    "touchdown_error_left_m": ("touch-down error, left foot", "m"),
+    "swing_height_max_m": ("swing height, max", "m"),
+    "zmp_margin_min_m": ("ZMP margin in the support, min", "m"),
+    "com_margin_min_m": ("CoM margin in the support, min", "m"),
+    "max_force_jump_n": ("contact-force jump per step, max", "N"),
 }
 
 
-def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float) -> None:
-    """--robot, --duration, --dt, --json."""
+def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float | None) -> None:
+    """--robot, --duration (unless None: the scenario's plan sets it), --dt, --json."""
     parser.add_argument("--robot", default=robot, help=f"robot spec name (default: {robot})")
-    parser.add_argument(
-        "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"
-    )
+    if duration is not None:
+        parser.add_argument(
+            "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"
+        )
     parser.add_argument("--dt", type=float, default=0.002, help="control period [s] (default: 0.002)")
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the readable summary"
@@ -43,6 +51,8 @@ def report(result: RunResult, as_json: bool) -> str:
         f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"
     ]
     for key, (label, unit) in SUMMARY_LABELS.items():
+        if summary.get(key) is None:
+            continue
         value = summary[key]
         text = f"{value:.3g}" if isinstance(value, float) else str(value)
         lines.append(f"  {label:<36} {text} {unit}".rstrip())

@@ -17,6 +17,7 @@ from tsid_py.validation import as_gain
 if TYPE_CHECKING:
     import pinocchio as pin
 
+    from tsid_py.contacts.contact_base import ContactBase
     from tsid_py.robot_wrapper import RobotWrapper
 
 
@@ -55,9 +56,13 @@ class TaskActuation(TaskBase):
 
 
 class TaskContactForce(TaskBase):
-    """A task on contact forces."""
+    """A task on contact forces; its constraint's columns are all the force variables f."""
 
     family = "force"
+
+    def set_contacts(self, contacts: list[tuple[ContactBase, int]]) -> None:
+        """The active contacts with the offsets of their force variables in f, given by the formulation
+        before every compute (TSID's ``setContactList``); tasks that do not need them ignore them."""
 
 
 class PdGains:

@@ -1,0 +1,71 @@
+"""Taking a step and walking, in closed loop, with the numbers the issue asks for."""
+
+import json
+
+import numpy as np
+import pytest
+
+from tsid_py import cli
+from tsid_py.scenarios import SCENARIOS, step, walk
+from tsid_py.scenarios.stepping import SteppingLog
+
+G = 9.81
+
+
+def assert_physics(summary):
+    assert summary["qp_failures"] == 0 and not summary["fell"]
+    assert summary["dynamics_residual_max"] < 1e-8
+    assert summary["max_pyramid_violation_n"] < 1e-6
+    assert summary["max_normal_bound_violation_n"] < 1e-6
+    assert summary["max_torque_ratio"] <= 1.0 + 1e-6
+
+
+def test_talos_takes_a_step():
+    result = step.run("talos")
+    summary, log = result.summary, result.log
+    assert isinstance(log, SteppingLog)
+    assert_physics(summary)
+    assert summary["steps"] == round(summary["duration_s"] / 0.002)
+    assert summary["max_force_jump_over_weight"] < 0.05
+    assert summary["swing_height_max_m"] > 0.099
+    assert summary["touchdown_error_right_m"] < 1e-3
+    assert summary["com_margin_min_m"] > 0.0 and summary["zmp_margin_min_m"] > 0.0
+
+    arrays = log.arrays()
+    t, in_contact = arrays["t"], arrays["in_contact/right"]
+    right_normal = arrays["forces/contact_rfoot"].reshape(len(t), 4, 3)[:, :, 2].sum(axis=1)
+    lift = np.flatnonzero(~in_contact)[0]
+    assert t[lift] == pytest.approx(step.SHIFT + 0.1 + step.UNLOAD + 0.002)
+    unloading = right_normal[(t >= step.SHIFT + 0.1) & (t < t[lift])]
+    assert unloading[-1] == pytest.approx(5.0, abs=0.01)  # at f_min when the contact leaves
+    assert np.all(np.diff(unloading) <= 1e-6)  # monotonically down the ramp
+    assert np.max(np.abs(np.diff(unloading))) < 0.05 * 90.3 * G
+    touchdown = np.flatnonzero(~in_contact)[-1] + 1
+    assert np.all(in_contact[touchdown:]) and np.all(arrays["in_contact/left"])
+    np.testing.assert_allclose(arrays["feet/right"][-1], arrays["feet/right"][0], atol=1e-3)
+
+
+def test_the_step_and_walk_scenarios_are_registered_and_walk_two_steps(capsys):
+    assert SCENARIOS["step"] is step and SCENARIOS["walk"] is walk
+    assert cli.main(["walk", "--steps", "2", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["footsteps"] == 2 and summary["qp_failures"] == 0 and not summary["fell"]
+    assert summary["touchdown_error_max_m"] < 2e-3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("robot", "step_length"), [("talos", 0.2), ("romeo", 0.1)])
+def test_walks_eight_steps(robot, step_length):
+    result = walk.run(robot, steps=8, step_length=step_length)
+    summary, arrays = result.summary, result.log.arrays()
+    assert_physics(summary)
+    assert summary["footsteps"] == 8
+    assert summary["touchdown_error_left_m"] < 2e-3 and summary["touchdown_error_right_m"] < 2e-3
+    assert summary["zmp_margin_min_m"] > 0.0 and summary["com_margin_min_m"] > 0.0
+    assert summary["max_force_jump_over_weight"] < 0.05
+    footsteps = arrays["footsteps"]
+    np.testing.assert_allclose(np.diff(footsteps[:-1, 0]), step_length, atol=1e-12)
+    for side in ("right", "left"):  # each foot ends on its last planned footprint
+        last = [p for s, p in result.log.footsteps if s == side][-1]
+        assert np.linalg.norm(arrays[f"feet/{side}"][-1] - last) < 2e-3
+    assert arrays["com"][-1, 0] - arrays["com"][0, 0] > 7 * step_length - 0.03

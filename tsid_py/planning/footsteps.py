@@ -1,0 +1,138 @@
+"""Footstep plans: which foot moves where and when, and the ZMP reference that goes with it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.errors import InvalidParameterError
+from tsid_py.planning.support import sole_center
+from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
+from tsid_py.robot_specs import SoleGeometry
+from tsid_py.validation import as_scalar
+
+SIDES = ("right", "left")
+
+
+@dataclass(frozen=True)
+class Footstep:
+    """One swing: ``side`` leaves ``start`` at ``t_lift`` and lands at ``target`` at ``t_land`` [s]."""
+
+    side: str
+    start: pin.SE3
+    target: pin.SE3
+    t_lift: float
+    t_land: float
+
+    def swing_trajectory(self, height: float) -> TrajectorySE3SwingFoot:
+        """The swing-foot reference of this step, rising ``height`` [m] at mid-swing."""
+        return TrajectorySE3SwingFoot(
+            f"swing-{self.side}", self.start, self.target, self.t_lift, self.t_land - self.t_lift, height
+        )
+
+
+@dataclass(frozen=True)
+class FootstepPlan:
+    """A sequence of footsteps with double-support phases between them.
+
+    Timeline: both feet on the ground until ``t_start``; then for every step a double support of
+    ``double_support`` [s] in which the ZMP moves to the coming stance foot, and a single support
+    of ``single_support`` [s] in which the other foot swings; after the last touch-down the ZMP
+    moves to the middle of the feet during one more double support and stays until ``t_end``.
+
+    Attributes:
+        initial: Foot placements at t = 0, by side.
+        steps: The swings, in time order.
+        zmp_times, zmp_points: Knots (times [s], ZMP x-y [m]) of the piecewise-linear ZMP reference.
+        t_end: When the plan ends [s].
+    """
+
+    sole: SoleGeometry
+    initial: dict[str, pin.SE3]
+    steps: tuple[Footstep, ...]
+    zmp_times: np.ndarray
+    zmp_points: np.ndarray
+    t_end: float
+
+    def zmp_reference(self, t: np.ndarray | float) -> np.ndarray:
+        """The planned ZMP on the ground at time(s) t, shape (..., 2) [m]."""
+        t = np.asarray(t, dtype=float)
+        return np.stack([np.interp(t, self.zmp_times, self.zmp_points[:, k]) for k in range(2)], axis=-1)
+
+    def swinging(self, t: float) -> Footstep | None:
+        """The step whose foot is in the air at time t (lift-off <= t < touch-down), if any."""
+        for step in self.steps:
+            if step.t_lift <= t < step.t_land:
+                return step
+        return None
+
+    def placements(self, t: float) -> dict[str, pin.SE3]:
+        """Where each foot is planned to stand (or has last stood) at time t."""
+        feet = dict(self.initial)
+        for step in self.steps:
+            if step.t_land <= t:
+                feet[step.side] = step.target
+        return feet
+
+
+def plan_straight_walk(
+    sole: SoleGeometry,
+    right: pin.SE3,
+    left: pin.SE3,
+    com_xy: np.ndarray,
+    n_steps: int,
+    step_length: float,
+    single_support: float = 0.8,
+    double_support: float = 0.3,
+    t_start: float = 0.5,
+    t_settle: float = 1.0,
+    first: str = "right",
+) -> FootstepPlan:
+    """Walk straight ahead (along the world x axis) in ``n_steps`` >= 2 swings.
+
+    Footprint k (k = 1..n_steps - 1) lands step_length [m] ahead of footprint k - 1 (the first
+    is ahead of the initial feet); the last swing closes, placing the trailing foot beside the
+    leading one. The robot advances (n_steps - 1) step_length. Each foot keeps its lateral
+    position, height and orientation. The ZMP starts under the CoM (``com_xy``), moves to the
+    stance sole's centre for every single support and ends between the final feet; ``t_settle``
+    [s] of standing follow the last double support.
+    """
+    if not isinstance(n_steps, (int, np.integer)) or n_steps < 2:
+        raise InvalidParameterError(f"n_steps must be an integer >= 2, got {n_steps!r}")
+    if first not in SIDES:
+        raise InvalidParameterError(f"first must be one of {SIDES}, got {first!r}")
+    step_length = as_scalar("step_length", step_length)
+    single_support = as_scalar("single_support", single_support, minimum=0.0, strict=True)
+    double_support = as_scalar("double_support", double_support, minimum=0.0, strict=True)
+    t_start = as_scalar("t_start", t_start, minimum=0.0)
+    t_settle = as_scalar("t_settle", t_settle, minimum=0.0)
+
+    feet = {"right": pin.SE3(right), "left": pin.SE3(left)}
+    initial = dict(feet)
+    x0 = max(right.translation[0], left.translation[0])
+    times, points = [0.0, t_start], [np.asarray(com_xy, dtype=float)[:2]] * 2
+    steps = []
+    side, t = first, t_start
+    for k in range(1, n_steps + 1):
+        stance = "left" if side == "right" else "right"
+        t += double_support
+        times.append(t)
+        points.append(sole_center(sole, feet[stance])[:2])
+        target = pin.SE3(feet[side])
+        target.translation = target.translation.copy()
+        target.translation[0] = x0 + min(k, n_steps - 1) * step_length
+        steps.append(Footstep(side, feet[side], target, t, t + single_support))
+        t += single_support
+        times.append(t)
+        points.append(points[-1])
+        feet[side] = target
+        side = stance
+    t += double_support
+    times.append(t)
+    points.append((sole_center(sole, feet["right"])[:2] + sole_center(sole, feet["left"])[:2]) / 2)
+    t += t_settle
+    times.append(t)
+    points.append(points[-1])
+    return FootstepPlan(sole, initial, tuple(steps), np.array(times), np.array(points), t)

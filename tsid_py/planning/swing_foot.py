@@ -1,0 +1,71 @@
+"""Swing-foot SE3 trajectory from lift-off to touch-down."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.trajectories import Trajectory, TrajectorySample
+from tsid_py.validation import as_scalar
+
+
+def min_jerk_shape(s: float) -> tuple[float, float, float]:
+    """The minimum-jerk blend 10 s^3 - 15 s^4 + 6 s^5 on s in [0, 1] and its first two derivatives in s."""
+    return (
+        s**3 * (10 - 15 * s + 6 * s**2),
+        30 * s**2 * (1 - s) ** 2,
+        60 * s * (1 - s) * (1 - 2 * s),
+    )
+
+
+def bump_shape(s: float) -> tuple[float, float, float]:
+    """64 s^3 (1 - s)^3: 0 at both ends with zero slope and curvature, 1 at s = 0.5; and its derivatives."""
+    return (
+        64 * s**3 * (1 - s) ** 3,
+        192 * s**2 * (1 - s) ** 2 * (1 - 2 * s),
+        384 * s * (1 - s) * (1 - 5 * s + 5 * s**2),
+    )
+
+
+class TrajectorySE3SwingFoot(Trajectory):
+    """A foot moving from ``start`` (lift-off at t0) to ``end`` (touch-down at t0 + duration).
+
+    With s = (t - t0) / duration clamped to [0, 1] and b(s) the minimum-jerk blend:
+
+    - position p = p0 + (p1 - p0) b(s) + height * 64 s^3 (1 - s)^3 e_z: the foot rises ``height``
+      [m] above the straight line at mid-swing; velocity and acceleration are zero at both ends;
+    - orientation R = R0 exp3(b(s) log3(R0^T R1)), a geodesic on SO(3); its world angular
+      velocity is b'(s)/duration R0 log3(R0^T R1) (the rotation axis is fixed).
+
+    Samples are SE3 samples (12-vector placement, 6-vector world velocity and classical
+    acceleration), the reference a :class:`TaskSE3Equality` takes.
+    """
+
+    def __init__(
+        self, name: str, start: pin.SE3, end: pin.SE3, t0: float, duration: float, height: float
+    ) -> None:
+        super().__init__(name)
+        self.start, self.end = pin.SE3(start), pin.SE3(end)
+        self.t0 = as_scalar("t0", t0)
+        self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
+        self.height = as_scalar("height", height)
+        self._rotation_axis_world = start.rotation @ pin.log3(start.rotation.T @ end.rotation)  # [rad]
+
+    def sample(self, t: float) -> TrajectorySample:
+        s = min(max((t - self.t0) / self.duration, 0.0), 1.0)
+        blend, d_blend, dd_blend = min_jerk_shape(s)
+        bump, d_bump, dd_bump = bump_shape(s)
+        T = self.duration
+        delta = self.end.translation - self.start.translation
+        up = np.array([0.0, 0.0, self.height])
+        position = self.start.translation + delta * blend + up * bump
+        rotation = self.start.rotation @ pin.exp3(blend * pin.log3(self.start.rotation.T @ self.end.rotation))
+        linear_vel = (delta * d_blend + up * d_bump) / T
+        linear_acc = (delta * dd_blend + up * dd_bump) / T**2
+        angular_vel = self._rotation_axis_world * d_blend / T
+        angular_acc = self._rotation_axis_world * dd_blend / T**2
+        return TrajectorySample.from_se3(
+            pin.SE3(rotation, position),
+            np.concatenate([linear_vel, angular_vel]),
+            np.concatenate([linear_acc, angular_acc]),
+        )

@@ -1,0 +1,94 @@
+"""Step: a biped shifts its CoM over the left foot, lifts the right foot and puts it back.
+
+The classic third TSID exercise. Phases (times for the defaults):
+
+1. 0-1.5 s: the CoM moves (minimum jerk) above the centre of the left sole;
+2. 1.6-1.8 s: the right-foot contact is unloaded (its normal-force cap ramps down to f_min)
+   and then leaves the problem;
+3. 1.8-3.0 s: the right foot follows a swing trajectory rising ``height`` (0.1 m) and coming back
+   down where it was;
+4. 3.0 s: touch-down; the contact is added back with a loading ramp (0.2 s);
+5. 3.3-4.8 s: the CoM moves back to where it started; the robot stands until 5.3 s.
+
+The CoM must stay above the support polygon of the feet in contact all along.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.planning.footsteps import Footstep, FootstepPlan
+from tsid_py.planning.support import sole_center
+from tsid_py.robot_specs import load_robot
+from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
+from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.stepping import run_footsteps, stepping_params
+from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
+
+SHIFT = 1.5  # [s] CoM shift, each way
+UNLOAD = 0.2  # [s] contact unloading before lift-off
+LOAD = 0.2  # [s] contact loading after touch-down
+SWING = 1.2  # [s] foot in the air
+SETTLE = 0.5  # [s] standing at the end
+
+
+def run(
+    robot: str = "talos",
+    height: float = 0.1,
+    dt: float = 0.002,
+    params: BipedParams | None = None,
+    progress: bool = False,
+) -> RunResult:
+    """Take one step in place with the right foot, lifting it ``height`` [m]."""
+    robot_model = load_robot(robot)
+    controller = BipedController(robot_model, params or stepping_params(robot_model))
+    sole = controller.robot.spec.sole
+    right, left = controller.foot_placement("right"), controller.foot_placement("left")
+    com0 = controller.com_initial
+    over_left = np.append(sole_center(sole, left)[:2], com0[2])
+    t_lift = SHIFT + 0.1 + UNLOAD
+    t_land = t_lift + SWING
+    t_back = t_land + LOAD + 0.1
+    t_end = t_back + SHIFT + SETTLE
+    shift = TrajectoryEuclidianMinJerk("com-shift", com0, over_left, 0.0, SHIFT)
+    back = TrajectoryEuclidianMinJerk("com-back", over_left, com0, t_back, SHIFT)
+
+    def com_reference(t: float) -> TrajectorySample:
+        return shift.sample(t) if t < t_back else back.sample(t)
+
+    plan = FootstepPlan(
+        sole,
+        {"right": right, "left": left},
+        (Footstep("right", right, right, t_lift, t_land),),
+        np.array([0.0, SHIFT, t_back, t_back + SHIFT, t_end]),
+        np.array([com0[:2], over_left[:2], over_left[:2], com0[:2], com0[:2]]),
+        t_end,
+    )
+    return run_footsteps(
+        controller,
+        plan,
+        com_reference,
+        "step",
+        dt,
+        swing_height=height,
+        unload_duration=UNLOAD,
+        load_duration=LOAD,
+        com_support="contacts",
+        progress=progress,
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, robot="talos", duration=None)
+    parser.add_argument("--height", type=float, default=0.1, help="swing-foot lift [m] (default: 0.1)")
+
+
+def run_from_args(args: argparse.Namespace) -> RunResult:
+    return run(args.robot, args.height, args.dt, progress=not args.json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)

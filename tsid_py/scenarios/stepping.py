@@ -1,0 +1,265 @@
+"""Closed-loop runs of a biped following a footstep plan: the shared loop of ``step`` and ``walk``.
+
+At every control step the loop sets the CoM reference from a CoM trajectory and switches the
+contacts from the plan: ``unload_duration`` before a lift-off the foot's contact starts
+unloading (:meth:`BipedController.remove_contact`), the foot then follows its swing trajectory,
+and at touch-down the contact comes back with a loading ramp of ``load_duration``
+(:meth:`BipedController.add_contact`). Every solution goes through the physics checks.
+
+Measured at every step, besides the balance quantities: the ZMP of the contact forces and its
+margin inside the support polygon of the contacts, the CoM's margin inside its support region,
+the largest change of a contact's net force between consecutive steps (a contact out of the
+problem has zero force), the touch-down error of every swing and the swing height.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.contacts.pressure import center_of_pressure
+from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.errors import InvalidParameterError
+from tsid_py.integration import integrate
+from tsid_py.physics import check_solution
+from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
+from tsid_py.planning.lipm import GRAVITY
+from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
+from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
+from tsid_py.progress import progress_bar
+from tsid_py.robot_specs import Robot
+from tsid_py.scenarios.runner import RunLog, RunResult
+from tsid_py.tasks.task_cop_equality import TaskCopEquality
+from tsid_py.trajectories import TrajectorySample
+from tsid_py.validation import as_scalar
+
+EVENT_TOLERANCE = 1e-9  # [s] an event at time t_e fires at the first control step with t >= t_e - this
+
+
+def stepping_params(robot: Robot, **overrides: float) -> BipedParams:
+    """The robot's biped parameters for stepping: stiffer swing feet and a lighter posture task.
+
+    kp_foot = 100 (instead of TsidBiped's 10) and w_posture <= 1e-3 (TSID's walking exercise uses
+    1e-4) let the swing foot track its trajectory to a fraction of a millimetre at touch-down;
+    with the balance defaults the posture task holds the leg back (Talos lifts 4 cm of 10).
+    """
+    base = BipedParams.for_robot(robot)
+    defaults = {"kp_foot": 100.0, "w_posture": min(base.w_posture, 1e-3)}
+    return replace(base, **{**defaults, **overrides})
+
+
+@dataclass
+class SteppingLog(RunLog):
+    """:class:`RunLog` plus the locomotion series.
+
+    Attributes:
+        zmp: ZMP of the contact forces, x-y [m].
+        zmp_ref: Planned ZMP (of the CoM reference: c - h / g ddc), x-y [m].
+        feet: World position of each foot frame, by side [m].
+        in_contact: Whether each foot is a contact of the problem, by side.
+        footsteps: (side, planned touch-down position [m]) of every swing.
+    """
+
+    zmp: list[np.ndarray] = field(default_factory=list)
+    zmp_ref: list[np.ndarray] = field(default_factory=list)
+    feet: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    in_contact: dict[str, list[bool]] = field(default_factory=dict)
+    footsteps: list[tuple[str, np.ndarray]] = field(default_factory=list)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every series as an array (``feet/<side>``, ``in_contact/<side>``, ``footsteps`` as x-y-z rows)."""
+        out = super().arrays()
+        out["zmp"], out["zmp_ref"] = np.array(self.zmp), np.array(self.zmp_ref)
+        out.update({f"feet/{side}": np.array(values) for side, values in self.feet.items()})
+        out.update({f"in_contact/{side}": np.array(values) for side, values in self.in_contact.items()})
+        out["footsteps"] = np.array([position for _, position in self.footsteps])
+        return out
+
+
+@dataclass
+class _Swing:
+    """One footstep being carried out: unload and lift, follow the swing trajectory, land."""
+
+    step: Footstep
+    trajectory: TrajectorySE3SwingFoot
+    lifted: bool = False
+    landed: bool = False
+
+    def update(
+        self, controller: BipedController, q: np.ndarray, t: float, unload: float, load: float
+    ) -> float | None:
+        """Switch the contact or set the foot reference at time t; the touch-down error [m] when landing."""
+        step = self.step
+        if not self.lifted and t >= step.t_lift - unload - EVENT_TOLERANCE:
+            pin.framesForwardKinematics(controller.robot.model, controller.data, q)
+            controller.remove_contact(step.side, unload)
+            self.lifted = True
+        if not self.lifted or self.landed:
+            return None
+        if t < step.t_land - EVENT_TOLERANCE:
+            controller.set_foot_reference(step.side, self.trajectory.sample(t))
+            return None
+        pin.framesForwardKinematics(controller.robot.model, controller.data, q)
+        error = controller.foot_placement(step.side).translation - step.target.translation
+        controller.add_contact(step.side, load)
+        self.landed = True
+        return float(np.linalg.norm(error))
+
+
+def _world_net_forces(controller: BipedController, forces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Net force of each foot in world axes [N] (zero for a foot out of the problem)."""
+    net = {}
+    for side, contact in controller.contacts.items():
+        f = forces.get(contact.name)
+        rotation = controller.data.oMf[contact.frame_id].rotation
+        net[side] = np.zeros(3) if f is None else rotation @ f.reshape(-1, 3).sum(axis=0)
+    return net
+
+
+def run_footsteps(
+    controller: BipedController,
+    plan: FootstepPlan,
+    com_reference: Callable[[float], TrajectorySample],
+    scenario: str,
+    dt: float = 0.002,
+    swing_height: float = 0.1,
+    unload_duration: float = 0.2,
+    load_duration: float = 0.2,
+    com_support: str = "contacts",
+    cop_task: TaskCopEquality | None = None,
+    progress: bool = False,
+) -> RunResult:
+    """Run the plan in closed loop until ``plan.t_end``.
+
+    Args:
+        com_reference: CoM reference as a function of time (world) [m, m/s, m/s^2].
+        swing_height: Height of the swing trajectories above the straight line [m].
+        unload_duration: Contact unloading ramp before each lift-off [s].
+        load_duration: Contact loading ramp after each touch-down [s].
+        com_support: ``"contacts"``: the CoM must stay above the support polygon of the contacts
+            (quasi-static motions such as a single step); ``"feet"``: above the convex hull of
+            both feet, wherever they are (walking, where the CoM passes between the feet).
+        cop_task: A CoP task in the controller's formulation; its reference follows the planned ZMP.
+
+    The ground is the plane z = 0 (where :class:`BipedController` puts the soles); the planned ZMP
+    is that of the CoM reference, c - (c_z / g) ddc.
+    """
+    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    if com_support not in ("contacts", "feet"):
+        raise InvalidParameterError(f"com_support must be 'contacts' or 'feet', got {com_support!r}")
+    robot, form, sole = controller.robot, controller.formulation, plan.sole
+    weight = robot.total_mass * GRAVITY
+    q, v = controller.q0.copy(), robot.zero_velocity()
+    log = SteppingLog(
+        forces={c.name: [] for c in controller.contacts.values()},
+        feet={side: [] for side in SIDES},
+        in_contact={side: [] for side in SIDES},
+        footsteps=[(s.side, s.target.translation.copy()) for s in plan.steps],
+    )
+    swings = [_Swing(s, s.swing_trajectory(swing_height)) for s in plan.steps]
+    touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: that foot never swung
+    checks, step_times, failures = [], [], 0
+    lift_height, foot_drift, force_jump, zmp_margin, com_margin = 0.0, 0.0, 0.0, np.inf, np.inf
+    previous_forces: dict[str, np.ndarray] = {}
+    check_data = robot.create_data()
+    for i in progress_bar(range(int(round(plan.t_end / dt))), progress, scenario):
+        t = i * dt
+        for swing in swings:
+            error = swing.update(controller, q, t, unload_duration, load_duration)
+            if error is not None:
+                side = swing.step.side
+                touchdown[side] = max(touchdown[side] or 0.0, error)
+        reference = com_reference(t)
+        controller.set_com_reference(reference)
+        zmp_ref = reference.pos[:2] - reference.pos[2] / GRAVITY * reference.acc[:2]
+        if cop_task is not None:
+            cop_task.set_reference(np.append(zmp_ref, 0.0))
+
+        start = time.perf_counter()
+        out = controller.compute(t, q, v)
+        step_times.append(time.perf_counter() - start)
+        if not out.solution.ok:
+            failures += 1
+            break
+        contacts = {name: (form.contacts[name], f) for name, f in out.forces.items()}
+        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max, check_data))
+
+        data = controller.data
+        feet = {side: controller.foot_placement(side) for side in SIDES}
+        active = [side for side in SIDES if controller.in_contact(side)]
+        zmp = center_of_pressure(contacts.values(), data)[:2]
+        support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in active]))
+        zmp_margin = min(zmp_margin, polygon_margin(zmp, support))
+        com = robot.com(data).copy()
+        if com_support == "feet":
+            support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in SIDES]))
+        com_margin = min(com_margin, polygon_margin(com, support))
+        for side in active:
+            reference_position = controller.contacts[side].reference.translation
+            foot_drift = max(foot_drift, float(np.linalg.norm(feet[side].translation - reference_position)))
+        for step in plan.steps:
+            if step.t_lift <= t <= step.t_land:
+                lift_height = max(
+                    lift_height, float(feet[step.side].translation[2] - step.start.translation[2])
+                )
+        net_forces = _world_net_forces(controller, out.forces)
+        if previous_forces:
+            jumps = [np.linalg.norm(net_forces[s] - previous_forces[s]) for s in net_forces]
+            force_jump = max(force_jump, float(max(jumps)))
+        previous_forces = net_forces
+
+        log.t.append(t)
+        log.q.append(q)
+        log.v.append(v)
+        log.dv.append(out.dv)
+        log.tau.append(out.tau)
+        log.com.append(com)
+        log.com_ref.append(reference.pos.copy())
+        for c in controller.contacts.values():
+            log.forces[c.name].append(out.forces.get(c.name, np.zeros(c.n_force)))
+        log.zmp.append(zmp)
+        log.zmp_ref.append(zmp_ref)
+        for side in SIDES:
+            log.feet[side].append(feet[side].translation.copy())
+            log.in_contact[side].append(side in active)
+        q, v = integrate(robot, q, v, out.dv, dt)
+
+    com_error = np.linalg.norm(np.array(log.com) - np.array(log.com_ref), axis=1) if log.com else np.zeros(1)
+    zmp_error = np.linalg.norm(np.array(log.zmp) - np.array(log.zmp_ref), axis=1) if log.zmp else np.zeros(1)
+    landed = all(s.landed for s in swings)
+    summary = {
+        "robot": robot.name,
+        "scenario": scenario,
+        "dt_s": dt,
+        "duration_s": round(plan.t_end, 9),
+        "steps": len(log.t),
+        "footsteps": len(plan.steps),
+        "qp_failures": failures,
+        "fell": bool(failures or com_margin < 0 or zmp_margin < 0 or not landed),
+        "com_error_max_m": float(com_error.max()),
+        "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
+        "foot_drift_max_m": foot_drift,
+        "touchdown_error_right_m": touchdown["right"],
+        "touchdown_error_left_m": touchdown["left"],
+        "touchdown_error_max_m": max((e for e in touchdown.values() if e is not None), default=None),
+        "swing_height_max_m": lift_height,
+        "zmp_margin_min_m": zmp_margin,
+        "zmp_error_max_m": float(zmp_error.max()),
+        "com_margin_min_m": com_margin,
+        "max_force_jump_n": force_jump,
+        "max_force_jump_over_weight": force_jump / weight,
+        "min_normal_force_n": min((c.min_normal_force for c in checks), default=float("nan")),
+        "max_friction_ratio": max((c.max_friction_ratio for c in checks), default=float("nan")),
+        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
+        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
+        "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=float("nan")),
+        "max_normal_bound_violation_n": max(
+            (c.max_normal_bound_violation for c in checks), default=float("nan")
+        ),
+        "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
+    }
+    return RunResult(summary, log)

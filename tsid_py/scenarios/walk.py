@@ -1,0 +1,108 @@
+"""Walk: a biped walks straight ahead on a footstep plan with a LIPM CoM plan of its own.
+
+The plan (tsid_py.planning): ``steps`` swings alternating right and left, each footprint
+``step_length`` ahead of the previous one, the last swing closing the feet side by side; the
+ZMP reference sits on the stance sole in single support and moves between the soles in double
+support; Kajita's ZMP preview control turns it into a CoM trajectory at the robot's own CoM
+height. The controller follows the CoM plan, swings the feet on minimum-jerk trajectories and
+switches the contacts with unloading/loading ramps; a low-weight CoP task follows the planned
+ZMP. The robot falls if a QP fails, the CoM leaves the hull of the feet or the ZMP leaves the
+support polygon.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.planning.footsteps import plan_straight_walk
+from tsid_py.planning.lipm import plan_com_from_zmp
+from tsid_py.robot_specs import load_robot
+from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
+from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.stepping import run_footsteps, stepping_params
+from tsid_py.tasks.task_cop_equality import TaskCopEquality
+
+DEFAULT_STEP_LENGTH = {"talos": 0.2, "romeo": 0.1}  # [m]
+W_COP = 1e-5  # weight of the CoP task (rows in m N)
+
+
+def run(
+    robot: str = "talos",
+    steps: int = 8,
+    step_length: float | None = None,
+    single_support: float = 0.8,
+    double_support: float = 0.3,
+    swing_height: float = 0.05,
+    dt: float = 0.002,
+    params: BipedParams | None = None,
+    progress: bool = False,
+) -> RunResult:
+    """Walk ``steps`` swings of ``step_length`` [m] (0.2 m Talos, 0.1 m Romeo by default).
+
+    Args:
+        single_support: Swing duration [s].
+        double_support: Duration of each double support [s].
+        swing_height: Foot lift at mid-swing [m].
+    """
+    robot_model = load_robot(robot)
+    if step_length is None:
+        step_length = DEFAULT_STEP_LENGTH.get(robot, 0.1)
+    controller = BipedController(robot_model, params or stepping_params(robot_model))
+    plan = plan_straight_walk(
+        robot_model.spec.sole,
+        controller.foot_placement("right"),
+        controller.foot_placement("left"),
+        controller.com_initial[:2],
+        steps,
+        step_length,
+        single_support,
+        double_support,
+    )
+    com_plan = plan_com_from_zmp(plan.zmp_reference, plan.t_end, controller.com_initial)
+    cop_task = TaskCopEquality("task-cop", robot_model)
+    controller.formulation.add_force_task(cop_task, weight=W_COP, priority=1)
+    return run_footsteps(
+        controller,
+        plan,
+        com_plan.sample,
+        "walk",
+        dt,
+        swing_height=swing_height,
+        unload_duration=0.2,
+        load_duration=0.2,
+        com_support="feet",
+        cop_task=cop_task,
+        progress=progress,
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, robot="talos", duration=None)
+    parser.add_argument("--steps", type=int, default=8, help="number of swings, >= 2 (default: 8)")
+    parser.add_argument(
+        "--step-length",
+        type=float,
+        default=None,
+        help="footprint spacing [m] (default: 0.2 Talos, 0.1 Romeo)",
+    )
+    parser.add_argument("--single-support", type=float, default=0.8, help="swing duration [s] (default: 0.8)")
+    parser.add_argument(
+        "--double-support", type=float, default=0.3, help="double-support duration [s] (default: 0.3)"
+    )
+
+
+def run_from_args(args: argparse.Namespace) -> RunResult:
+    return run(
+        args.robot,
+        args.steps,
+        args.step_length,
+        args.single_support,
+        args.double_support,
+        dt=args.dt,
+        progress=not args.json,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)

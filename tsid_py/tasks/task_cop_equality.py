@@ -1,0 +1,76 @@
+"""Centre-of-pressure task on all the contact forces (a force task)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tsid_py.constraints import ConstraintEquality
+from tsid_py.contacts.pressure import GROUND_NORMAL, contact_points_world
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import TaskContactForce
+from tsid_py.validation import as_vector
+
+if TYPE_CHECKING:
+    import pinocchio as pin
+
+    from tsid_py.contacts.contact_base import ContactBase
+
+
+class TaskCopEquality(TaskContactForce):
+    """Pull the centre of pressure (CoP) of all the active contacts toward a reference point.
+
+    With p_j the world position of contact point j, f_j its force and n the world ground normal,
+    the CoP p satisfies sum_j (p_j - p) (n . f_j) = 0. The task asks the CoP to be p_ref:
+
+        sum_j (p_j - p_ref) (n . f_j) = 0,   i.e. A f = 0 with blocks A_j = (p_j - p_ref) n^T R_j,
+
+    R_j the rotation from the axes f_j is expressed in to the world. TSID's task-cop-equality.cpp
+    uses the contact-frame normal component of f_j instead of the world one; the two agree for a
+    flat foot. Rows in [m N]; use a low weight (the task moves load between the contacts within
+    what the other tasks leave free). The formulation hands the task its contacts and their force
+    offsets before every compute (:meth:`set_contacts`).
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper) -> None:
+        super().__init__(name, robot)
+        self._normal = GROUND_NORMAL.copy()
+        self._reference = np.zeros(3)
+        self._contacts: list[tuple[ContactBase, int]] = []
+        self._constraint = ConstraintEquality(name, 3, 0)
+
+    @property
+    def reference(self) -> np.ndarray:
+        """The CoP reference in the world frame [m]."""
+        return self._reference
+
+    def set_reference(self, reference: object) -> None:
+        """The desired CoP, a world point [m] (usually on the ground)."""
+        self._reference = as_vector(f"reference of task {self.name!r}", reference, 3)
+
+    @property
+    def contact_normal(self) -> np.ndarray:
+        """The ground normal n in the world frame."""
+        return self._normal
+
+    def set_contact_normal(self, normal: object) -> None:
+        """Set the world ground normal (normalized here)."""
+        normal = as_vector("contact normal", normal, 3)
+        self._normal = normal / np.linalg.norm(normal)
+
+    def set_contacts(self, contacts: list[tuple[ContactBase, int]]) -> None:
+        """The active contacts with the offsets of their force variables in f."""
+        self._contacts = list(contacts)
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        n_force = sum(contact.n_force for contact, _ in self._contacts)
+        if self._constraint.cols != n_force:
+            self._constraint = ConstraintEquality(self.name, 3, n_force)
+        A = self._constraint.matrix
+        for contact, index in self._contacts:
+            points, rotation = contact_points_world(contact, data)
+            normal_row = self._normal @ rotation
+            for j in range(points.shape[1]):
+                A[:, index + 3 * j : index + 3 * j + 3] = np.outer(points[:, j] - self._reference, normal_row)
+        return self._constraint
