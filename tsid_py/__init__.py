@@ -19,7 +19,15 @@ from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.integration import integrate
 from tsid_py.robot_specs import Robot, available_robots, load_robot
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.solvers import HqpOutput, QPStatus, Solver, SolverHQuadProg
+from tsid_py.solvers import (
+    HqpOutput,
+    QPStatus,
+    Solver,
+    SolverDAQP,
+    SolverHQuadProg,
+    installed_backends,
+    make_solver,
+)
 from tsid_py.tasks import (
     TaskActuationBounds,
     TaskAMEquality,
@@ -57,6 +65,7 @@ __all__ = [
     "RobotSpecError",
     "RobotWrapper",
     "Solver",
+    "SolverDAQP",
     "SolverFailedError",
     "SolverHQuadProg",
     "TaskAMEquality",
@@ -77,6 +86,8 @@ __all__ = [
     "WeightedConstraint",
     "__version__",
     "available_robots",
+    "installed_backends",
     "integrate",
     "load_robot",
+    "make_solver",
 ]

@@ -1,0 +1,87 @@
+"""Why is level 0 infeasible? A phase-1 slack QP names the constraints in conflict.
+
+Each hard row r (equality a_r x = b_r or inequality lb_r <= a_r x <= ub_r), scaled to a unit
+normal, gets a slack t_r >= 0 that widens it on both sides. Minimizing sum t (an L1 norm, so few
+slacks are non-zero; plus a tiny quadratic term that keeps the Hessian positive definite) finds
+the rows that must give way. The constraints owning those rows are reported, and the report
+says whether dropping them restores feasibility.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tsid_py.hqp import HqpData
+from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
+from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
+
+if TYPE_CHECKING:
+    from tsid_py.solvers.cascade import SolveQp
+
+SLACK_TOLERANCE = 1e-6  # a slack above this (in units of the row's scaled residual) is a conflict
+PHASE_ONE_REGULARIZATION = 1e-8
+
+
+def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[str]:
+    """Names of the hard constraints whose rows need a non-zero slack, in row order."""
+    A = np.vstack([hard.A_eq, hard.A_in])
+    lower = np.concatenate([hard.b_eq, hard.lb])
+    upper = np.concatenate([hard.b_eq, hard.ub])
+    names = hard.eq_names + hard.in_names
+    norms = np.maximum(np.linalg.norm(A, axis=1), 1e-12)
+    A, lower, upper = A / norms[:, None], lower / norms, upper / norms
+    m, n = A.shape
+    identity = np.eye(m)
+    # rows: A x + t >= lower, A x - t <= upper, t >= 0 (written as lower/upper-bounded rows)
+    relaxed = HardConstraints(
+        np.zeros((0, n + m)),
+        np.zeros(0),
+        np.vstack(
+            [np.hstack([A, identity]), np.hstack([A, -identity]), np.hstack([np.zeros((m, n)), identity])]
+        ),
+        np.concatenate([lower, np.full(m, -np.inf), np.zeros(m)]),
+        np.concatenate([np.full(m, np.inf), upper, np.full(m, np.inf)]),
+        [],
+        names * 3,
+    )
+    H = PHASE_ONE_REGULARIZATION * np.eye(n + m)
+    g = np.concatenate([np.zeros(n), np.ones(m)])
+    out = solve_qp(DenseQp(H, g, relaxed))
+    if not out.ok:
+        return []
+    slack = out.x[n:]
+    return list(dict.fromkeys(names[r] for r in np.flatnonzero(slack > SLACK_TOLERANCE)))
+
+
+def without(hard: HardConstraints, dropped: list[str]) -> HardConstraints:
+    """The hard constraints minus every row of the named constraints."""
+    eq = np.array([name not in dropped for name in hard.eq_names], dtype=bool)
+    in_ = np.array([name not in dropped for name in hard.in_names], dtype=bool)
+    return HardConstraints(
+        hard.A_eq[eq],
+        hard.b_eq[eq],
+        hard.A_in[in_],
+        hard.lb[in_],
+        hard.ub[in_],
+        [name for name in hard.eq_names if name not in dropped],
+        [name for name in hard.in_names if name not in dropped],
+    )
+
+
+def infeasible_output(hqp: HqpData, message: str, solve_qp: SolveQp) -> HqpOutput:
+    """An INFEASIBLE output that names the level-0 constraints in conflict and keeps the problem."""
+    n = hqp.n_var
+    hard = HardConstraints.from_level(hqp.levels[0] if hqp.levels else [], n)
+    names = conflicting_constraints(hard, solve_qp)
+    if names:
+        check = solve_qp(DenseQp(np.eye(n), np.zeros(n), without(hard, names)))
+        restores = "restores" if check.ok else "does not restore"
+        message = (
+            f"{message}; level 0 (hard constraints) is infeasible: relaxing "
+            f"{', '.join(repr(name) for name in names)} {restores} feasibility"
+        )
+    return HqpOutput(
+        QPStatus.INFEASIBLE, message=message, problem=hqp.snapshot(), infeasible_constraints=names
+    )
