@@ -9,7 +9,7 @@ from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.scenarios.runner import run_biped
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
-E, I = tsid.ConstraintEquality.from_arrays, tsid.ConstraintInequality.from_arrays
+E, Ineq = tsid.ConstraintEquality.from_arrays, tsid.ConstraintInequality.from_arrays
 
 
 def problem(levels, n):
@@ -24,7 +24,7 @@ def test_three_levels_with_a_binding_bound_have_the_known_solution(solver):
     # level 0: x0 <= 0.5; level 1: x0 = 1, x1 + x2 = 2; level 2: x = (1, 3, 0).
     # Level 1 reaches x0 = 0.5 and any x1 + x2 = 2; level 2 then picks x1 = 2.5, x2 = -0.5.
     # Weighting the two levels in one QP would give another answer (x1 + x2 != 2).
-    bound = I("bound", [[1.0, 0.0, 0.0]], [-np.inf], [0.5])
+    bound = Ineq("bound", [[1.0, 0.0, 0.0]], [-np.inf], [0.5])
     level1 = E("level1", [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]], [1.0, 2.0])
     level2 = E("level2", np.eye(3), [1.0, 3.0, 0.0])
     sol = solver.solve(problem([[(1.0, bound)], [(1.0, level1)], [(1.0, level2)]], 3))
@@ -56,9 +56,9 @@ def test_a_lower_level_never_degrades_a_higher_one(solver, rng):
     n = 10
     d = rng.standard_normal((1, n))
     hard = [
-        (1.0, I("box", np.eye(n), -2.0 * np.ones(n), 2.0 * np.ones(n))),
+        (1.0, Ineq("box", np.eye(n), -2.0 * np.ones(n), 2.0 * np.ones(n))),
         (1.0, E("plane", rng.standard_normal((1, n)), [0.1])),
-        (1.0, I("half-space", d, [-np.inf], [0.5])),
+        (1.0, Ineq("half-space", d, [-np.inf], [0.5])),
     ]
     level1 = [(2.0, E("task-a", d, [2.0])), (0.5, E("task-b", rng.standard_normal((1, n)), [1.0]))]
     level2 = [(1.0, E("task-c", rng.standard_normal((4, n)), 3 * rng.standard_normal(4)))]
@@ -80,7 +80,7 @@ def test_a_lower_level_never_degrades_a_higher_one(solver, rng):
 
 def test_a_level_pinned_at_a_vertex_leaves_no_freedom_below(solver):
     # Level 1 drives x to the corner (1, 1) of the unit box; level 2 cannot move it.
-    box = I("box", np.eye(2), -np.ones(2), np.ones(2))
+    box = Ineq("box", np.eye(2), -np.ones(2), np.ones(2))
     level1 = E("corner", np.eye(2), [3.0, 2.0])
     level2 = E("elsewhere", np.eye(2), [-1.0, 0.0])
     sol = solver.solve(problem([[(1.0, box)], [(1.0, level1)], [(1.0, level2)]], 2))

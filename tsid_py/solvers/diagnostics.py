@@ -3,8 +3,8 @@
 Each hard row r (equality a_r x = b_r or inequality lb_r <= a_r x <= ub_r), scaled to a unit
 normal, gets a slack t_r >= 0 that widens it on both sides. Minimizing sum t (an L1 norm, so few
 slacks are non-zero; plus a tiny quadratic term that keeps the Hessian positive definite) finds
-the rows that must give way. The constraints owning those rows are reported, and the report
-says whether dropping them restores feasibility.
+the rows that must give way. The constraints owning those rows are reduced to an irreducible
+set whose removal restores feasibility, and reported by name.
 """
 
 from __future__ import annotations
@@ -20,39 +20,45 @@ from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
 if TYPE_CHECKING:
     from tsid_py.solvers.cascade import SolveQp
 
+PHYSICS = frozenset({"base-dynamics"})  # the equation of motion, named by InverseDynamicsFormulation
 SLACK_TOLERANCE = 1e-6  # a slack above this (in units of the row's scaled residual) is a conflict
 PHASE_ONE_REGULARIZATION = 1e-8
 
 
 def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[str]:
-    """Names of the hard constraints whose rows need a non-zero slack, in row order."""
+    """Names of the hard constraints whose rows need a non-zero slack, in row order.
+
+    The equality rows of :data:`PHYSICS` (the equation of motion) get no slack: they are not a choice.
+    """
     A = np.vstack([hard.A_eq, hard.A_in])
     lower = np.concatenate([hard.b_eq, hard.lb])
     upper = np.concatenate([hard.b_eq, hard.ub])
     names = hard.eq_names + hard.in_names
     norms = np.maximum(np.linalg.norm(A, axis=1), 1e-12)
     A, lower, upper = A / norms[:, None], lower / norms, upper / norms
-    m, n = A.shape
-    identity = np.eye(m)
-    # rows: A x + t >= lower, A x - t <= upper, t >= 0 (written as lower/upper-bounded rows)
-    relaxed = HardConstraints(
-        np.zeros((0, n + m)),
-        np.zeros(0),
-        np.vstack(
-            [np.hstack([A, identity]), np.hstack([A, -identity]), np.hstack([np.zeros((m, n)), identity])]
-        ),
-        np.concatenate([lower, np.full(m, -np.inf), np.zeros(m)]),
-        np.concatenate([np.full(m, np.inf), upper, np.full(m, np.inf)]),
-        [],
-        names * 3,
+    rigid = np.array([name in PHYSICS for name in hard.eq_names] + [False] * hard.n_in, dtype=bool)
+    relaxed = ~rigid
+    relaxed_names = [name for name, keep in zip(names, relaxed, strict=True) if keep]
+    A_r, lower_r, upper_r = A[relaxed], lower[relaxed], upper[relaxed]
+    m, n = A_r.shape
+    identity, zeros = np.eye(m), np.zeros((m, n))
+    # unknowns (x, t): rigid rows as they are; A x + t >= lower, A x - t <= upper, t >= 0
+    phase_one = HardConstraints(
+        np.hstack([A[rigid], np.zeros((int(rigid.sum()), m))]),
+        lower[rigid],
+        np.vstack([np.hstack([A_r, identity]), np.hstack([A_r, -identity]), np.hstack([zeros, identity])]),
+        np.concatenate([lower_r, np.full(m, -np.inf), np.zeros(m)]),
+        np.concatenate([np.full(m, np.inf), upper_r, np.full(m, np.inf)]),
+        [name for name, fixed in zip(names, rigid, strict=True) if fixed],
+        relaxed_names * 3,
     )
     H = PHASE_ONE_REGULARIZATION * np.eye(n + m)
     g = np.concatenate([np.zeros(n), np.ones(m)])
-    out = solve_qp(DenseQp(H, g, relaxed))
+    out = solve_qp(DenseQp(H, g, phase_one))
     if not out.ok:
         return []
     slack = out.x[n:]
-    return list(dict.fromkeys(names[r] for r in np.flatnonzero(slack > SLACK_TOLERANCE)))
+    return list(dict.fromkeys(relaxed_names[r] for r in np.flatnonzero(slack > SLACK_TOLERANCE)))
 
 
 def without(hard: HardConstraints, dropped: list[str]) -> HardConstraints:
@@ -71,16 +77,30 @@ def without(hard: HardConstraints, dropped: list[str]) -> HardConstraints:
 
 
 def infeasible_output(hqp: HqpData, message: str, solve_qp: SolveQp) -> HqpOutput:
-    """An INFEASIBLE output that names the level-0 constraints in conflict and keeps the problem."""
+    """An INFEASIBLE output that names the level-0 constraints in conflict and keeps the problem.
+
+    The constraints found by :func:`conflicting_constraints` are pruned one by one while dropping
+    the rest still restores feasibility, so the reported set is irreducible.
+    """
     n = hqp.n_var
     hard = HardConstraints.from_level(hqp.levels[0] if hqp.levels else [], n)
+
+    def feasible_without(dropped: list[str]) -> bool:
+        return solve_qp(DenseQp(np.eye(n), np.zeros(n), without(hard, dropped))).ok
+
     names = conflicting_constraints(hard, solve_qp)
-    if names:
-        check = solve_qp(DenseQp(np.eye(n), np.zeros(n), without(hard, names)))
-        restores = "restores" if check.ok else "does not restore"
+    if names and feasible_without(names):
+        for name in list(names):
+            rest = [other for other in names if other != name]
+            if rest and feasible_without(rest):
+                names = rest
         message = (
             f"{message}; level 0 (hard constraints) is infeasible: relaxing "
-            f"{', '.join(repr(name) for name in names)} {restores} feasibility"
+            f"{', '.join(repr(name) for name in names)} restores feasibility"
+        )
+    elif names:
+        message = (
+            f"{message}; level 0 (hard constraints) is infeasible; involved: {', '.join(map(repr, names))}"
         )
     return HqpOutput(
         QPStatus.INFEASIBLE, message=message, problem=hqp.snapshot(), infeasible_constraints=names
