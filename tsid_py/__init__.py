@@ -30,11 +30,16 @@ from tsid_py.solvers import (
 )
 from tsid_py.tasks import (
     TaskActuationBounds,
+    TaskActuationEquality,
     TaskAMEquality,
+    TaskCapturePointInequality,
     TaskComEquality,
+    TaskContactForceEquality,
     TaskJointBounds,
     TaskJointPosture,
+    TaskJointPosVelAccBounds,
     TaskSE3Equality,
+    TaskTwoFramesEquality,
 )
 from tsid_py.trajectories import (
     TrajectoryEuclidianConstant,
@@ -70,10 +75,15 @@ __all__ = [
     "SolverHQuadProg",
     "TaskAMEquality",
     "TaskActuationBounds",
+    "TaskActuationEquality",
+    "TaskCapturePointInequality",
     "TaskComEquality",
+    "TaskContactForceEquality",
     "TaskJointBounds",
+    "TaskJointPosVelAccBounds",
     "TaskJointPosture",
     "TaskSE3Equality",
+    "TaskTwoFramesEquality",
     "TrajectoryEuclidianConstant",
     "TrajectoryEuclidianMinJerk",
     "TrajectoryEuclidianSinusoid",

@@ -19,7 +19,7 @@ import numpy as np
 
 from tsid_py.constraints import ConstraintBase, ConstraintEquality, ConstraintInequality
 from tsid_py.contacts.contact_base import ContactBase
-from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFailedError
+from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFailedError, UnknownNameError
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -257,8 +257,21 @@ class InverseDynamicsFormulation:
                 target.matrix[:, nv:] = -A @ self._Jc[:, nu:].T
                 _copy_into(target, c, None, None, offset=A @ h[nu:])
             else:
-                _copy_into(target, c, c.matrix, slice(nv, self.n_var))
+                _copy_into(target, c, c.matrix, self._force_columns(task))
         return HqpData(self._levels, self.n_var)
+
+    def _force_columns(self, task: TaskContactForce) -> slice:
+        """The columns of x a force task acts on: one contact's forces, or all of them."""
+        if task.contact_name is None:
+            return slice(self._nv, self.n_var)
+        level = self._contacts.get(task.contact_name)
+        if level is None:
+            raise UnknownNameError(
+                f"force task {task.name!r} acts on contact {task.contact_name!r}, which is not in the "
+                "formulation: add the contact, or remove the task with the contact"
+            )
+        start = self._nv + level.index
+        return slice(start, start + level.contact.n_force)
 
     # ------------------------------------------------------------ the solution
     def _x(self, sol: HqpOutput) -> np.ndarray:

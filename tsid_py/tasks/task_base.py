@@ -55,9 +55,10 @@ class TaskActuation(TaskBase):
 
 
 class TaskContactForce(TaskBase):
-    """A task on contact forces."""
+    """A task on contact forces: on every force variable, or on those of ``contact_name`` if set."""
 
     family = "force"
+    contact_name: str | None = None
 
 
 class PdGains:
