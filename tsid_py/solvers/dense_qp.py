@@ -30,7 +30,11 @@ class HardConstraints:
 
     @classmethod
     def from_level(cls, level: list[WeightedConstraint], n: int) -> HardConstraints:
-        """Stack the constraints of a hard level; inequality rows bounded on no side are dropped."""
+        """Stack the constraints of a hard level.
+
+        Inequality rows with lb = ub become equalities (an active-set solver would otherwise see
+        two opposite, dependent rows); rows bounded on no side are dropped.
+        """
         eq, in_, eq_names, in_names = [], [], [], []
         for item in level:
             c = item.constraint
@@ -38,7 +42,10 @@ class HardConstraints:
                 eq.append((c.matrix, c.vector))
                 eq_names += [c.name] * c.rows
                 continue
-            keep = np.isfinite(c.lower_bound) | np.isfinite(c.upper_bound)
+            fixed = c.lower_bound == c.upper_bound
+            keep = ~fixed & (np.isfinite(c.lower_bound) | np.isfinite(c.upper_bound))
+            eq.append((c.matrix[fixed], c.lower_bound[fixed]))
+            eq_names += [c.name] * int(fixed.sum())
             in_.append((c.matrix[keep], c.lower_bound[keep], c.upper_bound[keep]))
             in_names += [c.name] * int(keep.sum())
         A_eq = np.vstack([m for m, _ in eq]) if eq else np.zeros((0, n))

@@ -28,29 +28,34 @@ PHASE_ONE_REGULARIZATION = 1e-8
 def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[str]:
     """Names of the hard constraints whose rows need a non-zero slack, in row order.
 
-    The equality rows of :data:`PHYSICS` (the equation of motion) get no slack: they are not a choice.
+    Unknowns (x, s+, s-, t): relaxed equalities a x + s+ - s- = b; inequalities a x + t >= lb and
+    a x - t <= ub; s+, s-, t >= 0; cost sum(s+ + s- + t). The equality rows of :data:`PHYSICS` (the
+    equation of motion) get no slack: they are not a choice.
     """
-    A = np.vstack([hard.A_eq, hard.A_in])
-    lower = np.concatenate([hard.b_eq, hard.lb])
-    upper = np.concatenate([hard.b_eq, hard.ub])
-    names = hard.eq_names + hard.in_names
-    norms = np.maximum(np.linalg.norm(A, axis=1), 1e-12)
-    A, lower, upper = A / norms[:, None], lower / norms, upper / norms
-    rigid = np.array([name in PHYSICS for name in hard.eq_names] + [False] * hard.n_in, dtype=bool)
-    relaxed = ~rigid
-    relaxed_names = [name for name, keep in zip(names, relaxed, strict=True) if keep]
-    A_r, lower_r, upper_r = A[relaxed], lower[relaxed], upper[relaxed]
-    m, n = A_r.shape
-    identity, zeros = np.eye(m), np.zeros((m, n))
-    # unknowns (x, t): rigid rows as they are; A x + t >= lower, A x - t <= upper, t >= 0
+    eq_scale = np.maximum(np.linalg.norm(hard.A_eq, axis=1), 1e-12)
+    in_scale = np.maximum(np.linalg.norm(hard.A_in, axis=1), 1e-12)
+    A_eq, b_eq = hard.A_eq / eq_scale[:, None], hard.b_eq / eq_scale
+    A_in, lb, ub = hard.A_in / in_scale[:, None], hard.lb / in_scale, hard.ub / in_scale
+    relaxed = np.array([name not in PHYSICS for name in hard.eq_names], dtype=bool)
+    n, m_in = A_eq.shape[1], A_in.shape[0]
+    E = np.eye(A_eq.shape[0])[:, relaxed]  # slack columns of the relaxed equality rows
+    m_eq = E.shape[1]
+    m = 2 * m_eq + m_in
+    zeros_in = np.zeros((m_in, 2 * m_eq))
     phase_one = HardConstraints(
-        np.hstack([A[rigid], np.zeros((int(rigid.sum()), m))]),
-        lower[rigid],
-        np.vstack([np.hstack([A_r, identity]), np.hstack([A_r, -identity]), np.hstack([zeros, identity])]),
-        np.concatenate([lower_r, np.full(m, -np.inf), np.zeros(m)]),
-        np.concatenate([np.full(m, np.inf), upper_r, np.full(m, np.inf)]),
-        [name for name, fixed in zip(names, rigid, strict=True) if fixed],
-        relaxed_names * 3,
+        np.hstack([A_eq, E, -E, np.zeros((A_eq.shape[0], m_in))]),
+        b_eq,
+        np.vstack(
+            [
+                np.hstack([A_in, zeros_in, np.eye(m_in)]),
+                np.hstack([A_in, zeros_in, -np.eye(m_in)]),
+                np.hstack([np.zeros((m, n)), np.eye(m)]),
+            ]
+        ),
+        np.concatenate([lb, np.full(m_in, -np.inf), np.zeros(m)]),
+        np.concatenate([np.full(m_in, np.inf), ub, np.full(m, np.inf)]),
+        hard.eq_names,
+        hard.in_names * 2 + ["slack"] * m,
     )
     H = PHASE_ONE_REGULARIZATION * np.eye(n + m)
     g = np.concatenate([np.zeros(n), np.ones(m)])
@@ -58,7 +63,9 @@ def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[st
     if not out.ok:
         return []
     slack = out.x[n:]
-    return list(dict.fromkeys(relaxed_names[r] for r in np.flatnonzero(slack > SLACK_TOLERANCE)))
+    relaxed_names = [name for name, free in zip(hard.eq_names, relaxed, strict=True) if free]
+    names = relaxed_names * 2 + hard.in_names
+    return list(dict.fromkeys(names[r] for r in np.flatnonzero(slack > SLACK_TOLERANCE)))
 
 
 def without(hard: HardConstraints, dropped: list[str]) -> HardConstraints:

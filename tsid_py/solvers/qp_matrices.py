@@ -40,8 +40,11 @@ def hard_constraints(level: list[WeightedConstraint], n: int) -> tuple[np.ndarra
             eq_rows.append(c.matrix)
             eq_vec.append(c.vector)
             continue
+        fixed = c.lower_bound == c.upper_bound  # lb = ub: an equality, not two opposite dependent rows
+        eq_rows.append(c.matrix[fixed])
+        eq_vec.append(c.lower_bound[fixed])
         for sign, bound in ((1.0, c.lower_bound), (-1.0, c.upper_bound)):
-            finite = np.isfinite(bound)
+            finite = np.isfinite(bound) & ~fixed
             if finite.any():
                 in_rows.append(sign * c.matrix[finite])
                 in_vec.append(sign * bound[finite])
