@@ -1,7 +1,7 @@
 """tsid_py: task-space inverse dynamics for robots, in Python, on Pinocchio."""
 
 from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
-from tsid_py.contacts import Contact6d, ContactBase, ContactPoint
+from tsid_py.contacts import Contact6d, ContactBase, ContactPoint, ContactTwoFramePositions, Measured6dWrench
 from tsid_py.errors import (
     DimensionError,
     DuplicateNameError,
@@ -58,12 +58,14 @@ __all__ = [
     "Contact6d",
     "ContactBase",
     "ContactPoint",
+    "ContactTwoFramePositions",
     "DimensionError",
     "DuplicateNameError",
     "HqpData",
     "HqpOutput",
     "InvalidParameterError",
     "InverseDynamicsFormulation",
+    "Measured6dWrench",
     "NonFiniteError",
     "QPStatus",
     "Robot",

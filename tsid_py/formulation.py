@@ -19,6 +19,7 @@ import numpy as np
 
 from tsid_py.constraints import ConstraintBase, ConstraintEquality, ConstraintInequality
 from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.contacts.measured_6d_wrench import Measured6dWrench
 from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFailedError, UnknownNameError
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.robot_wrapper import RobotWrapper
@@ -70,6 +71,8 @@ class InverseDynamicsFormulation:
             self._levels[0].append(self._base_dynamics)
         self.t = 0.0
         self._Jc = np.zeros((0, self._nv))
+        self._measured: dict[str, Measured6dWrench] = {}
+        self._h = np.zeros(self._nv)  # h - sum J^T w of the measured wrenches, at the last problem
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -160,6 +163,21 @@ class InverseDynamicsFormulation:
         self._levels[0].append(level.force)
         self._levels[1].append(level.regularization)
 
+    def add_measured_force(self, measured: Measured6dWrench) -> None:
+        """Add a measured external wrench: the dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
+        if not isinstance(measured, Measured6dWrench):
+            raise InvalidParameterError(f"{measured!r} is not a Measured6dWrench")
+        if measured.name in self._measured:
+            raise DuplicateNameError(
+                f"a measured force named {measured.name!r} is already in the formulation"
+            )
+        self._measured[measured.name] = measured
+
+    def remove_measured_force(self, name: str) -> None:
+        """Remove a measured external wrench by name."""
+        lookup("measured force", name, self._measured)
+        del self._measured[name]
+
     def remove_task(self, name: str) -> None:
         """Remove a task by name."""
         level = lookup("task", name, self._tasks)
@@ -238,6 +256,9 @@ class InverseDynamicsFormulation:
             regularization.vector[:] = contact.force_regularization.vector
 
         M, h = robot.mass(data), robot.nonlinear_effects(data)
+        for measured in self._measured.values():
+            h = h - measured.compute_joint_torques(data)
+        self._h = h
         nu = self._nu
         if self._base_dynamics is not None:
             base = self._base_dynamics.constraint
@@ -302,10 +323,10 @@ class InverseDynamicsFormulation:
         return self._x(sol)[start : start + level.contact.n_force].copy()
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
-        """tau = M_a dv + h_a - J_a^T f, size na [N m]."""
+        """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m]."""
         x = self._x(sol)
         nu, nv = self._nu, self._nv
-        M, h = self.robot.mass(self.data), self.robot.nonlinear_effects(self.data)
+        M, h = self.robot.mass(self.data), self._h
         return M[nu:] @ x[:nv] + h[nu:] - self._Jc[:, nu:].T @ x[nv:]
 
     def check_contact(self, name: str) -> bool:
