@@ -28,16 +28,17 @@ def dynamics_residual(robot, q, v, dv, tau, generalized_external_force):
     return np.abs(rnea - np.concatenate([np.zeros(6), tau]) - generalized_external_force).max()
 
 
-def test_a_grasp_closes_the_chain_and_pushes_back(talos_with_handle):
+def test_a_grasp_closes_the_chain_and_carries_a_passive_arm(talos_with_handle):
     robot = talos_with_handle
     controller = BipedController(robot)
     grasp = tsid.ContactTwoFramePositions("grasp", robot, "gripper_left_joint", "handle", -1000.0, 1000.0)
     grasp.kp = 100.0
     controller.formulation.add_rigid_contact(grasp, force_reg_weight=1e-5)
-    reference = controller.q0[7:].copy()
-    shoulder = robot.model.joints[robot.model.getJointId("arm_left_1_joint")].idx_v - 6
-    reference[shoulder] += 0.4  # the posture task pulls the grasping arm away from the handle
-    controller.posture_task.set_reference(tsid.TrajectorySample(reference))
+    # the left elbow is passive: the handle must carry the forearm for the chain to hold
+    passive = tsid.TaskActuationEquality("passive-elbow", robot)
+    elbow = robot.model.joints[robot.model.getJointId("arm_left_4_joint")].idx_v - 6
+    passive.mask = np.eye(robot.na)[elbow]
+    controller.formulation.add_actuation_task(passive, weight=1.0, priority=0)
     q, v, separation, force = controller.q0.copy(), robot.zero_velocity(), 0.0, 0.0
     for i in range(250):
         out = controller.compute(i * DT, q, v)
@@ -53,9 +54,10 @@ def test_a_grasp_closes_the_chain_and_pushes_back(talos_with_handle):
         )
         external = feet + (J[0] - J[1]).T @ f
         assert dynamics_residual(robot, q, v, out.dv, out.tau, external) < 1e-8
+        assert abs(out.tau[elbow]) < 1e-9
         q, v = tsid.integrate(robot, q, v, out.dv, DT)
     assert separation < 1e-4  # the hand stays on the handle (up to the integration error) [m]
-    assert force > 5.0  # ... because the handle pulls it back [N]
+    assert force > 5.0  # ... because the handle holds the arm up [N]
 
 
 def test_a_measured_push_is_carried_by_the_feet(talos):
