@@ -12,7 +12,7 @@ DT = 0.002
 
 @pytest.fixture(scope="module")
 def talos_with_handle() -> tsid.Robot:
-    """Talos with a frame "handle" fixed to the torso where the left gripper is in the half-sitting posture."""
+    """Talos with a frame "handle" on the torso, where the left gripper is in the half-sitting posture."""
     robot = tsid.load_robot("talos")
     data = BipedController(robot).data
     torso = robot.model.getJointId("torso_2_joint")
