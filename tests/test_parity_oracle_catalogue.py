@@ -86,3 +86,50 @@ def test_actuation_equality(talos, oracle_robot, rng):
     c, oc = ours.compute(0.0, q, v, data), theirs.compute(0.0, q, v, odata)
     np.testing.assert_allclose(c.matrix, oc.matrix)
     np.testing.assert_allclose(c.vector, oc.vector, atol=1e-12)
+
+
+def test_grasp_and_measured_push_in_closed_loop(talos):
+    """Talos balance with the grippers held together (bilateral contact) and a measured push.
+
+    Both libraries solve the same problem every step (dv, tau and every force compared), then
+    integrate their own solution.
+    """
+    from test_parity_oracle import build_oracle, build_tsid_py, relative
+
+    q = talos.default_configuration()
+    tau_max = 1.45 * talos.effort_limit()
+    frames = ("gripper_left_joint", "gripper_right_joint")
+    form, _ = build_tsid_py(talos, q, tau_max)
+    orobot, oform, _, osolver, keep = build_oracle(q, tau_max, talos.spec.sole.corners())
+    grasp = tp.ContactTwoFramePositions("grasp", talos, *frames, -1000.0, 1000.0)
+    grasp.kp, grasp.kd = 1.0, 2.0
+    form.add_rigid_contact(grasp, force_reg_weight=1e-5)
+    ograsp = tsid.ContactTwoFramePositions("grasp", orobot, *frames, -1000.0, 1000.0)
+    ograsp.setKp(np.ones(3))
+    ograsp.setKd(2.0 * np.ones(3))
+    oform.addRigidContact(ograsp, 1e-5)
+    wrench = np.array([30.0, -10.0, 5.0, 1.0, 2.0, -3.0])
+    push = tp.Measured6dWrench("push", talos, "torso_2_joint")
+    push.set_measured_contact_force(wrench)
+    form.add_measured_force(push)
+    opush = tsid.Measured6dWrench("push", orobot, "torso_2_joint")
+    opush.setMeasuredContactForce(wrench)
+    oform.addMeasuredForce(opush)
+    keep += [ograsp, opush]
+    osolver.resize(oform.nVar, oform.nEq, oform.nIn)
+    solver = tp.SolverHQuadProg()
+    dt, qo, v, vo, worst = 0.002, q.copy(), talos.zero_velocity(), talos.zero_velocity(), 0.0
+    for i in range(100):
+        sol = solver.solve(form.compute_problem_data(i * dt, q, v))
+        osol = osolver.solve(oform.computeProblemData(i * dt, qo, vo))
+        assert sol.status == osol.status == 0
+        dv, odv = form.get_accelerations(sol), oform.getAccelerations(osol)
+        worst = max(
+            worst, relative(form.get_actuator_forces(sol), oform.getActuatorForces(osol)), relative(dv, odv)
+        )
+        for name in ("contact_rfoot", "contact_lfoot", "grasp"):
+            worst = max(worst, relative(form.get_contact_force(name, sol), oform.getContactForce(name, osol)))
+        q, v = tp.integrate(talos, q, v, dv, dt)
+        qo = pin.integrate(orobot.model(), qo, dt * (vo + 0.5 * dt * odv))
+        vo = vo + dt * odv
+    assert worst < 1e-6
