@@ -3,15 +3,17 @@
 Level 0 holds the hard constraints; each level k >= 1 is a weighted least-squares cost
 |W_k^1/2 (A_k x - b_k)|^2. Level k is solved subject to level 0 and to the optima of levels
 1..k-1: after solving level k with solution x_k, the cost is strictly convex in A_k x over the
-feasible set, so the optimal set of level k is {x feasible : A_k x = A_k x_k}. Those rows are
-added as equalities (compressed to the directions A_k can still move in the null space of the
-equalities already there, so the stacked equalities keep full row rank) and the next level is
-solved. A problem with one cost level is a single QP.
+feasible set, so the optimal set of level k is {x feasible : A_k x = A_k x_k}. Those rows, compressed
+to the directions A_k can still move in the null space of the equalities already there (so they are
+independent of them and orthonormal), are added as constraints and the next level is solved. A
+problem with one cost level is a single QP.
 
-When a level's optimum sits on a level-0 inequality, that inequality and the pinned rows can be
-exactly dependent, and an active-set solver may then declare the next QP inconsistent because
-of rounding. Such a QP is solved again with every pinned row widened to a slab of half-width
-PIN_TOLERANCE (relative to max(1, |R x_k|)), which changes the levels' costs by O(PIN_TOLERANCE).
+The pinned rows enter as slabs |R x - R x_k| <= PIN_TOLERANCE max(1, |R x_k|) rather than as
+equalities: a level's optimum often sits on level-0 inequalities (friction faces, torque limits)
+that are then exactly dependent on the pinned rows, and an active-set solver handed both as hard
+rows can stop at a suboptimal point or declare the QP inconsistent because of rounding (quadprog
+did, 1 % above the optimum of the Talos three-level problem). The slab changes the costs of the
+levels above by O(PIN_TOLERANCE).
 
 Every backend provides the primitive ``solve_qp(DenseQp) -> HqpOutput``; its
 ``lagrange_multipliers`` hold the equality rows first, then the inequality rows.
@@ -32,7 +34,7 @@ from tsid_py.solvers.qp_matrices import least_squares_cost
 SolveQp = Callable[[DenseQp], HqpOutput]
 
 RANK_TOLERANCE = 1e-9  # singular values below this fraction of the largest are null directions
-PIN_TOLERANCE = 1e-10  # half-width of a pinned row when the exact pin is numerically inconsistent
+PIN_TOLERANCE = 1e-10  # relative half-width of the slab that pins a level at its optimum
 
 
 def cost_levels(hqp: HqpData) -> list[tuple[int, list[WeightedConstraint]]]:
@@ -56,17 +58,12 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
     n = hqp.n_var
     base = HardConstraints.from_level(hqp.levels[0] if hqp.levels else [], n)
     levels = cost_levels(hqp)
-    pins: list[tuple[int, np.ndarray, np.ndarray]] = []  # (priority, R, R x_k) of the levels solved
-    hard = base
+    hard, fixed = base, base.A_eq  # the QP's constraints; the rows the next pins must be independent of
     iterations = 0
     for index, (priority, level) in enumerate(levels):
         H, g = least_squares_cost(level, n)
         out = solve_qp(DenseQp(H, g, hard))
         iterations += out.iterations
-        if out.status == QPStatus.INFEASIBLE and pins:
-            hard = pinned(base, pins, widen=True)
-            out = solve_qp(DenseQp(H, g, hard))
-            iterations += out.iterations
         if not out.ok:
             if index == 0 and out.status == QPStatus.INFEASIBLE:
                 return infeasible_output(hqp, out.message, solve_qp)
@@ -76,30 +73,14 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
             out.problem = hqp.snapshot()
             return out
         if index + 1 < len(levels):
-            pins.append((priority, *optimal_set(level, pinned(base, pins, widen=False).A_eq, out.x)))
-            hard = pinned(base, pins, widen=False)
-    out.iterations = iterations
-    if out.lagrange_multipliers.size == hard.n_eq + hard.n_in:  # keep the level-0 rows only (they come first)
-        multipliers = out.lagrange_multipliers
-        out.lagrange_multipliers = np.concatenate(
-            [multipliers[: base.n_eq], multipliers[hard.n_eq : hard.n_eq + base.n_in]]
-        )
-    return out
-
-
-def pinned(
-    base: HardConstraints, pins: list[tuple[int, np.ndarray, np.ndarray]], widen: bool
-) -> HardConstraints:
-    """Level 0 plus the pinned optima of the levels solved: equalities, or thin slabs if ``widen``."""
-    hard = base
-    for priority, R, r in pins:
-        name = f"optimum of level {priority}"
-        if widen:
+            R, r = optimal_set(level, fixed, out.x)
             width = PIN_TOLERANCE * max(1.0, float(np.abs(r).max(initial=0.0)))
-            hard = hard.with_inequalities(R, r - width, r + width, name)
-        else:
-            hard = hard.with_equalities(R, r, name)
-    return hard
+            hard = hard.with_inequalities(R, r - width, r + width, f"optimum of level {priority}")
+            fixed = np.vstack([fixed, R])
+    out.iterations = iterations
+    if out.lagrange_multipliers.size == hard.n_eq + hard.n_in:  # keep the level-0 rows (they come first)
+        out.lagrange_multipliers = out.lagrange_multipliers[: base.n_eq + base.n_in]
+    return out
 
 
 def optimal_set(

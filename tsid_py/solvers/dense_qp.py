@@ -85,18 +85,6 @@ class HardConstraints:
             self.in_names + [name] * A.shape[0],
         )
 
-    def with_equalities(self, A: np.ndarray, b: np.ndarray, name: str) -> HardConstraints:
-        """These constraints plus the rows A x = b named ``name``."""
-        return HardConstraints(
-            np.vstack([self.A_eq, A]),
-            np.concatenate([self.b_eq, b]),
-            self.A_in,
-            self.lb,
-            self.ub,
-            self.eq_names + [name] * A.shape[0],
-            self.in_names,
-        )
-
 
 @dataclass
 class DenseQp:
