@@ -1,7 +1,8 @@
 """Solve time of every installed QP backend on the Talos balance problem; prints JSON.
 
-Runs the Talos CoM-sinusoid controller in closed loop (driven by quadprog's solution) and, at
-every step, times each backend on the same problem, each with its own warm start:
+Runs the Talos balance controller (or the CoM sinusoid, ``--amplitude 0.05``) in closed loop,
+driven by quadprog's solution, and at every step times each backend on the same problem, each
+with its own warm start:
 
 - ``solve_us``: ``solver.solve(hqp)``, what a control loop pays (stacking the levels + the QP);
 - ``qp_us``: the backend's dense-QP primitive alone (``solver.solve_qp``), on the same QP.
@@ -9,7 +10,7 @@ every step, times each backend on the same problem, each with its own warm start
 Two problems: the classic two levels (contacts and torque bounds hard, every task at level 1),
 and three levels (posture moved to level 2: a cascade of two QPs).
 
-    python benchmarks/qp_backends.py --steps 500
+    python benchmarks/qp_backends.py --steps 500 [--amplitude 0.05]
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def timed(function, *args):
     return result, (time.perf_counter() - start) * 1e6
 
 
-def measure(levels: int, steps: int) -> dict[str, dict[str, float]]:
+def measure(levels: int, steps: int, amplitude: float) -> dict[str, dict[str, float]]:
     robot = tsid.load_robot("talos")
     controller = BipedController(robot)
     form = controller.formulation
@@ -42,7 +43,7 @@ def measure(levels: int, steps: int) -> dict[str, dict[str, float]]:
         form.add_motion_task(controller.posture_task, weight=1.0, priority=2)
     solvers = {name: tsid.make_solver(name) for name in tsid.installed_backends()}
     primitives = {name: tsid.make_solver(name) for name in solvers}
-    sway = TrajectoryEuclidianSinusoid("com", controller.com_initial, [0.0, 0.05, 0.0], [0.0, 0.5, 0.0])
+    sway = TrajectoryEuclidianSinusoid("com", controller.com_initial, [0.0, amplitude, 0.0], [0.0, 0.5, 0.0])
     times = {name: {"solve_us": [], "qp_us": []} for name in solvers}
     worst = dict.fromkeys(solvers, 0.0)
     q, v, dt = controller.q0.copy(), robot.zero_velocity(), 0.002
@@ -73,12 +74,17 @@ def measure(levels: int, steps: int) -> dict[str, dict[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=500, help="control steps (default: 500)")
+    parser.add_argument(
+        "--amplitude", type=float, default=0.0, help="CoM sway along y [m] (default: 0, balance)"
+    )
     args = parser.parse_args()
+    scenario = "balance" if args.amplitude == 0.0 else f"CoM sinusoid {args.amplitude} m"
     result = {
-        "problem": "Talos CoM sinusoid, 62 variables, 18 equalities, 66 inequalities",
+        "problem": f"Talos {scenario}: 62 variables, 18 equalities, 66 inequalities",
         "steps": args.steps,
-        "two_levels": measure(2, args.steps),
-        "three_levels": measure(3, args.steps),
+        "backends": tsid.installed_backends(),
+        "two_levels": measure(2, args.steps, args.amplitude),
+        "three_levels": measure(3, args.steps, args.amplitude),
     }
     print(json.dumps(result, indent=2))
 
