@@ -47,3 +47,9 @@ def directional_derivative(
     plus = f(pin.integrate(robot.model, q, eps * direction))
     minus = f(pin.integrate(robot.model, q, -eps * direction))
     return (plus - minus) / (2 * eps)
+
+
+@pytest.fixture(params=tsid.installed_backends())
+def solver(request) -> tsid.Solver:
+    """One solver per installed QP backend (quadprog, daqp, ...)."""
+    return tsid.make_solver(request.param)

@@ -125,9 +125,9 @@ class Controller:
     sizes: tuple[int, int, int]  # (n_var, n_eq, n_in)
     step: Callable[[float, np.ndarray, np.ndarray], Step]
     control: Callable[[float, np.ndarray, np.ndarray], np.ndarray]
-    formulation: object = None
+    formulation: object = None  # the library's formulation and solver, for tests that go further
     solver: object = None
-    keep: list[object] = field(default_factory=list)
+    keep: list[object] = field(default_factory=list)  # the oracle's robot wrapper first
 
 
 def initial_state(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
@@ -344,7 +344,7 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
             np.concatenate(forces) if forces else np.zeros(0),
         )
 
-    return Controller(model, (form.nVar, form.nEq, form.nIn), step, control, keep=keep)
+    return Controller(model, (form.nVar, form.nEq, form.nIn), step, control, form, solver, keep)
 
 
 def integrate(model: pin.Model, q: np.ndarray, v: np.ndarray, dv: np.ndarray, dt: float) -> tuple:

@@ -1,7 +1,7 @@
 """tsid_py: task-space inverse dynamics for robots, in Python, on Pinocchio."""
 
 from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
-from tsid_py.contacts import Contact6d, ContactBase, ContactPoint
+from tsid_py.contacts import Contact6d, ContactBase, ContactPoint, ContactTwoFramePositions, Measured6dWrench
 from tsid_py.errors import (
     DimensionError,
     DuplicateNameError,
@@ -19,15 +19,28 @@ from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.integration import integrate
 from tsid_py.robot_specs import Robot, available_robots, load_robot
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.solvers import HqpOutput, QPStatus, Solver, SolverHQuadProg
+from tsid_py.solvers import (
+    HqpOutput,
+    QPStatus,
+    Solver,
+    SolverDAQP,
+    SolverHQuadProg,
+    installed_backends,
+    make_solver,
+)
 from tsid_py.tasks import (
     TaskActuationBounds,
+    TaskActuationEquality,
     TaskAMEquality,
+    TaskCapturePointInequality,
     TaskComEquality,
+    TaskContactForceEquality,
     TaskCopEquality,
     TaskJointBounds,
     TaskJointPosture,
+    TaskJointPosVelAccBounds,
     TaskSE3Equality,
+    TaskTwoFramesEquality,
 )
 from tsid_py.trajectories import (
     TrajectoryEuclidianConstant,
@@ -46,27 +59,35 @@ __all__ = [
     "Contact6d",
     "ContactBase",
     "ContactPoint",
+    "ContactTwoFramePositions",
     "DimensionError",
     "DuplicateNameError",
     "HqpData",
     "HqpOutput",
     "InvalidParameterError",
     "InverseDynamicsFormulation",
+    "Measured6dWrench",
     "NonFiniteError",
     "QPStatus",
     "Robot",
     "RobotSpecError",
     "RobotWrapper",
     "Solver",
+    "SolverDAQP",
     "SolverFailedError",
     "SolverHQuadProg",
     "TaskAMEquality",
     "TaskActuationBounds",
+    "TaskActuationEquality",
+    "TaskCapturePointInequality",
     "TaskComEquality",
+    "TaskContactForceEquality",
     "TaskCopEquality",
     "TaskJointBounds",
+    "TaskJointPosVelAccBounds",
     "TaskJointPosture",
     "TaskSE3Equality",
+    "TaskTwoFramesEquality",
     "TrajectoryEuclidianConstant",
     "TrajectoryEuclidianMinJerk",
     "TrajectoryEuclidianSinusoid",
@@ -79,6 +100,8 @@ __all__ = [
     "WeightedConstraint",
     "__version__",
     "available_robots",
+    "installed_backends",
     "integrate",
     "load_robot",
+    "make_solver",
 ]

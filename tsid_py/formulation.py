@@ -19,7 +19,8 @@ import numpy as np
 
 from tsid_py.constraints import ConstraintBase, ConstraintEquality, ConstraintInequality
 from tsid_py.contacts.contact_base import ContactBase
-from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFailedError
+from tsid_py.contacts.measured_6d_wrench import Measured6dWrench
+from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFailedError, UnknownNameError
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -78,6 +79,8 @@ class InverseDynamicsFormulation:
         self._actuation_tasks = False
         self._transitions = Transitions()
         self._last_x: np.ndarray | None = None  # the last solution read, to start contact unloading ramps
+        self._measured: dict[str, Measured6dWrench] = {}
+        self._h = np.zeros(self._nv)  # h - sum J^T w of the measured wrenches, at the last problem
         self._stack()
 
     # ------------------------------------------------------------------ sizes
@@ -193,6 +196,21 @@ class InverseDynamicsFormulation:
         if duration > 0:
             f_min, f_max = contact.min_normal_force, contact.max_normal_force
             self._transitions.ramp_force_cap(contact.name, min(f_min + _CAP_MARGIN, f_max), f_max, duration)
+
+    def add_measured_force(self, measured: Measured6dWrench) -> None:
+        """Add a measured external wrench: the dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
+        if not isinstance(measured, Measured6dWrench):
+            raise InvalidParameterError(f"{measured!r} is not a Measured6dWrench")
+        if measured.name in self._measured:
+            raise DuplicateNameError(
+                f"a measured force named {measured.name!r} is already in the formulation"
+            )
+        self._measured[measured.name] = measured
+
+    def remove_measured_force(self, name: str) -> None:
+        """Remove a measured external wrench by name."""
+        lookup("measured force", name, self._measured)
+        del self._measured[name]
 
     def remove_task(self, name: str, duration: float = 0.0) -> None:
         """Remove a task by name; with ``duration`` > 0 [s] its weight first ramps linearly to 0,
@@ -325,6 +343,9 @@ class InverseDynamicsFormulation:
             regularization.vector[:] = source.vector
 
         M, h = robot.mass(data), robot.nonlinear_effects(data)
+        for measured in self._measured.values():
+            h = h - measured.compute_joint_torques(data)
+        self._h = h
         nu = self._nu
         if self._base_dynamics is not None:
             base = self._base_dynamics.constraint
@@ -351,9 +372,22 @@ class InverseDynamicsFormulation:
                 np.matmul(c.matrix, tau_map, out=target.matrix)
                 _copy_vectors(target, c, offset=c.matrix @ h_a)
             else:
-                target.matrix[:, nv:] = c.matrix
+                target.matrix[:, self._force_columns(task)] = c.matrix
                 _copy_vectors(target, c)
         return HqpData(self._levels, self.n_var, self._stacked)
+
+    def _force_columns(self, task: TaskContactForce) -> slice:
+        """The columns of x a force task acts on: one contact's forces, or all of them."""
+        if task.contact_name is None:
+            return slice(self._nv, self.n_var)
+        level = self._contacts.get(task.contact_name)
+        if level is None:
+            raise UnknownNameError(
+                f"force task {task.name!r} acts on contact {task.contact_name!r}, which is not in the "
+                "formulation: add the contact, or remove the task with the contact"
+            )
+        start = self._nv + level.index
+        return slice(start, start + level.contact.n_force)
 
     # ------------------------------------------------------------ the solution
     def _x(self, sol: HqpOutput) -> np.ndarray:
@@ -385,10 +419,10 @@ class InverseDynamicsFormulation:
         return self._x(sol)[start : start + level.contact.n_force].copy()
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
-        """tau = M_a dv + h_a - J_a^T f, size na [N m]."""
+        """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m]."""
         x = self._x(sol)
         nu, nv = self._nu, self._nv
-        M, h = self.robot.mass(self.data), self.robot.nonlinear_effects(self.data)
+        M, h = self.robot.mass(self.data), self._h
         return M[nu:] @ x[:nv] + h[nu:] - self._Jc[:, nu:].T @ x[nv:]
 
     def check_contact(self, name: str) -> bool:

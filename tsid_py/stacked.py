@@ -2,7 +2,8 @@
 
 The formulation allocates one buffer per kind of row (level-0 equalities, level-0 inequalities,
 level-1 costs) and makes every x-space constraint's matrix, vector and bounds *views* of rows
-of those buffers. Filling the constraints in place then fills the stacked QP:
+of those buffers. Filling the constraints in place then fills the stacked QP (the
+:class:`~tsid_py.solvers.dense_qp.HardConstraints` of level 0 is built once per layout):
 
     A_eq x = b_eq,  lb <= C x <= ub   (level 0),    sum_i w_i |S_i x - s_i|^2   (level 1).
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from tsid_py.hqp import WeightedConstraint
+from tsid_py.solvers.dense_qp import HardConstraints
 
 
 class StackedLevels:
@@ -36,9 +38,11 @@ class StackedLevels:
         self.n = n
         equalities = [e for e in hard if e.constraint.is_equality()]
         inequalities = [e for e in hard if not e.constraint.is_equality()]
-        self.A_eq, self.b_eq = _rows(n, equalities, ("matrix",), ("vector",))
-        self.C, self.lb, self.ub = _rows(n, inequalities, ("matrix",), ("lower_bound", "upper_bound"))
-        self.blocks = [(e.constraint.name, e.constraint.rows) for e in inequalities]
+        A_eq, b_eq = _rows(n, equalities, ("matrix",), ("vector",))
+        A_in, lb, ub = _rows(n, inequalities, ("matrix",), ("lower_bound", "upper_bound"))
+        self.hard = HardConstraints(
+            A_eq, b_eq, A_in, lb, ub, _row_names(equalities), _row_names(inequalities)
+        )
         groups: dict[tuple[int, int], list[WeightedConstraint]] = {}
         for e in cost:
             start, stop, _ = (e.columns or slice(0, n)).indices(n)
@@ -63,8 +67,8 @@ class StackedLevels:
         return tuple(id(e.constraint.matrix) for level in levels[:2] for e in level)
 
     def matches(self, levels: list[list[WeightedConstraint]]) -> bool:
-        """Whether ``levels`` still holds exactly the arrays this layout made (and nothing more)."""
-        return all(not level for level in levels[2:]) and self.signature(levels) == self._signature
+        """Whether levels 0 and 1 still hold exactly the arrays this layout made."""
+        return self.signature(levels) == self._signature
 
     def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
         """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights."""
@@ -104,3 +108,7 @@ def _rows(
             setattr(c, name, buffer[rows])
         first += c.rows
     return buffers
+
+
+def _row_names(entries: list[WeightedConstraint]) -> list[str]:
+    return [e.constraint.name for e in entries for _ in range(e.constraint.rows)]

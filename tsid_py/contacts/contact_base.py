@@ -17,6 +17,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality, ConstraintInequality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
+from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.validation import as_scalar, as_vector
 
@@ -49,10 +50,7 @@ class ContactBase:
         f_min: float,
         f_max: float,
     ) -> None:
-        self.name = name
-        self.robot = robot
-        self.motion_task = TaskSE3Equality(name, robot, frame)
-        self.motion_task.mask = self.motion_mask
+        self._init_motion(name, robot, TaskSE3Equality(name, robot, frame))
         self.frame_id = self.motion_task.frame_id
         self.frame_name = self.motion_task.frame_name
         normal = as_vector("contact_normal", contact_normal, 3)
@@ -66,9 +64,20 @@ class ContactBase:
         if f_min > f_max:
             raise InvalidParameterError(f"f_min must be <= f_max, got f_min = {f_min} N > f_max = {f_max} N")
         self._f_min, self._f_max = f_min, f_max
+        self._init_forces()
+
+    def _init_motion(self, name: str, robot: RobotWrapper, motion_task: TaskMotion) -> None:
+        """Name, robot and the motion task (masked with ``motion_mask``) of any contact."""
+        self.name = name
+        self.robot = robot
+        self.motion_task = motion_task
+        self.motion_task.mask = self.motion_mask
+
+    def _init_forces(self) -> None:
+        """Force inequality and regularization, once the force parameters are set."""
         self._force_reference = np.zeros(self.wrench_size)
-        self._force_constraint = ConstraintInequality(name, 0, self.n_force)
-        self._force_regularization = ConstraintEquality(name, self.wrench_size, self.n_force)
+        self._force_constraint = ConstraintInequality(self.name, 0, self.n_force)
+        self._force_regularization = ConstraintEquality(self.name, self.wrench_size, self.n_force)
         self._regularization_weights = self.default_regularization_weights()
         self._update_force_inequality()
         self._update_force_regularization()

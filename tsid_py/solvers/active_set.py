@@ -1,15 +1,16 @@
 """Warm start by a guessed active set, confirmed with the KKT conditions.
 
 Between two control steps the set of inequalities at a bound rarely changes. Given a guess W
-(rows of C and the side they sit on: +1 lower bound, -1 upper bound), solve the QP with the
-equalities and the rows of W held at their bounds, E x = e with E = [A_eq; C_W] and
+(inequality rows and the side they sit on: +1 lower bound, -1 upper bound), solve the QP with the
+equalities and the rows of W held at their bounds, E x = e with E = [A_eq; A_in,W] and
 e = [b_eq; bounds of W]. Its KKT conditions H x + g = E^T l, E x = e are solved by the Schur
 complement of the positive definite H = L L^T: with V = L^-1 E^T and w = L^-1 g,
 
     (V^T V) l = e + V^T w,        x = L^-T (V l - w)
 
 (two Cholesky factorizations and triangular solves, about half the work of an LU of the KKT
-matrix). If x satisfies every inequality and the multipliers l of W push the right way (l >= 0 at a lower
+matrix). If x satisfies the rows held (to rounding: an ill-conditioned system is left to the
+caller), every inequality, and the multipliers l of W push the right way (l >= 0 at a lower
 bound, l <= 0 at an upper bound), x satisfies the KKT conditions of the full QP, and since H is
 positive definite it is the unique optimum: no active-set iteration is needed. Otherwise the
 guess is rejected and the caller solves from scratch.
@@ -20,25 +21,26 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import lapack
 
-from tsid_py.solvers.qp_matrices import QpMatrices
+from tsid_py.solvers.dense_qp import DenseQp
 
-PRIMAL_TOLERANCE = 1e-9  # relative to 1 + max |C x|
-DUAL_TOLERANCE = 1e-9  # relative to 1 + max |multiplier|
+PRIMAL_TOLERANCE = 1e-12  # relative to 1 + max |A_in x|
+DUAL_TOLERANCE = 1e-12  # relative to 1 + max |multiplier|
 
 
 def solve_with_active_set(
-    qp: QpMatrices, rows: np.ndarray, sides: np.ndarray
+    qp: DenseQp, rows: np.ndarray, sides: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(x, multipliers [l_eq; l_C]) if the guess (rows, sides) is the optimal active set, else None.
+    """(x, multipliers [l_eq; l_in]) if the guess (rows, sides) is the optimal active set, else None.
 
-    ``l_C`` has one entry per row of C: positive at an active lower bound, negative at an active
-    upper bound, zero elsewhere, with H x + g = A_eq^T l_eq + C^T l_C.
+    ``l_in`` has one entry per inequality row: positive at an active lower bound, negative at an
+    active upper bound (either sign on a row with lb = ub), zero elsewhere, with
+    H x + g = A_eq^T l_eq + A_in^T l_in.
     """
-    n_eq = qp.A_eq.shape[0]
-    E, e = qp.A_eq, qp.b_eq
+    c = qp.constraints
+    E, e = c.A_eq, c.b_eq
     if rows.size:
-        E = np.concatenate([E, qp.C[rows]])
-        e = np.concatenate([e, np.where(sides > 0, qp.lb[rows], qp.ub[rows])])
+        E = np.concatenate([E, c.A_in[rows]])
+        e = np.concatenate([e, np.where(sides > 0, c.lb[rows], c.ub[rows])])
     L, info = lapack.dpotrf(qp.H, lower=1, clean=1)
     if info != 0:
         return None
@@ -53,12 +55,15 @@ def solve_with_active_set(
     x, _ = lapack.dtrtrs(L, V @ multipliers - w, lower=1, trans=1)
     if not np.isfinite(x @ x):
         return None
-    held = multipliers[n_eq:]
-    if held.size and np.any(sides * held < -DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max(initial=0.0))):
+    if e.size and np.abs(E @ x - e).max() > PRIMAL_TOLERANCE * (1.0 + np.abs(e).max()):
+        return None  # ill-conditioned: leave it to quadprog
+    held = multipliers[c.n_eq :]
+    tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max(initial=0.0))
+    if held.size and np.any((sides * held < -tolerance) & (c.lb[rows] != c.ub[rows])):
         return None
-    Cx = qp.C @ x
-    if Cx.size and np.maximum(qp.lb - Cx, Cx - qp.ub).max() > PRIMAL_TOLERANCE * (1.0 + np.abs(Cx).max()):
+    Ax = c.A_in @ x
+    if Ax.size and np.maximum(c.lb - Ax, Ax - c.ub).max() > PRIMAL_TOLERANCE * (1.0 + np.abs(Ax).max()):
         return None
-    l_C = np.zeros(qp.C.shape[0])
-    l_C[rows] = held
-    return x, np.concatenate([multipliers[:n_eq], l_C])
+    l_in = np.zeros(c.n_in)
+    l_in[rows] = held
+    return x, np.concatenate([multipliers[: c.n_eq], l_in])

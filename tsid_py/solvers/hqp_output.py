@@ -36,6 +36,8 @@ class HqpOutput:
             A_in^T l_in.
         message: Why a solve failed, empty otherwise.
         problem: A copy of the problem, kept when the solve failed so it can be inspected.
+        infeasible_constraints: When level 0 is infeasible, the names of the hard constraints
+            that must give way for it to become feasible (see :mod:`tsid_py.solvers.diagnostics`).
     """
 
     status: QPStatus
@@ -45,6 +47,7 @@ class HqpOutput:
     lagrange_multipliers: np.ndarray = field(default_factory=lambda: np.zeros(0))
     message: str = ""
     problem: HqpData | None = None
+    infeasible_constraints: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tsid_py.hqp import HqpData
 from tsid_py.solvers.hqp_output import HqpOutput
+
+if TYPE_CHECKING:
+    from tsid_py.solvers.dense_qp import DenseQp
 
 
 class Solver:
@@ -13,4 +18,8 @@ class Solver:
         self.name = name
 
     def solve(self, hqp: HqpData) -> HqpOutput:
+        raise NotImplementedError
+
+    def solve_qp(self, qp: DenseQp) -> HqpOutput:
+        """Solve one dense QP (the primitive of the priority cascade, :mod:`tsid_py.solvers.cascade`)."""
         raise NotImplementedError

@@ -56,9 +56,10 @@ class TaskActuation(TaskBase):
 
 
 class TaskContactForce(TaskBase):
-    """A task on contact forces; its constraint's columns are all the force variables f."""
+    """A task on contact forces: on every force variable, or on those of ``contact_name`` if set."""
 
     family = "force"
+    contact_name: str | None = None
 
     def set_contacts(self, contacts: list[tuple[ContactBase, int]]) -> None:
         """The active contacts with the offsets of their force variables in f, given by the formulation

@@ -1,0 +1,90 @@
+"""Closed kinematic chains (ContactTwoFramePositions) and measured external wrenches (Measured6dWrench)."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tsid
+from tsid_py.controllers.biped import BipedController
+
+DT = 0.002
+
+
+@pytest.fixture(scope="module")
+def talos_with_handle() -> tsid.Robot:
+    """Talos with a frame "handle" on the torso, where the left gripper is in the half-sitting posture."""
+    robot = tsid.load_robot("talos")
+    data = BipedController(robot).data
+    torso = robot.model.getJointId("torso_2_joint")
+    placement = data.oMi[torso].actInv(data.oMf[robot.frame_id("gripper_left_joint")])
+    parent = robot.model.getFrameId("torso_2_joint")
+    robot.model.addFrame(pin.Frame("handle", torso, parent, placement, pin.FrameType.OP_FRAME))
+    return robot
+
+
+def dynamics_residual(robot, q, v, dv, tau, generalized_external_force):
+    """|M dv + h - S^T tau - external| from Pinocchio's RNEA, independent of the formulation."""
+    rnea = pin.rnea(robot.model, robot.create_data(), q, v, dv)
+    return np.abs(rnea - np.concatenate([np.zeros(6), tau]) - generalized_external_force).max()
+
+
+def test_a_grasp_closes_the_chain_and_carries_a_passive_arm(talos_with_handle):
+    robot = talos_with_handle
+    controller = BipedController(robot)
+    grasp = tsid.ContactTwoFramePositions("grasp", robot, "gripper_left_joint", "handle", -1000.0, 1000.0)
+    grasp.kp = 100.0
+    controller.formulation.add_rigid_contact(grasp, force_reg_weight=1e-5)
+    # the left elbow is passive: the handle must carry the forearm for the chain to hold
+    passive = tsid.TaskActuationEquality("passive-elbow", robot)
+    elbow = robot.model.joints[robot.model.getJointId("arm_left_4_joint")].idx_v - 6
+    passive.mask = np.eye(robot.na)[elbow]
+    controller.formulation.add_actuation_task(passive, weight=1.0, priority=0)
+    q, v, separation, force = controller.q0.copy(), robot.zero_velocity(), 0.0, 0.0
+    for i in range(250):
+        out = controller.compute(i * DT, q, v)
+        assert out.solution.ok
+        separation = max(separation, np.linalg.norm(grasp.motion_task.position_error[:3]))
+        f = out.forces["grasp"]
+        force = max(force, np.linalg.norm(f))
+        data = controller.data
+        J = [robot.frame_jacobian_world_oriented(data, name)[:3] for name in ("gripper_left_joint", "handle")]
+        feet = sum(
+            robot.frame_jacobian_local(data, c.frame_id).T @ c.wrench(out.forces[c.name])
+            for c in controller.contacts.values()
+        )
+        external = feet + (J[0] - J[1]).T @ f
+        assert dynamics_residual(robot, q, v, out.dv, out.tau, external) < 1e-8
+        assert abs(out.tau[elbow]) < 1e-9
+        q, v = tsid.integrate(robot, q, v, out.dv, DT)
+    assert separation < 1e-4  # the hand stays on the handle (up to the integration error) [m]
+    assert force > 5.0  # ... because the handle holds the arm up [N]
+
+
+def test_a_measured_push_is_carried_by_the_feet(talos):
+    controller = BipedController(talos)
+    push = tsid.Measured6dWrench("push", talos, "torso_2_joint")
+    push.use_local_frame(False)
+    push.set_measured_contact_force([40.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # 40 N forward on the torso
+    controller.formulation.add_measured_force(push)
+    q, v = controller.q0.copy(), talos.zero_velocity()
+    for i in range(500):
+        out = controller.compute(i * DT, q, v)
+        assert out.solution.ok
+        data = controller.data
+        feet = sum(
+            talos.frame_jacobian_local(data, c.frame_id).T @ c.wrench(out.forces[c.name])
+            for c in controller.contacts.values()
+        )
+        external = feet + talos.frame_jacobian_world_oriented(data, "torso_2_joint").T @ push.measured_wrench
+        assert dynamics_residual(talos, q, v, out.dv, out.tau, external) < 1e-8
+        q, v = tsid.integrate(talos, q, v, out.dv, DT)
+    # after 1 s the robot stands still against the push: the feet push back with 40 N along -x
+    horizontal = 0.0
+    for c in controller.contacts.values():
+        rotation = controller.foot_placement("right" if c.name == "contact_rfoot" else "left").rotation
+        horizontal += (rotation @ c.wrench(out.forces[c.name])[:3])[0]
+    assert horizontal == pytest.approx(-40.0, abs=1.0)
+    assert np.linalg.norm(talos.com(controller.data) - controller.com_initial) < 0.01
+    controller.formulation.remove_measured_force("push")
+    with pytest.raises(tsid.UnknownNameError, match="push"):
+        controller.formulation.remove_measured_force("push")

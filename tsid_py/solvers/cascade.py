@@ -1,0 +1,108 @@
+"""Any number of priority levels, solved as a cascade of QPs.
+
+Level 0 holds the hard constraints; each level k >= 1 is a weighted least-squares cost
+|W_k^1/2 (A_k x - b_k)|^2. Level k is solved subject to level 0 and to the optima of levels
+1..k-1: after solving level k with solution x_k, the cost is strictly convex in A_k x over the
+feasible set, so the optimal set of level k is {x feasible : A_k x = A_k x_k}. Those rows, compressed
+to the directions A_k can still move in the null space of the equalities already there (so they are
+independent of them and orthonormal), are added as constraints and the next level is solved. A
+problem with one cost level is a single QP.
+
+The pinned rows enter as slabs |R x - R x_k| <= PIN_TOLERANCE max(1, |R x_k|) rather than as
+equalities: a level's optimum often sits on level-0 inequalities (friction faces, torque limits)
+that are then exactly dependent on the pinned rows, and an active-set solver handed both as hard
+rows can stop at a suboptimal point or declare the QP inconsistent because of rounding (quadprog
+did, 1 % above the optimum of the Talos three-level problem). The slab changes the costs of the
+levels above by O(PIN_TOLERANCE).
+
+Every backend provides the primitive ``solve_qp(DenseQp) -> HqpOutput``; its
+``lagrange_multipliers`` hold the equality rows first, then the inequality rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.solvers.dense_qp import DenseQp
+from tsid_py.solvers.diagnostics import infeasible_output
+from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
+from tsid_py.solvers.qp_matrices import least_squares_cost, qp_matrices
+
+SolveQp = Callable[[DenseQp], HqpOutput]
+
+RANK_TOLERANCE = 1e-9  # singular values below this fraction of the largest are null directions
+PIN_TOLERANCE = 1e-10  # relative half-width of the slab that pins a level at its optimum
+
+
+def cost_levels(hqp: HqpData) -> list[tuple[int, list[WeightedConstraint]]]:
+    """The non-empty cost levels as (priority, constraints); one empty level when there is none."""
+    levels = [(k, level) for k, level in enumerate(hqp.levels) if k > 0 and level]
+    return levels or [(1, [])]
+
+
+def is_cascade(hqp: HqpData) -> bool:
+    """Whether a level beyond 1 holds constraints (the problem is not one hard and one cost level)."""
+    return any(level for level in hqp.levels[2:])
+
+
+def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
+    """Solve every priority level of ``hqp`` in order with the backend's ``solve_qp``.
+
+    Returns the solution of the last level, with the iterations summed over the levels and the
+    multipliers of the level-0 rows. A failed level returns its status with the problem kept
+    (and, when level 0 itself is infeasible, the names of the constraints involved).
+    """
+    n = hqp.n_var
+    levels = cost_levels(hqp)
+    qp = qp_matrices(hqp, levels[0][0])
+    base = qp.constraints
+    hard, fixed = base, base.A_eq  # the QP's constraints; the rows the next pins must be independent of
+    iterations = 0
+    for index, (priority, level) in enumerate(levels):
+        if index > 0:
+            qp = DenseQp(*least_squares_cost(level, n), hard)
+        out = solve_qp(qp)
+        iterations += out.iterations
+        if not out.ok:
+            if index == 0 and out.status == QPStatus.INFEASIBLE:
+                return infeasible_output(hqp, out.message, solve_qp)
+            out.message = (
+                f"priority level {priority}, solved under the optima of the levels above: {out.message}"
+            )
+            out.problem = hqp.snapshot()
+            return out
+        if index + 1 < len(levels):
+            R, r = optimal_set(level, fixed, out.x)
+            width = PIN_TOLERANCE * max(1.0, float(np.abs(r).max(initial=0.0)))
+            hard = hard.with_inequalities(R, r - width, r + width, f"optimum of level {priority}")
+            fixed = np.vstack([fixed, R])
+    out.iterations = iterations
+    if out.lagrange_multipliers.size == hard.n_eq + hard.n_in:  # keep the level-0 rows (they come first)
+        out.lagrange_multipliers = out.lagrange_multipliers[: base.n_eq + base.n_in]
+    return out
+
+
+def optimal_set(
+    level: list[WeightedConstraint], A_eq: np.ndarray, x: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (R, R x) that pin a level at the optimum reached by x, independent of the rows A_eq.
+
+    With A the stacked weighted rows of the level and P = A (I - Q^T Q) its part in the null
+    space of A_eq (Q an orthonormal basis of the rows of A_eq), R holds the right singular
+    vectors of P with non-zero singular values: on {A_eq x = b_eq}, R x = R x_k is the same set
+    as A x = A x_k, and [A_eq; R] keeps full row rank with R orthonormal.
+    """
+    rows = [np.sqrt(item.weight) * item.constraint.matrix for item in level if item.weight > 0.0]
+    if not rows:
+        return np.zeros((0, x.size)), np.zeros(0)
+    P = np.vstack(rows)
+    if A_eq.shape[0]:
+        _, s, Vt = np.linalg.svd(A_eq, full_matrices=False)
+        Q = Vt[s > RANK_TOLERANCE * max(s[0], 1.0)]
+        P = P - (P @ Q.T) @ Q
+    _, s, Vt = np.linalg.svd(P, full_matrices=False)
+    R = Vt[s > RANK_TOLERANCE * max(s[0], 1.0)] if s.size else np.zeros((0, x.size))
+    return R, R @ x

@@ -1,0 +1,114 @@
+"""Why is level 0 infeasible? A phase-1 slack QP names the constraints in conflict.
+
+Each hard row r (equality a_r x = b_r or inequality lb_r <= a_r x <= ub_r), scaled to a unit
+normal, gets a slack t_r >= 0 that widens it on both sides. Minimizing sum t (an L1 norm, so few
+slacks are non-zero; plus a tiny quadratic term that keeps the Hessian positive definite) finds
+the rows that must give way. The constraints owning those rows are reduced to an irreducible
+set whose removal restores feasibility, and reported by name.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tsid_py.hqp import HqpData
+from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
+from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
+
+if TYPE_CHECKING:
+    from tsid_py.solvers.cascade import SolveQp
+
+PHYSICS = frozenset({"base-dynamics"})  # the equation of motion, named by InverseDynamicsFormulation
+SLACK_TOLERANCE = 1e-6  # a slack above this (in units of the row's scaled residual) is a conflict
+PHASE_ONE_REGULARIZATION = 1e-8
+
+
+def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[str]:
+    """Names of the hard constraints whose rows need a non-zero slack, in row order.
+
+    Unknowns (x, s+, s-, t): relaxed equalities a x + s+ - s- = b; inequalities a x + t >= lb and
+    a x - t <= ub; s+, s-, t >= 0; cost sum(s+ + s- + t). The equality rows of :data:`PHYSICS` (the
+    equation of motion) get no slack: they are not a choice.
+    """
+    eq_scale = np.maximum(np.linalg.norm(hard.A_eq, axis=1), 1e-12)
+    in_scale = np.maximum(np.linalg.norm(hard.A_in, axis=1), 1e-12)
+    A_eq, b_eq = hard.A_eq / eq_scale[:, None], hard.b_eq / eq_scale
+    A_in, lb, ub = hard.A_in / in_scale[:, None], hard.lb / in_scale, hard.ub / in_scale
+    relaxed = np.array([name not in PHYSICS for name in hard.eq_names], dtype=bool)
+    n, m_in = A_eq.shape[1], A_in.shape[0]
+    E = np.eye(A_eq.shape[0])[:, relaxed]  # slack columns of the relaxed equality rows
+    m_eq = E.shape[1]
+    m = 2 * m_eq + m_in
+    zeros_in = np.zeros((m_in, 2 * m_eq))
+    phase_one = HardConstraints(
+        np.hstack([A_eq, E, -E, np.zeros((A_eq.shape[0], m_in))]),
+        b_eq,
+        np.vstack(
+            [
+                np.hstack([A_in, zeros_in, np.eye(m_in)]),
+                np.hstack([A_in, zeros_in, -np.eye(m_in)]),
+                np.hstack([np.zeros((m, n)), np.eye(m)]),
+            ]
+        ),
+        np.concatenate([lb, np.full(m_in, -np.inf), np.zeros(m)]),
+        np.concatenate([np.full(m_in, np.inf), ub, np.full(m, np.inf)]),
+        hard.eq_names,
+        hard.in_names * 2 + ["slack"] * m,
+    )
+    H = PHASE_ONE_REGULARIZATION * np.eye(n + m)
+    g = np.concatenate([np.zeros(n), np.ones(m)])
+    out = solve_qp(DenseQp(H, g, phase_one))
+    if not out.ok:
+        return []
+    slack = out.x[n:]
+    relaxed_names = [name for name, free in zip(hard.eq_names, relaxed, strict=True) if free]
+    names = relaxed_names * 2 + hard.in_names
+    return list(dict.fromkeys(names[r] for r in np.flatnonzero(slack > SLACK_TOLERANCE)))
+
+
+def without(hard: HardConstraints, dropped: list[str]) -> HardConstraints:
+    """The hard constraints minus every row of the named constraints."""
+    eq = np.array([name not in dropped for name in hard.eq_names], dtype=bool)
+    in_ = np.array([name not in dropped for name in hard.in_names], dtype=bool)
+    return HardConstraints(
+        hard.A_eq[eq],
+        hard.b_eq[eq],
+        hard.A_in[in_],
+        hard.lb[in_],
+        hard.ub[in_],
+        [name for name in hard.eq_names if name not in dropped],
+        [name for name in hard.in_names if name not in dropped],
+    )
+
+
+def infeasible_output(hqp: HqpData, message: str, solve_qp: SolveQp) -> HqpOutput:
+    """An INFEASIBLE output that names the level-0 constraints in conflict and keeps the problem.
+
+    The constraints found by :func:`conflicting_constraints` are pruned one by one while dropping
+    the rest still restores feasibility, so the reported set is irreducible.
+    """
+    n = hqp.n_var
+    hard = HardConstraints.from_level(hqp.levels[0] if hqp.levels else [], n)
+
+    def feasible_without(dropped: list[str]) -> bool:
+        return solve_qp(DenseQp(np.eye(n), np.zeros(n), without(hard, dropped))).ok
+
+    names = conflicting_constraints(hard, solve_qp)
+    if names and feasible_without(names):
+        for name in list(names):
+            rest = [other for other in names if other != name]
+            if rest and feasible_without(rest):
+                names = rest
+        message = (
+            f"{message}; level 0 (hard constraints) is infeasible: relaxing "
+            f"{', '.join(repr(name) for name in names)} restores feasibility"
+        )
+    elif names:
+        message = (
+            f"{message}; level 0 (hard constraints) is infeasible; involved: {', '.join(map(repr, names))}"
+        )
+    return HqpOutput(
+        QPStatus.INFEASIBLE, message=message, problem=hqp.snapshot(), infeasible_constraints=names
+    )

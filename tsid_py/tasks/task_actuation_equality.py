@@ -1,0 +1,71 @@
+"""Joint torque reference, with per-joint weights (also: passive joints held at zero torque)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintEquality
+from tsid_py.errors import InvalidParameterError
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import TaskActuation
+from tsid_py.validation import as_mask, as_vector
+
+
+class TaskActuationEquality(TaskActuation):
+    """W S_mask tau = W S_mask tau_ref on the actuated joints [N m].
+
+    W = diag(weights) scales each joint's row (TSID's TaskActuationEquality ``setWeightVector``).
+    At priority 0 with tau_ref = 0 and a mask on some joints, those joints are passive: the
+    solution gives them exactly zero torque. The formulation maps tau to x = [dv; f] through
+    tau = M_a dv + h_a - J_a^T f.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper) -> None:
+        super().__init__(name, robot)
+        self._reference = np.zeros(robot.na)
+        self._weights = np.ones(robot.na)
+        self.mask = np.ones(robot.na)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """Which actuated joints the task acts on (0/1 per joint)."""
+        return self._mask.astype(float)
+
+    @mask.setter
+    def mask(self, value: object) -> None:
+        self._mask = as_mask("mask", value, self.robot.na)
+        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.na)
+        self._update()
+
+    @property
+    def reference(self) -> np.ndarray:
+        """tau_ref, size na [N m]."""
+        return self._reference
+
+    def set_reference(self, tau_ref: object) -> None:
+        """The torque reference of every actuated joint, size na [N m]."""
+        self._reference = as_vector(f"torque reference of {self.name!r}", tau_ref, self.robot.na).copy()
+        self._update()
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Per-joint weights W, size na."""
+        return self._weights
+
+    def set_weight_vector(self, weights: object) -> None:
+        """Per-joint weights (>= 0), size na."""
+        weights = as_vector(f"weights of {self.name!r}", weights, self.robot.na)
+        if np.any(weights < 0.0):
+            raise InvalidParameterError(f"weights of {self.name!r} must be >= 0, got {weights.tolist()}")
+        self._weights = weights.copy()
+        self._update()
+
+    def _update(self) -> None:
+        axes = np.flatnonzero(self._mask)
+        self._constraint.matrix[:] = 0.0
+        self._constraint.matrix[np.arange(axes.size), axes] = self._weights[axes]
+        self._constraint.vector[:] = (self._weights * self._reference)[axes]
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        return self._constraint

@@ -1,0 +1,78 @@
+"""Keep the capture point inside the support limits (TSID's TaskCapturePointInequality)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintInequality
+from tsid_py.errors import InvalidParameterError
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.validation import as_scalar
+
+
+class TaskCapturePointInequality(TaskMotion):
+    """Bounds on the horizontal CoM acceleration that keep the next capture point inside limits.
+
+    With w = sqrt(g / c_z) and the capture point xi = c + dc / w (x and y), the capture point after
+    one step dt (c+ = c + dt dc + dt^2/2 a, dc+ = dc + dt a) is affine in the CoM acceleration a:
+    xi+ = c + (dt + 1/w) dc + (dt^2/2 + dt/w) a. Requiring r_min + margin <= xi+ <= r_max - margin
+    gives, with k_a = 1 / (dt^2/2 + dt/w) and a = J_com,xy dv + drift_xy,
+
+        k_a (r_min + m - c - (dt + 1/w) dc) - drift <= J_com,xy dv
+        J_com,xy dv <= k_a (r_max - m - c - (dt + 1/w) dc) - drift.
+
+    Limits r in the world frame [m]; margin m [m]; dt [s].
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
+        super().__init__(name, robot)
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.support_min = np.full(2, -np.inf)
+        self.support_max = np.full(2, np.inf)
+        self.safety_margin = np.zeros(2)
+        self.gravity = float(np.linalg.norm(robot.model.gravity.linear))  # [m/s^2]
+        self.omega = 0.0
+        self.capture_point = np.zeros(2)
+        self._drift = np.zeros(2)
+        self._constraint = ConstraintInequality(name, 2, robot.nv)
+
+    def set_support_limits_x_axis(self, x_min: float, x_max: float) -> None:
+        """Support limits along world x [m]."""
+        self._set_limits(0, "x", x_min, x_max)
+
+    def set_support_limits_y_axis(self, y_min: float, y_max: float) -> None:
+        """Support limits along world y [m]."""
+        self._set_limits(1, "y", y_min, y_max)
+
+    def _set_limits(self, axis: int, label: str, low: float, high: float) -> None:
+        low, high = as_scalar(f"{label}_min", low), as_scalar(f"{label}_max", high)
+        if low > high:
+            raise InvalidParameterError(
+                f"{self.name!r}: {label}_min = {low} m must be <= {label}_max = {high} m"
+            )
+        self.support_min[axis], self.support_max[axis] = low, high
+
+    def set_safety_margin(self, x_margin: float, y_margin: float) -> None:
+        """Distances kept from the support limits along x and y [m]."""
+        self.safety_margin = np.array([as_scalar("x_margin", x_margin), as_scalar("y_margin", y_margin)])
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintInequality:
+        robot, dt = self.robot, self.dt
+        com, com_vel = robot.com(data), robot.com_vel(data)
+        self._drift = robot.com_acc(data)[:2]
+        self.omega = w = np.sqrt(self.gravity / com[2])
+        self.capture_point = com[:2] + com_vel[:2] / w
+        k_a = 2.0 * w / ((w * dt + 2.0) * dt)
+        coasting = com[:2] + com_vel[:2] * (dt + 1.0 / w)
+        lower = self.support_min + self.safety_margin
+        upper = self.support_max - self.safety_margin
+        self._constraint.matrix[:] = robot.com_jacobian(data)[:2]
+        self._constraint.lower_bound = k_a * (lower - coasting) - self._drift
+        self._constraint.upper_bound = k_a * (upper - coasting) - self._drift
+        return self._constraint
+
+    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
+        """Horizontal CoM acceleration implied by dv [m/s^2]."""
+        return self._constraint.matrix @ dv + self._drift

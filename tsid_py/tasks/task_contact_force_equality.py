@@ -1,0 +1,92 @@
+"""Track a reference wrench on one contact (TSID's TaskContactForceEquality)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintEquality
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import TaskContactForce
+from tsid_py.trajectories import TrajectorySample, as_sample
+from tsid_py.validation import as_gain, as_scalar
+
+if TYPE_CHECKING:
+    from tsid_py.contacts.contact_base import ContactBase
+
+
+class TaskContactForceEquality(TaskContactForce):
+    """T f = f* on the force variables f of one contact, T its force generator.
+
+    With the reference wrench f_ref(t) and a measured external wrench f_ext(t) (both in the contact
+    frame, [N, N m]), f* = f_ref + Kp (f_ref - f_ext) + Kd (df_ref - df_ext) + Ki I, where the
+    leaky integral I += dt ((f_ref - f_ext) - leak_rate I) is advanced by every :meth:`compute`.
+    With the default zero gains f* = f_ref. The formulation maps the rows onto the columns of
+    ``contact`` (which must be in it).
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: ContactBase) -> None:
+        super().__init__(name, robot)
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.contact = contact
+        self.contact_name = contact.name
+        size = contact.wrench_size
+        self._kp, self._kd, self._ki = np.zeros(size), np.zeros(size), np.zeros(size)
+        self.leak_rate = 0.05  # [1/s], TSID's default
+        self.integral_error = np.zeros(size)
+        self._reference = TrajectorySample(np.zeros(size))
+        self._external = TrajectorySample(np.zeros(size))
+        self._constraint = ConstraintEquality(name, size, contact.n_force)
+
+    @property
+    def kp(self) -> np.ndarray:
+        """Proportional gains on the wrench error [-]."""
+        return self._kp
+
+    @kp.setter
+    def kp(self, value: object) -> None:
+        self._kp = as_gain("kp", value, self.contact.wrench_size)
+
+    @property
+    def kd(self) -> np.ndarray:
+        """Derivative gains [s]."""
+        return self._kd
+
+    @kd.setter
+    def kd(self, value: object) -> None:
+        self._kd = as_gain("kd", value, self.contact.wrench_size)
+
+    @property
+    def ki(self) -> np.ndarray:
+        """Integral gains [1/s]."""
+        return self._ki
+
+    @ki.setter
+    def ki(self, value: object) -> None:
+        self._ki = as_gain("ki", value, self.contact.wrench_size)
+
+    def set_leak_rate(self, leak_rate: float) -> None:
+        """Leak of the integral term [1/s]."""
+        self.leak_rate = as_scalar("leak_rate", leak_rate, minimum=0.0)
+
+    def set_reference(self, reference: TrajectorySample) -> None:
+        """The reference wrench (pos) and its derivative (vel), in the contact frame."""
+        self._reference = as_sample(f"reference of task {self.name!r}", reference, self.contact.wrench_size)
+
+    def set_external_force(self, measured: TrajectorySample) -> None:
+        """The measured wrench (pos) and its derivative (vel), in the contact frame."""
+        self._external = as_sample(
+            f"external force of task {self.name!r}", measured, self.contact.wrench_size
+        )
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        ref, ext = self._reference, self._external
+        error = ref.pos - ext.pos
+        self._constraint.matrix[:] = self.contact.force_generator
+        self._constraint.vector[:] = (
+            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * self.integral_error
+        )
+        self.integral_error = self.integral_error + self.dt * (error - self.leak_rate * self.integral_error)
+        return self._constraint

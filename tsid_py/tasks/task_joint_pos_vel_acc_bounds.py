@@ -1,0 +1,166 @@
+"""Joint position, velocity, viability and acceleration bounds, as acceleration bounds of one step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintInequality, check_bounds
+from tsid_py.errors import InvalidParameterError
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.validation import as_mask, as_scalar, as_vector
+
+
+class TaskJointPosVelAccBounds(TaskMotion):
+    """Bounds on the actuated accelerations that keep q, v inside their limits in discrete time.
+
+    From Del Prete, "Joint Position and Velocity Bounds in Discrete-Time Acceleration/Torque
+    Control of Robot Manipulators", RA-L 2018 (TSID's TaskJointPosVelAccBounds). With the
+    integration q+ = q + dt v + dt^2/2 a, v+ = v + dt a, per actuated joint:
+
+    - position: q+ stays in [q_min, q_max] until the joint has stopped (the bound
+      a <= 2 (q_max - q - dt v) / dt^2, or the braking bound -v^2 / (2 (q_max - q)) once the
+      velocity can no longer be zeroed in one step);
+    - viability: the next state can still brake to rest before the limit with |a| <= a_max,
+      v+^2 <= 2 a_max (q_max - q+) (the root of a quadratic in a);
+    - velocity: |v+| <= v_max;  acceleration: |a| <= a_max.
+
+    The tightest bound of each side is kept; if they cross, the position bound wins. Units: q in
+    [rad] (or [m]), v in [rad/s], a in [rad/s^2]. Needs one configuration entry per actuated
+    velocity (revolute or prismatic joints). Unlike TSID, a mask also selects the bound rows.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
+        super().__init__(name, robot)
+        if robot.nq_actuated != robot.na:
+            raise InvalidParameterError(
+                f"{name!r}: joint position bounds need one configuration entry per actuated joint "
+                f"(nq_actuated = {robot.nq_actuated}, na = {robot.na})"
+            )
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        na = robot.na
+        self.q_min, self.q_max = np.full(na, -np.inf), np.full(na, np.inf)
+        self.v_max, self.a_max = np.full(na, np.inf), np.full(na, np.inf)
+        self.impose_position = self.impose_velocity = self.impose_viability = self.impose_acceleration = False
+        self.lower_bounds = {
+            kind: np.full(na, -np.inf) for kind in ("position", "viability", "velocity", "acceleration")
+        }
+        self.upper_bounds = {kind: np.full(na, np.inf) for kind in self.lower_bounds}
+        self.mask = np.ones(na)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """Which actuated joints are bounded (0/1 per joint)."""
+        return self._mask.astype(float)
+
+    @mask.setter
+    def mask(self, value: object) -> None:
+        self._mask = as_mask("mask", value, self.robot.na)
+        axes = np.flatnonzero(self._mask)
+        self._constraint = ConstraintInequality(self.name, axes.size, self.robot.nv)
+        self._constraint.matrix[np.arange(axes.size), self.robot.nv - self.robot.na + axes] = 1.0
+
+    def set_time_step(self, dt: float) -> None:
+        """The control period [s]."""
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+
+    def set_position_bounds(self, lower: object, upper: object) -> None:
+        """q_min, q_max of the actuated joints (size na); also turns the viability bounds on."""
+        lower = as_vector("lower position bounds", lower, self.robot.na)
+        upper = as_vector("upper position bounds", upper, self.robot.na)
+        check_bounds(self.name, lower, upper)
+        self.q_min, self.q_max = lower, upper
+        self.impose_position = self.impose_viability = True
+
+    def set_velocity_bounds(self, upper: object) -> None:
+        """v_max >= 0 (|v| <= v_max), size na [rad/s]."""
+        self.v_max = self._absolute("velocity", upper)
+        self.impose_velocity = True
+
+    def set_acceleration_bounds(self, upper: object) -> None:
+        """a_max > 0 (|a| <= a_max), size na [rad/s^2]; the viability bounds brake with it."""
+        self.a_max = self._absolute("acceleration", upper)
+        self.impose_acceleration = True
+
+    def set_impose_bounds(self, position: bool, velocity: bool, viability: bool, acceleration: bool) -> None:
+        """Turn each family of bounds on or off."""
+        self.impose_position, self.impose_velocity = bool(position), bool(velocity)
+        self.impose_viability, self.impose_acceleration = bool(viability), bool(acceleration)
+
+    def _absolute(self, kind: str, upper: object) -> np.ndarray:
+        upper = as_vector(f"{kind} bounds", upper, self.robot.na)
+        if np.any(upper <= 0.0):
+            raise InvalidParameterError(f"{kind} bounds of {self.name!r} must be > 0, got {upper.tolist()}")
+        return upper
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintInequality:
+        na = self.robot.na
+        lower, upper = self.acceleration_bounds(q[self.robot.nq - na :], v[self.robot.nv - na :])
+        self._constraint.lower_bound = lower[self._mask]
+        self._constraint.upper_bound = upper[self._mask]
+        return self._constraint
+
+    def acceleration_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(a_lb, a_ub) of every actuated joint at the joint positions q and velocities v."""
+        na = self.robot.na
+        for kind in self.lower_bounds:
+            self.lower_bounds[kind], self.upper_bounds[kind] = np.full(na, -np.inf), np.full(na, np.inf)
+        if self.impose_position:
+            self.lower_bounds["position"], self.upper_bounds["position"] = self._position_bounds(q, v)
+        if self.impose_viability and np.all(np.isfinite(self.a_max)):
+            self.lower_bounds["viability"], self.upper_bounds["viability"] = self._viability_bounds(q, v)
+        if self.impose_velocity:
+            self.lower_bounds["velocity"] = (-self.v_max - v) / self.dt
+            self.upper_bounds["velocity"] = (self.v_max - v) / self.dt
+        if self.impose_acceleration:
+            self.lower_bounds["acceleration"], self.upper_bounds["acceleration"] = (
+                -self.a_max,
+                self.a_max.copy(),
+            )
+        lower = np.max(np.array(list(self.lower_bounds.values())), axis=0)
+        upper = np.min(np.array(list(self.upper_bounds.values())), axis=0)
+        crossed = upper < lower
+        position_wins = crossed & (upper == self.upper_bounds["position"])
+        lower = np.where(position_wins, upper, lower)
+        upper = np.where(crossed & ~position_wins, lower, upper)
+        return lower, upper
+
+    def _position_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dt = self.dt
+        reach_max = 2.0 / dt**2 * (self.q_max - q - dt * v)  # a that lands exactly on q_max
+        reach_min = 2.0 / dt**2 * (self.q_min - q - dt * v)
+        stop = -v / dt  # a that zeroes v in one step
+        with np.errstate(divide="ignore", invalid="ignore"):
+            brake_min = np.where(q != self.q_min, v**2 / (2.0 * (q - self.q_min)), 0.0)
+            brake_max = np.where(q != self.q_max, -(v**2) / (2.0 * (self.q_max - q)), 0.0)
+        moving_down = v <= 0.0
+        lower = np.where(
+            moving_down,
+            np.where(
+                reach_min < stop, reach_min, np.where(q != self.q_min, np.maximum(brake_min, stop), 0.0)
+            ),
+            reach_min,
+        )
+        upper = np.where(
+            moving_down,
+            reach_max,
+            np.where(
+                reach_max > stop, reach_max, np.where(q != self.q_max, np.minimum(brake_max, stop), 0.0)
+            ),
+        )
+        return lower, upper
+
+    def _viability_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Largest a with (v + dt a)^2 <= 2 a_max (q_max - q - dt v - dt^2/2 a), and its mirror."""
+        dt, a_max = self.dt, self.a_max
+        a = dt**2
+        stop = -v / dt
+        b_up = 2 * dt * v + a_max * dt**2
+        c_up = v**2 - 2 * a_max * (self.q_max - q - dt * v)
+        b_down = 2 * dt * v - a_max * dt**2
+        c_down = v**2 - 2 * a_max * (q + dt * v - self.q_min)
+        delta_up, delta_down = b_up**2 - 4 * a * c_up, b_down**2 - 4 * a * c_down
+        upper = np.where(delta_up >= 0, (-b_up + np.sqrt(np.maximum(delta_up, 0.0))) / (2 * a), stop)
+        lower = np.where(delta_down >= 0, (-b_down - np.sqrt(np.maximum(delta_down, 0.0))) / (2 * a), stop)
+        return np.minimum(lower, stop), np.maximum(upper, stop)
