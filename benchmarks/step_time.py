@@ -4,32 +4,39 @@
 
 A control step is: set the references, compute the problem, solve it, read tau. For each
 scenario of tests/oracle_problems.py, tsid_py's closed loop is run once to record the states
-(t, q, v) it goes through; then both libraries solve the step at every recorded state, in
-turns (who goes first alternates), for ``--rounds`` passes after one warm-up pass. The C++ TSID
-(``SolverHQuadProgFast``) is timed only where it is importable (``make oracle``).
+(t, q, v) it goes through; then tsid_py with every installed QP backend, and the C++ TSID
+(``SolverHQuadProgFast``, where it is importable: ``make oracle``), solve the step at every
+recorded state, in turns (the order alternates), for ``--rounds`` passes after one warm-up pass.
 
-Also reported: tsid_py's breakdown (medians over the same states: Pinocchio terms, tasks and
-assembly, QP stacking, QP solve, reading tau) and how often the warm start confirmed the
-previous active set without a quadprog call.
+Also reported: tsid_py's breakdown with quadprog (medians over the same states: Pinocchio
+terms, tasks and assembly, QP stacking, QP solve, reading tau) and how often the warm start
+confirmed the previous active set without a quadprog call.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
-import sys
-import time
-from pathlib import Path
 
-import numpy as np
-import pinocchio as pin
+# One thread for OpenMP (TSID links libgomp) and OpenBLAS (NumPy): small problems only lose to
+# threading, and spinning threads make timings erratic on a loaded machine. Set them to override.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pinocchio as pin  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from oracle_problems import PROBLEMS, Controller, build_oracle, build_tsid_py, initial_state, integrate  # noqa: E402
 
+from tsid_py.solvers import installed_backends, make_solver  # noqa: E402
 from tsid_py.solvers.qp_matrices import qp_matrices  # noqa: E402
 
 try:
@@ -119,7 +126,8 @@ def machine() -> dict[str, str]:
         "numpy": np.__version__,
         "pinocchio": pin.__version__,
         "tsid": getattr(tsid, "__version__", "installed") if tsid else "not installed",
-        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
+        "OMP_NUM_THREADS": os.environ["OMP_NUM_THREADS"],
+        "OPENBLAS_NUM_THREADS": os.environ["OPENBLAS_NUM_THREADS"],
     }
 
 
@@ -134,19 +142,26 @@ def main(argv: list[str] | None = None) -> int:
         q0, _ = initial_state(problem)
         ours = build_tsid_py(problem, q0)
         states = recorded_states(problem, ours)
-        controllers = [build_tsid_py(problem, q0)]
+        backends = installed_backends()
+        controllers = [build_tsid_py(problem, q0, make_solver(backend)) for backend in backends]
         if tsid is not None:
             controllers.append(build_oracle(problem, q0, tsid))
         times = interleaved(controllers, states, args.rounds)
         entry: dict[str, object] = {
             "sizes": dict(zip(("n_var", "n_eq", "n_in"), ours.sizes, strict=True)),
             "states": len(states),
-            "tsid_py": summary(times[0]),
-            "tsid": summary(times[1]) if tsid is not None else None,
+            "tsid_py": {backend: summary(t) for backend, t in zip(backends, times, strict=False)},
+            "tsid": summary(times[-1]) if tsid is not None else None,
         }
         if tsid is not None:
-            entry["ratio_median"] = round(entry["tsid_py"]["median_us"] / entry["tsid"]["median_us"], 3)
-            entry["ratio_p99"] = round(entry["tsid_py"]["p99_us"] / entry["tsid"]["p99_us"], 3)
+            entry["ratio_median"] = {
+                backend: round(result["median_us"] / entry["tsid"]["median_us"], 3)
+                for backend, result in entry["tsid_py"].items()
+            }
+            entry["ratio_p99"] = {
+                backend: round(result["p99_us"] / entry["tsid"]["p99_us"], 3)
+                for backend, result in entry["tsid_py"].items()
+            }
         entry["tsid_py_breakdown"] = breakdown(build_tsid_py(problem, q0), states, args.rounds)
         results[name] = entry
     print(json.dumps({"machine": machine(), "rounds": args.rounds, "scenarios": results}, indent=2))
