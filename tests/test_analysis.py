@@ -44,14 +44,17 @@ def smooth_motion(robot: tsid.RobotWrapper, frames: int, dt: float, seed: int = 
     return np.array([pin.integrate(robot.model, robot.default_configuration(), s) for s in offsets])
 
 
-def dynamics_residual_with_wrenches(robot, q, v, a, tau, frames, wrenches) -> float:
-    """max |M a + h - S^T tau - sum J^T w| with M, h, J from the RobotWrapper (independent path)."""
+def dynamics_residual_with_wrenches(robot, q, v, a, tau, frames, wrenches, root_wrench=None) -> float:
+    """max |M a + h - S^T tau - sum J^T w [- root_wrench on the root rows]| with M, h, J from the
+    RobotWrapper (independent path)."""
     data = robot.create_data()
     robot.compute_all_terms(data, q, v)
     M = np.triu(robot.mass(data))
     M = M + np.triu(M, 1).T
     generalized = M @ a + robot.nonlinear_effects(data)
     generalized[robot.nv - robot.na :] -= tau
+    if root_wrench is not None:
+        generalized[:6] -= root_wrench
     for frame, wrench in zip(frames, wrenches, strict=True):
         generalized -= robot.frame_jacobian_local(data, frame).T @ wrench
     return float(np.max(np.abs(generalized)))
@@ -106,39 +109,72 @@ def test_forward_dynamics_external_wrenches_enter_as_jacobian_transpose(talos, r
     assert dynamics_residual_with_wrenches(talos, q, v, a, tau, TALOS_FEET, wrenches) < 1e-8
 
 
-@pytest.mark.parametrize(("name", "frames"), [("talos", TALOS_FEET), ("solo12", SOLO_FEET[:2])])
-def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, request, rng):
-    robot = request.getfixturevalue(name)
+def pinocchio_constraint_dynamics(robot, q, v, tau, frames, point: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Accelerations and contact forces (LOCAL) from Pinocchio's own constrained dynamics."""
     model = robot.model
+    kind = pin.ContactType.CONTACT_3D if point else pin.ContactType.CONTACT_6D
+    constraint_models, constraint_datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    for frame in frames:
+        f = model.frames[robot.frame_id(frame)]
+        constraint = pin.RigidConstraintModel(kind, model, f.parentJoint, f.placement, pin.LOCAL)
+        constraint_models.append(constraint)
+        constraint_datas.append(constraint.createData())
+    data = model.createData()
+    pin.initConstraintDynamics(model, data, constraint_models, constraint_datas)
+    tau_full = np.concatenate([np.zeros(6), tau])
+    a = pin.constraintDynamics(model, data, q, v, tau_full, constraint_models, constraint_datas)
+    return np.array(a), np.array(data.lambda_c)
+
+
+@pytest.mark.parametrize(
+    ("name", "frames", "point"),
+    [("talos", TALOS_FEET, False), ("solo12", SOLO_FEET[:2], False), ("solo12", SOLO_FEET, True)],
+)
+def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, point, request, rng):
+    robot = request.getfixturevalue(name)
     for _ in range(3):
         q, v = random_state(robot, rng)
         tau = 10.0 * rng.standard_normal(robot.na)
-        forward = contact_forward_dynamics(robot, q, v, tau, frames)
-        # Independent check: Pinocchio's own constrained dynamics.
-        constraint_models, constraint_datas = (
-            pin.StdVec_RigidConstraintModel(),
-            pin.StdVec_RigidConstraintData(),
-        )
-        for frame in frames:
-            f = model.frames[robot.frame_id(frame)]
-            cm = pin.RigidConstraintModel(
-                pin.ContactType.CONTACT_6D, model, f.parentJoint, f.placement, pin.LOCAL
-            )
-            constraint_models.append(cm)
-            constraint_datas.append(cm.createData())
-        data = model.createData()
-        pin.initConstraintDynamics(model, data, constraint_models, constraint_datas)
-        tau_full = np.concatenate([np.zeros(6), tau])
-        a_pin = pin.constraintDynamics(model, data, q, v, tau_full, constraint_models, constraint_datas)
+        forward = contact_forward_dynamics(robot, q, v, tau, frames, point_contacts=point)
+        a_pin, forces_pin = pinocchio_constraint_dynamics(robot, q, v, tau, frames, point)
         assert np.max(np.abs(forward.accelerations - a_pin)) < 1e-8
-        assert np.max(np.abs(forward.contact_wrenches.reshape(-1) - data.lambda_c)) < 1e-8
+        unknowns = forward.contact_wrenches[:, :3] if point else forward.contact_wrenches
+        assert np.max(np.abs(unknowns.reshape(-1) - forces_pin)) < 1e-8
+        if point:
+            assert np.all(forward.contact_wrenches[:, 3:] == 0.0)
         # Inverse of forward: the wrenches are balancing guesses, so they come back with tau.
         inverse = multi_contact_inverse_dynamics(
-            robot, q, v, forward.accelerations, frames, forward.contact_wrenches
+            robot, q, v, forward.accelerations, frames, forward.contact_wrenches, point_contacts=point
         )
         assert np.max(np.abs(inverse.contact_wrenches - forward.contact_wrenches)) < 1e-9
         assert np.max(np.abs(inverse.joint_torques - tau)) < 1e-9
+        assert np.max(np.abs(inverse.root_residual)) < 1e-9
         assert inverse.feasible
+
+
+def test_too_few_point_contacts_give_the_least_squares_root_residual(solo12, rng):
+    """One or two points span 3 or 5 root directions: the residual is b minus its projection on them."""
+    for frames in (SOLO_FEET[:1], SOLO_FEET[1:3]):
+        q, v = random_state(solo12, rng)
+        a = rng.standard_normal(solo12.nv)
+        result = multi_contact_inverse_dynamics(solo12, q, v, a, frames, point_contacts=True)
+        single = contact_inverse_dynamics(solo12, q, v, a, frames[0], point_contact=True)
+        data = solo12.create_data()
+        b = pin.rnea(solo12.model, data, q, v, a)[:6]
+        pin.forwardKinematics(solo12.model, data, q)
+        columns = np.concatenate([6 * k + np.arange(3) for k in range(len(frames))])
+        A = root_wrench_matrix(solo12, data, [solo12.frame_id(f) for f in frames])[:, columns]
+        projection = A @ np.linalg.lstsq(A, b, rcond=None)[0]
+        assert not result.feasible
+        assert np.max(np.abs(result.root_residual - (b - projection))) < 1e-8
+        assert np.linalg.norm(result.root_residual) > 1e-3 * np.linalg.norm(b)
+        assert np.all(result.contact_wrenches[:, 3:] == 0.0)
+        residual = dynamics_residual_with_wrenches(
+            solo12, q, v, a, result.joint_torques, frames, result.contact_wrenches, result.root_residual
+        )
+        assert residual < 1e-8
+        if len(frames) == 1:
+            assert np.max(np.abs(single.contact_wrench - result.contact_wrench)) < 1e-12
 
 
 def test_contact_inverse_then_forward_returns_the_acceleration(talos, rng):
@@ -231,6 +267,33 @@ def test_over_time_matches_per_frame_solutions(talos):
         two = multi_contact_inverse_dynamics(talos, q[t], v[t], a[t], TALOS_FEET)
         assert np.max(np.abs(double.contact_wrenches[t] - two.contact_wrenches)) < 1e-7
     assert np.max(np.abs(double.root_residual)) < 1e-9
+
+
+def test_over_time_point_contacts_match_per_frame_solutions(solo12):
+    """Solo12 on point feet: four, then three (a foot lifts), then two (diagonal trot): rank 6, 6, 5."""
+    dt, T = 0.002, 24
+    q = smooth_motion(solo12, T, dt, seed=6)
+    schedule = np.ones((T, 4), dtype=bool)
+    schedule[8:16, 0] = False
+    schedule[16:, [0, 3]] = False
+    v, a = velocities_and_accelerations(solo12, q, dt)
+    per_frame = multi_contact_inverse_dynamics_over_time(
+        solo12, q, SOLO_FEET, dt, smoothing_weight=0.0, contact_schedule=schedule, point_contacts=True
+    )
+    smoothed = multi_contact_inverse_dynamics_over_time(
+        solo12, q, SOLO_FEET, dt, smoothing_weight=1e-2, contact_schedule=schedule, point_contacts=True
+    )
+    for t in (3, 12, 20):
+        feet = [f for f, down in zip(SOLO_FEET, schedule[t], strict=True) if down]
+        one = multi_contact_inverse_dynamics(solo12, q[t], v[t], a[t], feet, point_contacts=True)
+        assert np.max(np.abs(per_frame.contact_wrenches[t, schedule[t]] - one.contact_wrenches)) < 1e-8
+        assert np.max(np.abs(per_frame.joint_torques[t] - one.joint_torques)) < 1e-8
+        # The root residual is what the active points cannot balance, whatever the smoothing.
+        assert np.max(np.abs(smoothed.root_residual[t] - one.root_residual)) < 1e-9
+    for result in (per_frame, smoothed):
+        assert np.all(result.contact_wrenches[:, :, 3:] == 0.0)
+        assert np.max(np.abs(result.root_residual[:16])) < 1e-9
+        assert np.min(np.linalg.norm(result.root_residual[16:], axis=1)) > 1e-4
 
 
 def test_over_time_banded_solve_equals_a_dense_solve(talos):
@@ -330,6 +393,30 @@ def test_force_torque_map_against_finite_differences(talos, rng):
         column = (wrench(tau[index] + step) - wrench(tau[index] - step)) / (2 * eps)
         assert np.max(np.abs(mapping.matrix[:, k] - column)) < 1e-6
     assert np.max(np.abs(mapping.wrenches(tau[index])[0] - wrench(tau[index]))) < 1e-8
+
+
+def test_force_torque_map_of_a_point_foot_against_finite_differences(solo12, rng):
+    """Solo12 on four point feet: the front-left leg's three torques to its foot force."""
+    q, v = random_state(solo12, rng)
+    tau = rng.standard_normal(solo12.na)
+    leg = ["FL_HAA", "FL_HFE", "FL_KFE"]
+    mapping = force_torque_map(solo12, q, v, SOLO_FEET, leg, tau, point_contacts=True)
+    index = [solo12.model.joints[solo12.model.getJointId(j)].idx_v - 6 for j in leg]
+
+    def forces(selected: np.ndarray) -> np.ndarray:
+        full = tau.copy()
+        full[index] = selected
+        return contact_forward_dynamics(solo12, q, v, full, SOLO_FEET, point_contacts=True).contact_wrenches
+
+    assert mapping.matrix.shape == (24, 3)
+    assert np.all(mapping.matrix.reshape(4, 6, 3)[:, 3:] == 0.0)
+    eps = 1e-3
+    for k in range(3):
+        step = np.zeros(3)
+        step[k] = eps
+        column = (forces(tau[index] + step) - forces(tau[index] - step)) / (2 * eps)
+        assert np.max(np.abs(mapping.matrix[:, k] - column.reshape(-1))) < 1e-6
+    assert np.max(np.abs(mapping.wrenches(tau[index]) - forces(tau[index]))) < 1e-8
 
 
 # ------------------------------------------------------------------ planar chain
