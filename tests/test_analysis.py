@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pinocchio as pin
@@ -23,7 +26,7 @@ from tsid_py.analysis import (
     velocities_and_accelerations,
 )
 from tsid_py.analysis.contact_geometry import root_wrench_matrix
-from tsid_py.analysis.planar_chain import default_planar_chain
+from tsid_py.analysis.planar_chain import PlanarChain, default_planar_chain
 from tsid_py.robot_specs import specs_dir
 
 TALOS_FEET = ["leg_right_sole_fix_joint", "leg_left_sole_fix_joint"]
@@ -437,35 +440,199 @@ def test_planar_chain_urdf_in_robots_is_the_generated_one():
 
 
 # ------------------------------------------------------------------ bad input
-def test_bad_input_raises_tsid_errors(talos, ur5):
-    q, v = talos.default_configuration(), talos.zero_velocity()
-    with pytest.raises(tsid.DimensionError):
-        inverse_dynamics(talos, q, v, np.zeros(3))
-    with pytest.raises(tsid.UnsupportedProblemError):
-        contact_inverse_dynamics(
-            ur5, ur5.neutral_configuration(), ur5.zero_velocity(), np.zeros(6), "ee_fixed_joint"
-        )
-    with pytest.raises(tsid.UnknownFrameError):
-        contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), "left_foot")
-    with pytest.raises(tsid.DuplicateNameError):
-        multi_contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), [TALOS_FEET[0]] * 2)
-    with pytest.raises(tsid.InvalidParameterError):
-        multi_contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), TALOS_FEET, force_weight=0.0)
-    with pytest.raises(tsid.DimensionError):
-        multi_contact_inverse_dynamics_over_time(talos, np.tile(q, (3, 1)), TALOS_FEET, 0.01)
-    with pytest.raises(tsid.DimensionError):
-        multi_contact_inverse_dynamics_over_time(
-            talos, np.tile(q, (5, 1)), TALOS_FEET, 0.01, contact_schedule=np.ones((5, 3))
-        )
-    with pytest.raises(tsid.InvalidParameterError):
-        force_torque_map(talos, q, v, TALOS_FEET[0], ["root_joint"])
-    with pytest.raises(tsid.DimensionError):
-        forward_dynamics(talos, q, v, np.zeros(5))
+@pytest.fixture(scope="module")
+def bad(talos, ur5, solo12) -> SimpleNamespace:
+    """Robots and valid inputs that the bad calls below spoil one at a time."""
+    q = talos.default_configuration()
+    positions = np.tile(q, (6, 1))
+    zero_quaternion = positions.copy()
+    zero_quaternion[2, 3:7] = 0.0
+    return SimpleNamespace(
+        talos=talos,
+        ur5=ur5,
+        solo12=solo12,
+        q=q,
+        v=talos.zero_velocity(),
+        a=np.zeros(talos.nv),
+        positions=positions,
+        zero_quaternion=zero_quaternion,
+    )
+
+
+def _multi(b: SimpleNamespace, frames=TALOS_FEET, **options):
+    return multi_contact_inverse_dynamics(b.talos, b.q, b.v, b.a, frames, **options)
+
+
+def _over_time(b: SimpleNamespace, positions=None, frames=TALOS_FEET, dt=0.01, **options):
+    positions = b.positions if positions is None else positions
+    return multi_contact_inverse_dynamics_over_time(b.talos, positions, frames, dt, **options)
+
+
+# name: (call on the fixture ``bad``, error class, fragment of the message)
+BAD_CALLS = {
+    "id a size": (
+        lambda b: inverse_dynamics(b.talos, b.q, b.v, np.zeros(3)),
+        tsid.DimensionError,
+        "a must have",
+    ),
+    "id a NaN": (
+        lambda b: inverse_dynamics(b.talos, b.q, b.v, b.a * np.nan),
+        tsid.NonFiniteError,
+        "a contains",
+    ),
+    "cid fixed base": (
+        lambda b: contact_inverse_dynamics(b.ur5, np.zeros(6), np.zeros(6), np.zeros(6), "ee_fixed_joint"),
+        tsid.UnsupportedProblemError,
+        "floating-base",
+    ),
+    "cid unknown frame": (
+        lambda b: contact_inverse_dynamics(b.talos, b.q, b.v, b.a, "left_foot"),
+        tsid.UnknownFrameError,
+        "left_foot",
+    ),
+    "multi no frame": (lambda b: _multi(b, frames=[]), tsid.InvalidParameterError, "at least one frame"),
+    "multi frame twice": (lambda b: _multi(b, frames=TALOS_FEET[:1] * 2), tsid.DuplicateNameError, "twice"),
+    "multi zero weight": (lambda b: _multi(b, force_weight=0.0), tsid.InvalidParameterError, "> 0"),
+    "multi weight size": (lambda b: _multi(b, force_weight=[1.0, 2.0]), tsid.DimensionError, "size 3"),
+    "multi guesses shape": (lambda b: _multi(b, wrench_guesses=np.zeros((3, 6))), tsid.DimensionError, "2x6"),
+    "multi guesses NaN": (
+        lambda b: _multi(b, wrench_guesses=np.full((2, 6), np.nan)),
+        tsid.NonFiniteError,
+        "wrench_guesses",
+    ),
+    "multi limits count": (lambda b: _multi(b, limits=[ContactLimits()]), tsid.DimensionError, "2 of them"),
+    "multi limits type": (
+        lambda b: _multi(b, limits=[0.3, 0.3]),
+        tsid.InvalidParameterError,
+        "ContactLimits",
+    ),
+    "multi point stranger": (
+        lambda b: _multi(b, point_contacts=["base_link"]),
+        tsid.InvalidParameterError,
+        "not contact frames",
+    ),
+    "multi point with sole": (
+        lambda b: _multi(b, point_contacts=True, limits=ContactLimits(sole=b.talos.spec.sole)),
+        tsid.InvalidParameterError,
+        "no centre of pressure",
+    ),
+    "limits mu": (lambda b: ContactLimits(mu=0.0), tsid.InvalidParameterError, "mu must be > 0"),
+    "limits NaN": (lambda b: ContactLimits(min_normal_force=np.nan), tsid.NonFiniteError, "min_normal_force"),
+    "over time 3 frames": (lambda b: _over_time(b, b.positions[:3]), tsid.DimensionError, "at least 4"),
+    "over time nq": (lambda b: _over_time(b, b.positions[:, :-1]), tsid.DimensionError, "*x39"),
+    "over time NaN": (lambda b: _over_time(b, b.positions * np.nan), tsid.NonFiniteError, "positions"),
+    "over time quaternion": (
+        lambda b: _over_time(b, b.zero_quaternion),
+        tsid.InvalidParameterError,
+        "row 2 has norm 0",
+    ),
+    "over time dt 0": (lambda b: _over_time(b, dt=0.0), tsid.InvalidParameterError, "dt must be > 0"),
+    "over time dt NaN": (lambda b: _over_time(b, dt=np.nan), tsid.NonFiniteError, "dt must be finite"),
+    "over time smoothing": (
+        lambda b: _over_time(b, smoothing_weight=-1.0),
+        tsid.InvalidParameterError,
+        ">= 0",
+    ),
+    "over time schedule shape": (
+        lambda b: _over_time(b, contact_schedule=np.ones((6, 3))),
+        tsid.DimensionError,
+        "(6, 2)",
+    ),
+    "over time schedule values": (
+        lambda b: _over_time(b, contact_schedule=np.full((6, 2), 2)),
+        tsid.InvalidParameterError,
+        "0/1",
+    ),
+    "over time guesses shape": (
+        lambda b: _over_time(b, wrench_guesses=np.zeros((6, 2, 3))),
+        tsid.DimensionError,
+        "(6, 2, 6)",
+    ),
+    "over time guesses NaN": (
+        lambda b: _over_time(b, wrench_guesses=np.full((6, 2, 6), np.nan)),
+        tsid.NonFiniteError,
+        "wrench_guesses",
+    ),
+    "over time velocities": (
+        lambda b: _over_time(b, velocities=np.zeros((5, b.talos.nv))),
+        tsid.DimensionError,
+        "6x38",
+    ),
+    "over time unknown frame": (lambda b: _over_time(b, frames=["foot"]), tsid.UnknownFrameError, "foot"),
+    "finite differences dt": (
+        lambda b: velocities_and_accelerations(b.talos, b.positions, -1.0),
+        tsid.InvalidParameterError,
+        "dt",
+    ),
+    "fd tau size": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(5)),
+        tsid.DimensionError,
+        "na = 32",
+    ),
+    "fd wrench frame": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), {"foot": np.zeros(6)}),
+        tsid.UnknownFrameError,
+        "foot",
+    ),
+    "fd wrench size": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), {TALOS_FEET[0]: np.zeros(3)}),
+        tsid.DimensionError,
+        "size 6",
+    ),
+    "fd wrenches not a mapping": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), [np.zeros(6)]),
+        tsid.InvalidParameterError,
+        "map frames",
+    ),
+    "cfd redundant contacts": (
+        lambda b: contact_forward_dynamics(
+            b.solo12, b.solo12.default_configuration(), b.solo12.zero_velocity(), np.zeros(12), SOLO_FEET
+        ),
+        tsid.UnsupportedProblemError,
+        "redundant",
+    ),
+    "ftm root joint": (
+        lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["root_joint"]),
+        tsid.InvalidParameterError,
+        "one-degree-of-freedom",
+    ),
+    "ftm unknown joint": (
+        lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["hip"]),
+        tsid.UnknownFrameError,
+        "hip",
+    ),
+    "ftm joint twice": (
+        lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["leg_right_1_joint"] * 2),
+        tsid.DuplicateNameError,
+        "twice",
+    ),
+    "planar chain mass": (
+        lambda b: PlanarChain(np.ones(2), -np.ones(2), np.ones(2), np.ones(2)),
+        tsid.InvalidParameterError,
+        "masses",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CALLS)
+def test_bad_input_raises_a_tsid_error_naming_the_problem(case, bad):
+    call, error, fragment = BAD_CALLS[case]
+    with pytest.raises(error, match=re.escape(fragment)):
+        call(bad)
+
+
+def test_slightly_unnormalized_quaternions_are_normalized(talos):
+    q = smooth_motion(talos, 8, 0.01, seed=7)
+    scaled = q.copy()
+    scaled[:, 3:7] *= 1.0 + 5e-4
+    reference = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, 0.01)
+    result = multi_contact_inverse_dynamics_over_time(talos, scaled, TALOS_FEET, 0.01)
+    assert np.max(np.abs(result.joint_torques - reference.joint_torques)) < 1e-9
 
 
 # ------------------------------------------------------------------ CLI
 def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
-    import json
+    import matplotlib.image
 
     from tsid_py import cli
 
@@ -474,39 +641,120 @@ def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
     schedule = np.ones((20, 2), dtype=bool)
     schedule[10:, 1] = False
     np.savez(motion, q=q, t=0.01 * np.arange(20), contact_schedule=schedule)
-    out_npz, out_csv = tmp_path / "result.npz", tmp_path / "result.csv"
+    out_npz, out_csv = tmp_path / "out" / "result.npz", tmp_path / "result.csv"
     args = ["analyze", str(motion), "--robot", "talos", "--contacts", ",".join(TALOS_FEET), "--json"]
     assert cli.main([*args, "--out", str(out_npz), "--plot", str(tmp_path / "plots")]) == 0
     summary = json.loads(capsys.readouterr().out)
+    expected = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, 0.01, contact_schedule=schedule)
+    assert summary["robot"] == "talos" and summary["contacts"] == TALOS_FEET
     assert summary["frames"] == 20 and summary["dt_s"] == pytest.approx(0.01)
+    assert summary["duration_s"] == pytest.approx(0.19) and summary["frames_without_contact"] == 0
     assert summary["root_residual_max"] < 1e-9
+    assert summary["joint_torque_max_nm"] == pytest.approx(np.max(np.abs(expected.joint_torques)))
+    normal = expected.contact_wrenches[:, :, 2]
+    assert summary["normal_force_min_n"] == pytest.approx(np.min(normal[schedule]))
+    assert summary["normal_force_max_n"] == pytest.approx(np.max(normal))
+    assert summary["analysis_time_s"] > 0.0 and summary["time_per_frame_us"] > 0.0
     with np.load(out_npz) as result:
-        assert result["joint_torques"].shape == (20, talos.na)
+        assert list(result["contact_frames"]) == TALOS_FEET
+        assert len(result["joint_names"]) == talos.na
         assert np.all(result["contact_wrenches"][10:, 1] == 0.0)
-        expected = multi_contact_inverse_dynamics_over_time(
-            talos, q, TALOS_FEET, 0.01, contact_schedule=schedule
-        )
-        assert np.max(np.abs(result["joint_torques"] - expected.joint_torques)) < 1e-9
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
-        "contact_forces.png",
-        "contact_moments.png",
-        "joint_torques.png",
-    ]
+        for name in (
+            "t",
+            "joint_torques",
+            "contact_wrenches",
+            "total_contact_wrench",
+            "root_residual",
+            "v",
+            "a",
+        ):
+            assert np.max(np.abs(result[name] - getattr(expected, name))) < 1e-9, name
+    for name in ("contact_forces", "contact_moments", "joint_torques"):
+        image = matplotlib.image.imread(tmp_path / "plots" / f"{name}.png")
+        assert image.ndim == 3 and image.shape[0] >= 300 and image.shape[1] >= 600
+        assert np.std(image[..., :3]) > 0.05  # curves, axes and labels, not a blank canvas
     assert cli.main([*args, "--out", str(out_csv)]) == 0
     table = np.loadtxt(out_csv, delimiter=",", skiprows=1)
     header = out_csv.read_text().splitlines()[0].split(",")
     assert table.shape == (20, 1 + talos.na + 12) and len(header) == table.shape[1]
     assert header[1] == "tau/leg_left_1_joint" and header[-1] == "w/leg_left_sole_fix_joint/mz"
+    tolerance = 1e-8 * max(1.0, np.max(np.abs(table)))  # written with 9 significant digits
+    assert np.max(np.abs(table[:, 1 : 1 + talos.na] - expected.joint_torques)) < tolerance
+    assert np.max(np.abs(table[:, 1 + talos.na :] - expected.contact_wrenches.reshape(20, 12))) < tolerance
 
 
-def test_cli_analyze_reports_bad_input(tmp_path, capsys):
+def test_cli_analyze_point_contacts(tmp_path, capsys, solo12):
+    from tsid_py import cli
+
+    motion = tmp_path / "trot.npz"
+    q = smooth_motion(solo12, 12, 0.01, seed=8)
+    np.savez(motion, q=q, dt=0.01)
+    out = tmp_path / "result.npz"
+    assert (
+        cli.main(
+            ["analyze", str(motion), "--robot", "solo12", "--point-contacts", "--json", "--out", str(out)]
+        )
+        == 0
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["contacts"] == SOLO_FEET and summary["root_residual_max"] < 1e-9
+    expected = multi_contact_inverse_dynamics_over_time(solo12, q, SOLO_FEET, 0.01, point_contacts=True)
+    with np.load(out) as result:
+        assert np.max(np.abs(result["contact_wrenches"] - expected.contact_wrenches)) < 1e-9
+        assert np.all(result["contact_wrenches"][:, :, 3:] == 0.0)
+
+
+def test_cli_analyze_help(capsys):
+    from tsid_py import cli
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["analyze", "--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    for option in (
+        "--robot",
+        "--contacts",
+        "--dt",
+        "--smoothing",
+        "--point-contacts",
+        "--json",
+        "--plot",
+        "--out",
+    ):
+        assert option in text
+    assert "analyze" in cli.usage()
+
+
+STANDING = "five frames of Talos standing"  # stands for q until the robot is loaded
+
+
+@pytest.mark.parametrize(
+    ("arrays", "options", "message"),
+    [
+        (None, [], "motion file not found"),
+        ({"positions": np.zeros((5, 39))}, [], "no array 'q'"),
+        ({"q": np.zeros((5, 39))}, [], "neither 'dt' nor 't'"),
+        ({"q": np.zeros((5, 39)), "dt": np.array([0.01, 0.02])}, [], "dt must be a number"),
+        ({"q": np.zeros((5, 39)), "t": np.array([0.0, 0.1, 0.3])}, [], "uniformly spaced"),
+        ({"q": np.zeros((5, 39)), "dt": 0.01}, ["--out", "result.txt"], "--out must end with .npz or .csv"),
+        ({"q": np.zeros((5, 38)), "dt": 0.01}, [], "positions must be a *x39 matrix"),
+        ({"q": np.full((5, 39), "x"), "dt": 0.01}, [], "positions must be a matrix of numbers"),
+        ({"q": STANDING, "dt": 0.01}, ["--contacts", "left_foot"], "unknown frame 'left_foot'"),
+        ({"q": STANDING, "dt": 0.01, "contact_schedule": np.ones((5, 3))}, [], "must have shape (5, 2)"),
+        ({"q": STANDING, "dt": 0.01}, ["--robot", "ur5"], "needs a floating-base robot"),
+    ],
+)
+def test_cli_analyze_reports_bad_input(arrays, options, message, tmp_path, capsys, talos):
     from tsid_py import cli
 
     motion = tmp_path / "motion.npz"
-    np.savez(motion, positions=np.zeros((5, 39)))
-    assert cli.main(["analyze", str(motion)]) == 2
-    assert "no array 'q'" in capsys.readouterr().err
-    assert "analyze" in cli.usage()
+    if arrays is not None:
+        if arrays.get("q") is STANDING:
+            arrays = {**arrays, "q": np.tile(talos.default_configuration(), (5, 1))}
+        np.savez(motion, **arrays)
+    assert cli.main(["analyze", str(motion), "--json", *options]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "Traceback" not in captured.err and captured.out == ""
 
 
 def test_demo_records_then_analyzes(tmp_path):

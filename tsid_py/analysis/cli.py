@@ -21,6 +21,7 @@ from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dyn
 from tsid_py.errors import InvalidParameterError, TsidError
 from tsid_py.robot_specs import load_robot
 from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.validation import as_scalar, as_vector
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--force-weight", type=float, default=1e-3, help="weight of contact forces (default: 1e-3)"
     )
+    parser.add_argument(
+        "--point-contacts",
+        action="store_true",
+        help="the contacts are points: a 3-D force each, no moment (e.g. solo12's feet)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     parser.add_argument("--plot", type=Path, default=None, help="write PNG plots into this folder")
     parser.add_argument("--out", type=Path, default=None, help="write torques and wrenches (.npz or .csv)")
@@ -50,22 +56,35 @@ def load_motion(path: Path, dt: float | None) -> tuple[np.ndarray, float, np.nda
     """(q, dt, schedule) from an NPZ recording."""
     if not path.is_file():
         raise InvalidParameterError(f"motion file not found: {path}")
-    with np.load(path) as motion:
+    try:
+        motion = np.load(path)
+    except (OSError, ValueError) as exc:
+        raise InvalidParameterError(f"{path} is not an NPZ file of arrays: {exc}") from None
+    if not isinstance(motion, np.lib.npyio.NpzFile):
+        raise InvalidParameterError(f"{path} holds one array, not an NPZ archive with 'q'")
+    with motion:
         if "q" not in motion:
             raise InvalidParameterError(f"{path} has no array 'q' (T, nq); it has {sorted(motion.files)}")
-        q = motion["q"]
-        schedule = motion.get("contact_schedule", None)
+        q = _array(motion, "q")
+        schedule = _array(motion, "contact_schedule") if "contact_schedule" in motion else None
         if dt is None and "dt" in motion:
-            dt = float(motion["dt"])
+            dt = as_scalar(f"{path.name}: dt", _array(motion, "dt"))
         if dt is None and "t" in motion:
-            t = np.asarray(motion["t"], dtype=float)
-            steps = np.diff(t)
+            steps = np.diff(as_vector(f"{path.name}: t", _array(motion, "t")))
             if steps.size == 0 or not np.allclose(steps, steps[0], rtol=1e-6, atol=1e-12):
-                raise InvalidParameterError(f"{path}: t must be uniformly spaced")
+                raise InvalidParameterError(f"{path}: t must hold at least two uniformly spaced times")
             dt = float(steps[0])
     if dt is None:
         raise InvalidParameterError(f"{path} has neither 'dt' nor 't': pass --dt")
     return q, dt, schedule
+
+
+def _array(motion: np.lib.npyio.NpzFile, name: str) -> np.ndarray:
+    """One array of the archive; object arrays (which would need pickle) are refused."""
+    try:
+        return motion[name]
+    except ValueError as exc:
+        raise InvalidParameterError(f"array {name!r} of the motion file cannot be read: {exc}") from None
 
 
 def actuated_joint_names(robot: RobotWrapper) -> list[str]:
@@ -98,6 +117,7 @@ def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict
 
 def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> None:
     """NPZ with every array, or CSV with t, the torques tau/<joint> and wrenches w/<frame>/<component>."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".npz":
         np.savez(
             path,
@@ -112,8 +132,6 @@ def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> 
             a=result.a,
         )
         return
-    if path.suffix != ".csv":
-        raise InvalidParameterError(f"--out must end with .npz or .csv, got {path.name}")
     components = ("fx", "fy", "fz", "mx", "my", "mz")
     header = ["t"] + [f"tau/{name}" for name in joint_names]
     header += [f"w/{frame}/{c}" for frame in result.contact_frames for c in components]
@@ -126,6 +144,8 @@ def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.out is not None and args.out.suffix not in (".npz", ".csv"):
+            raise InvalidParameterError(f"--out must end with .npz or .csv, got {args.out.name}")
         robot = load_robot(args.robot)
         q, dt, schedule = load_motion(args.motion, args.dt)
         contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
@@ -139,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             min_torque_weight=args.min_torque_weight,
             contact_schedule=schedule,
             force_weight=args.force_weight,
+            point_contacts=args.point_contacts,
             progress=not args.json,
         )
         seconds = time.perf_counter() - start

@@ -43,7 +43,7 @@ from tsid_py.analysis.contact_limits import ContactLimits
 from tsid_py.analysis.inverse_dynamics import check_motion_state
 from tsid_py.errors import DimensionError, InvalidParameterError, UnknownFrameError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.validation import as_matrix, as_vector
+from tsid_py.validation import as_gain, as_matrix, as_vector
 
 FEASIBILITY_TOLERANCE = 1e-6  # relative to max(1, |b|_inf): larger root residuals mean infeasible
 RANK_TOLERANCE = 1e-9  # singular values of A below this times the largest count as zero
@@ -85,13 +85,15 @@ class ContactInverseDynamicsResult:
         return self.contact_wrenches[self.contact_frames.index(frame)]
 
 
+def axis_weights(name: str, value: object) -> np.ndarray:
+    """A weight per axis (3,) from a scalar or a 3-vector."""
+    return as_gain(name, value, 3) if np.ndim(value) == 0 else as_vector(name, value, 3)
+
+
 def wrench_weights(force_weight: object, min_torque_weight: object) -> np.ndarray:
     """The diagonal W (6,) from the force and moment weights (scalars or 3-vectors, > 0)."""
     weights = np.concatenate(
-        [
-            np.broadcast_to(as_vector("force_weight", force_weight), (3,)),
-            np.broadcast_to(as_vector("min_torque_weight", min_torque_weight), (3,)),
-        ]
+        [axis_weights("force_weight", force_weight), axis_weights("min_torque_weight", min_torque_weight)]
     )
     if np.any(weights <= 0.0):
         raise InvalidParameterError(f"force_weight and min_torque_weight must be > 0, got {weights.tolist()}")
@@ -178,6 +180,8 @@ def stacked_inequalities(
         return None
     n = is_point.size
     per_contact = [limits] * n if isinstance(limits, ContactLimits) else list(limits)
+    if not all(isinstance(limit, ContactLimits) for limit in per_contact):
+        raise InvalidParameterError(f"limits must be ContactLimits, got {limits!r}")
     if len(per_contact) != n:
         raise DimensionError(f"limits must be one ContactLimits or {n} of them, got {len(per_contact)}")
     if any(limit.sole is not None and point for limit, point in zip(per_contact, is_point, strict=True)):

@@ -20,7 +20,7 @@ import numpy as np
 
 from tsid_py.analysis.contact_geometry import contact_frame_ids, point_contact_mask, wrench_components
 from tsid_py.analysis.forward_dynamics import contact_dynamics_terms
-from tsid_py.errors import InvalidParameterError, UnknownFrameError
+from tsid_py.errors import DuplicateNameError, InvalidParameterError, UnknownFrameError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.validation import as_vector, unknown_name_message
 
@@ -87,6 +87,8 @@ def force_torque_map(
     frame_ids = contact_frame_ids(robot, contact_frames)
     is_point = point_contact_mask(robot, frame_ids, point_contacts)
     selected = [actuated_index(robot, joint) for joint in selected_joints]
+    if len(set(selected)) != len(selected):
+        raise DuplicateNameError(f"selected_joints lists a joint twice: {list(selected_joints)}")
     tau = np.zeros(robot.na) if other_torques is None else as_vector("other_torques", other_torques, robot.na)
     tau = tau.copy()
     tau[selected] = 0.0

@@ -29,7 +29,7 @@ from tsid_py.analysis.contact_geometry import (
     wrench_components,
     zero_external_forces,
 )
-from tsid_py.errors import DimensionError, UnsupportedProblemError
+from tsid_py.errors import DimensionError, InvalidParameterError, UnsupportedProblemError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.validation import as_vector
 
@@ -80,6 +80,10 @@ def forward_dynamics(
     data = robot.create_data()
     if not external_wrenches:
         return _finite_accelerations(robot, pin.aba(robot.model, data, q, v, tau))
+    if not isinstance(external_wrenches, Mapping):
+        raise InvalidParameterError(
+            f"external_wrenches must map frames to 6-vectors, got {type(external_wrenches).__name__}"
+        )
     frame_ids = [robot.frame_id(frame) for frame in external_wrenches]
     wrenches = np.array([as_vector(f"external wrench at {f!r}", w, 6) for f, w in external_wrenches.items()])
     fext = set_external_forces(robot, zero_external_forces(robot), frame_ids, wrenches)

@@ -171,12 +171,10 @@ def _schedule(contact_schedule: object, T: int, n: int) -> np.ndarray:
 
 
 def _guesses(wrench_guesses: object, T: int, n: int) -> np.ndarray:
-    guesses = np.asarray(wrench_guesses, dtype=float)
+    guesses = np.asarray(wrench_guesses)
     if guesses.shape != (T, n, 6):
         raise DimensionError(f"wrench_guesses must have shape ({T}, {n}, 6), got {guesses.shape}")
-    if not np.all(np.isfinite(guesses)):
-        raise InvalidParameterError("wrench_guesses contains NaN or infinity")
-    return guesses
+    return as_matrix("wrench_guesses", guesses.reshape(T, 6 * n), (T, 6 * n)).reshape(T, n, 6)
 
 
 def _root_rows(
