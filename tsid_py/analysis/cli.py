@@ -25,6 +25,7 @@ from tsid_py.validation import as_scalar, as_vector
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The options of ``tsid-py analyze``."""
     parser = argparse.ArgumentParser(prog="tsid-py analyze", description=__doc__.splitlines()[0])
     parser.add_argument("motion", type=Path, help="NPZ file with q (T, nq) [and dt or t, contact_schedule]")
     parser.add_argument("--robot", default="talos", help="robot spec name (default: talos)")
@@ -98,6 +99,7 @@ def actuated_joint_names(robot: RobotWrapper) -> list[str]:
 
 
 def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict[str, object]:
+    """The --json object: sizes, worst root residual [N, N m], torque [N m] and normal-force [N] extremes."""
     normal = result.contact_wrenches[:, :, 2]
     return {
         "robot": robot.name,
@@ -142,6 +144,7 @@ def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``tsid-py analyze``; returns the exit status (2 with a one-line message on bad input)."""
     args = build_parser().parse_args(argv)
     try:
         if args.out is not None and args.out.suffix not in (".npz", ".csv"):

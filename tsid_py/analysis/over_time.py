@@ -160,6 +160,7 @@ def multi_contact_inverse_dynamics_over_time(
 
 
 def _schedule(contact_schedule: object, T: int, n: int) -> np.ndarray:
+    """The (T, n) boolean schedule (all active when ``None``)."""
     if contact_schedule is None:
         return np.ones((T, n), dtype=bool)
     schedule = np.asarray(contact_schedule)
@@ -171,6 +172,7 @@ def _schedule(contact_schedule: object, T: int, n: int) -> np.ndarray:
 
 
 def _guesses(wrench_guesses: object, T: int, n: int) -> np.ndarray:
+    """Finite (T, n, 6) wrench guesses."""
     guesses = np.asarray(wrench_guesses)
     if guesses.shape != (T, n, 6):
         raise DimensionError(f"wrench_guesses must have shape ({T}, {n}, 6), got {guesses.shape}")

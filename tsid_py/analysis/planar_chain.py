@@ -61,6 +61,7 @@ class PlanarChain:
 
     @property
     def n(self) -> int:
+        """Number of links (and joints)."""
         return len(self.lengths)
 
     def urdf(self) -> str:
