@@ -299,6 +299,32 @@ def test_over_time_point_contacts_match_per_frame_solutions(solo12):
         assert np.min(np.linalg.norm(result.root_residual[16:], axis=1)) > 1e-4
 
 
+def test_over_time_limits_match_per_frame_qps(talos):
+    """A normal force >= 600 N per foot: one foot can carry Talos (~916 N), two cannot pull down."""
+    dt, T = 0.002, 12
+    q = smooth_motion(talos, T, dt, seed=9)
+    schedule = np.ones((T, 2), dtype=bool)
+    schedule[6:, 1] = False
+    limits = ContactLimits(mu=0.3, min_normal_force=600.0)  # no CoP limit: the CoM is not over one foot
+    result = multi_contact_inverse_dynamics_over_time(
+        talos, q, TALOS_FEET, dt, smoothing_weight=0.0, contact_schedule=schedule, limits=limits
+    )
+    v, a = velocities_and_accelerations(talos, q, dt)
+    C, d = limits.inequalities()
+    for t in range(T):
+        feet = [f for f, down in zip(TALOS_FEET, schedule[t], strict=True) if down]
+        one = multi_contact_inverse_dynamics(talos, q[t], v[t], a[t], feet, limits=limits)
+        assert result.feasible[t] == one.feasible == (t >= 6)
+        # Unexplainable frames go through the least-squares slack, regularized at 1e-9 of its scale.
+        tolerance = 1e-8 if one.feasible else 1e-4  # [N, N m]
+        assert np.max(np.abs(result.contact_wrenches[t, schedule[t]] - one.contact_wrenches)) < tolerance
+        assert np.max(np.abs(result.root_residual[t] - one.root_residual)) < tolerance
+        for w in result.contact_wrenches[t, schedule[t]]:
+            assert np.all(C @ w >= d - 1e-6)  # quadprog's tolerance on forces of ~600 N
+    assert np.max(np.abs(result.root_residual[6:])) < 1e-8
+    assert np.all(np.abs(result.root_residual[:6, 2]) > 100.0)  # [N] the unpushable excess of 1200 N
+
+
 def test_over_time_banded_solve_equals_a_dense_solve(talos):
     """The smoothed problem with guesses, solved densely (KKT over all frames), gives the same wrenches."""
     dt, T, s = 0.002, 12, 1e-2
@@ -553,6 +579,11 @@ BAD_CALLS = {
         tsid.NonFiniteError,
         "wrench_guesses",
     ),
+    "over time limits smoothed": (
+        lambda b: _over_time(b, limits=ContactLimits(mu=0.3), smoothing_weight=1e-4),
+        tsid.UnsupportedProblemError,
+        "smoothing_weight=0",
+    ),
     "over time velocities": (
         lambda b: _over_time(b, velocities=np.zeros((5, b.talos.nv))),
         tsid.DimensionError,
@@ -649,7 +680,7 @@ def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
     assert summary["robot"] == "talos" and summary["contacts"] == TALOS_FEET
     assert summary["frames"] == 20 and summary["dt_s"] == pytest.approx(0.01)
     assert summary["duration_s"] == pytest.approx(0.19) and summary["frames_without_contact"] == 0
-    assert summary["root_residual_max"] < 1e-9
+    assert summary["root_residual_max"] < 1e-9 and summary["unexplained_frames"] == 0
     assert summary["joint_torque_max_nm"] == pytest.approx(np.max(np.abs(expected.joint_torques)))
     normal = expected.contact_wrenches[:, :, 2]
     assert summary["normal_force_min_n"] == pytest.approx(np.min(normal[schedule]))
@@ -704,6 +735,32 @@ def test_cli_analyze_point_contacts(tmp_path, capsys, solo12):
         assert np.all(result["contact_wrenches"][:, :, 3:] == 0.0)
 
 
+def test_cli_analyze_with_limits(tmp_path, capsys, talos):
+    from tsid_py import cli
+
+    motion, out = tmp_path / "motion.npz", tmp_path / "result.npz"
+    q = smooth_motion(talos, 12, 0.002, seed=9)
+    schedule = np.ones((12, 2), dtype=bool)
+    schedule[6:, 1] = False
+    np.savez(motion, q=q, dt=0.002, contact_schedule=schedule)
+    limits = ["--mu", "0.3", "--min-normal-force", "600"]
+    assert cli.main(["analyze", str(motion), *limits, "--json", "--out", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["unexplained_frames"] == 6  # two feet pushing >= 600 N each exceed Talos' weight
+    expected = multi_contact_inverse_dynamics_over_time(
+        talos,
+        q,
+        TALOS_FEET,
+        0.002,
+        smoothing_weight=0.0,
+        contact_schedule=schedule,
+        limits=ContactLimits(mu=0.3, min_normal_force=600.0),
+    )
+    with np.load(out) as result:
+        assert np.array_equal(result["feasible"], expected.feasible)
+        assert np.max(np.abs(result["contact_wrenches"] - expected.contact_wrenches)) < 1e-9
+
+
 def test_cli_analyze_help(capsys):
     from tsid_py import cli
 
@@ -742,6 +799,9 @@ STANDING = "five frames of Talos standing"  # stands for q until the robot is lo
         ({"q": STANDING, "dt": 0.01}, ["--contacts", "left_foot"], "unknown frame 'left_foot'"),
         ({"q": STANDING, "dt": 0.01, "contact_schedule": np.ones((5, 3))}, [], "must have shape (5, 2)"),
         ({"q": STANDING, "dt": 0.01}, ["--robot", "ur5"], "needs a floating-base robot"),
+        ({"q": STANDING, "dt": 0.01}, ["--robot", "solo12", "--cop"], "--cop needs a sole rectangle"),
+        ({"q": STANDING, "dt": 0.01}, ["--mu", "0.3", "--smoothing", "1e-4"], "smoothing_weight=0"),
+        ({"q": STANDING, "dt": 0.01}, ["--mu", "-1"], "mu must be > 0"),
     ],
 )
 def test_cli_analyze_reports_bad_input(arrays, options, message, tmp_path, capsys, talos):

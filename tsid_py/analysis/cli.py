@@ -1,6 +1,7 @@
 """Analyze: joint torques and contact wrenches of a recorded motion (inverse dynamics over time).
 
 tsid-py analyze MOTION.npz --robot talos --contacts leg_right_sole_fix_joint,leg_left_sole_fix_joint
+    [--point-contacts] [--mu MU] [--min-normal-force F] [--cop]
     [--json] [--plot DIR] [--out RESULT.npz|RESULT.csv]
 
 MOTION.npz holds ``q`` (T, nq) configurations, and optionally ``dt`` (scalar, s) or ``t`` (T,)
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tsid_py.analysis.contact_limits import ContactLimits
 from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dynamics_over_time
 from tsid_py.errors import InvalidParameterError, TsidError
 from tsid_py.robot_specs import load_robot
@@ -34,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--dt", type=float, default=None, help="sampling period [s] (default: from the file)")
     parser.add_argument(
-        "--smoothing", type=float, default=1e-4, help="weight of |w(t+1) - w(t)|^2 (default: 1e-4)"
+        "--smoothing",
+        type=float,
+        default=None,
+        help="weight of |w(t+1) - w(t)|^2 (default: 1e-4, or 0 with limits)",
     )
     parser.add_argument(
         "--min-torque-weight", type=float, default=1.0, help="weight of contact moments (default: 1)"
@@ -47,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the contacts are points: a 3-D force each, no moment (e.g. solo12's feet)",
     )
+    parser.add_argument(
+        "--mu", type=float, default=None, help="friction coefficient: limit each contact force"
+    )
+    parser.add_argument(
+        "--min-normal-force", type=float, default=None, help="unilateral contacts: normal force >= this [N]"
+    )
+    parser.add_argument("--cop", action="store_true", help="keep each CoP in the spec's sole rectangle")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     parser.add_argument("--plot", type=Path, default=None, help="write PNG plots into this folder")
     parser.add_argument("--out", type=Path, default=None, help="write torques and wrenches (.npz or .csv)")
@@ -88,6 +100,19 @@ def _array(motion: np.lib.npyio.NpzFile, name: str) -> np.ndarray:
         raise InvalidParameterError(f"array {name!r} of the motion file cannot be read: {exc}") from None
 
 
+def contact_limits(args: argparse.Namespace, robot: RobotWrapper) -> ContactLimits | None:
+    """The ContactLimits of --mu, --min-normal-force and --cop, or ``None`` when none is given."""
+    if args.mu is None and args.min_normal_force is None and not args.cop:
+        return None
+    if args.cop and robot.spec.sole is None:
+        raise InvalidParameterError(f"--cop needs a sole rectangle, and the {robot.name} spec has none")
+    return ContactLimits(
+        mu=args.mu,
+        sole=robot.spec.sole if args.cop else None,
+        min_normal_force=0.0 if args.min_normal_force is None else args.min_normal_force,
+    )
+
+
 def actuated_joint_names(robot: RobotWrapper) -> list[str]:
     """One name per actuated velocity index (joint name, suffixed by the axis for multi-dof joints)."""
     names = []
@@ -108,6 +133,7 @@ def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict
         "duration_s": float(result.t[-1]),
         "contacts": list(result.contact_frames),
         "root_residual_max": float(np.max(np.abs(result.root_residual))),
+        "unexplained_frames": int(np.sum(~result.feasible)),
         "frames_without_contact": int(np.sum(~result.contact_schedule.any(axis=1))),
         "joint_torque_max_nm": float(np.max(np.abs(result.joint_torques))),
         "normal_force_min_n": float(np.min(np.where(result.contact_schedule, normal, np.inf))),
@@ -130,6 +156,7 @@ def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> 
             contact_wrenches=result.contact_wrenches,
             total_contact_wrench=result.total_contact_wrench,
             root_residual=result.root_residual,
+            feasible=result.feasible,
             v=result.v,
             a=result.a,
         )
@@ -152,17 +179,20 @@ def main(argv: list[str] | None = None) -> int:
         robot = load_robot(args.robot)
         q, dt, schedule = load_motion(args.motion, args.dt)
         contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
+        limits = contact_limits(args, robot)
+        smoothing = args.smoothing if args.smoothing is not None else (1e-4 if limits is None else 0.0)
         start = time.perf_counter()
         result = multi_contact_inverse_dynamics_over_time(
             robot,
             q,
             contacts,
             dt,
-            smoothing_weight=args.smoothing,
+            smoothing_weight=smoothing,
             min_torque_weight=args.min_torque_weight,
             contact_schedule=schedule,
             force_weight=args.force_weight,
             point_contacts=args.point_contacts,
+            limits=limits,
             progress=not args.json,
         )
         seconds = time.perf_counter() - start

@@ -157,7 +157,9 @@ def multi_contact_inverse_dynamics(
     b = np.array(pin.rnea(robot.model, data, q, v, a)[:6])
     pin.forwardKinematics(robot.model, data, q)
     A = root_wrench_matrix(robot, data, frame_ids)[:, unknowns]
-    inequalities = stacked_inequalities(limits, is_point, unknowns)
+    inequalities = (
+        None if limits is None else stacked_inequalities(per_contact_limits(limits, is_point), unknowns)
+    )
     wrenches = np.zeros(6 * n)
     wrenches[unknowns], feasible = balance_root(A, b, weights, guesses.reshape(-1)[unknowns], inequalities)
     wrenches = wrenches.reshape(n, 6)
@@ -172,12 +174,10 @@ def multi_contact_inverse_dynamics(
     )
 
 
-def stacked_inequalities(
-    limits: ContactLimits | Sequence[ContactLimits] | None, is_point: np.ndarray, unknowns: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Block-diagonal (C, d) over the n contacts, on the unknown wrench components (or ``None``)."""
-    if limits is None:
-        return None
+def per_contact_limits(
+    limits: ContactLimits | Sequence[ContactLimits], is_point: np.ndarray
+) -> list[ContactLimits]:
+    """One ContactLimits per contact (n = ``is_point.size``), checked: no sole on a point contact."""
     n = is_point.size
     per_contact = [limits] * n if isinstance(limits, ContactLimits) else list(limits)
     if not all(isinstance(limit, ContactLimits) for limit in per_contact):
@@ -186,8 +186,15 @@ def stacked_inequalities(
         raise DimensionError(f"limits must be one ContactLimits or {n} of them, got {len(per_contact)}")
     if any(limit.sole is not None and point for limit, point in zip(per_contact, is_point, strict=True)):
         raise InvalidParameterError("a point contact has no centre of pressure: give its limits no sole")
+    return per_contact
+
+
+def stacked_inequalities(
+    per_contact: Sequence[ContactLimits], unknowns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Block-diagonal (C, d), C w >= d, over the contacts' stacked wrenches, on the unknown components."""
     blocks = [limit.inequalities() for limit in per_contact]
-    C = np.zeros((sum(c.shape[0] for c, _ in blocks), 6 * n))
+    C = np.zeros((sum(c.shape[0] for c, _ in blocks), 6 * len(per_contact)))
     row = 0
     for k, (c, _) in enumerate(blocks):
         C[row : row + c.shape[0], 6 * k : 6 * k + 6] = c
