@@ -297,6 +297,7 @@ def test_over_time_point_contacts_match_per_frame_solutions(solo12):
         assert np.all(result.contact_wrenches[:, :, 3:] == 0.0)
         assert np.max(np.abs(result.root_residual[:16])) < 1e-9
         assert np.min(np.linalg.norm(result.root_residual[16:], axis=1)) > 1e-4
+        assert np.array_equal(result.feasible, np.arange(T) < 16)
 
 
 def test_over_time_limits_match_per_frame_qps(talos):
