@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pinocchio as pin
@@ -23,7 +26,7 @@ from tsid_py.analysis import (
     velocities_and_accelerations,
 )
 from tsid_py.analysis.contact_geometry import root_wrench_matrix
-from tsid_py.analysis.planar_chain import default_planar_chain
+from tsid_py.analysis.planar_chain import PlanarChain, default_planar_chain
 from tsid_py.robot_specs import specs_dir
 
 TALOS_FEET = ["leg_right_sole_fix_joint", "leg_left_sole_fix_joint"]
@@ -44,14 +47,17 @@ def smooth_motion(robot: tsid.RobotWrapper, frames: int, dt: float, seed: int = 
     return np.array([pin.integrate(robot.model, robot.default_configuration(), s) for s in offsets])
 
 
-def dynamics_residual_with_wrenches(robot, q, v, a, tau, frames, wrenches) -> float:
-    """max |M a + h - S^T tau - sum J^T w| with M, h, J from the RobotWrapper (independent path)."""
+def dynamics_residual_with_wrenches(robot, q, v, a, tau, frames, wrenches, root_wrench=None) -> float:
+    """max |M a + h - S^T tau - sum J^T w [- root_wrench on the root rows]| with M, h, J from the
+    RobotWrapper (independent path)."""
     data = robot.create_data()
     robot.compute_all_terms(data, q, v)
     M = np.triu(robot.mass(data))
     M = M + np.triu(M, 1).T
     generalized = M @ a + robot.nonlinear_effects(data)
     generalized[robot.nv - robot.na :] -= tau
+    if root_wrench is not None:
+        generalized[:6] -= root_wrench
     for frame, wrench in zip(frames, wrenches, strict=True):
         generalized -= robot.frame_jacobian_local(data, frame).T @ wrench
     return float(np.max(np.abs(generalized)))
@@ -106,39 +112,72 @@ def test_forward_dynamics_external_wrenches_enter_as_jacobian_transpose(talos, r
     assert dynamics_residual_with_wrenches(talos, q, v, a, tau, TALOS_FEET, wrenches) < 1e-8
 
 
-@pytest.mark.parametrize(("name", "frames"), [("talos", TALOS_FEET), ("solo12", SOLO_FEET[:2])])
-def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, request, rng):
-    robot = request.getfixturevalue(name)
+def pinocchio_constraint_dynamics(robot, q, v, tau, frames, point: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Accelerations and contact forces (LOCAL) from Pinocchio's own constrained dynamics."""
     model = robot.model
+    kind = pin.ContactType.CONTACT_3D if point else pin.ContactType.CONTACT_6D
+    constraint_models, constraint_datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    for frame in frames:
+        f = model.frames[robot.frame_id(frame)]
+        constraint = pin.RigidConstraintModel(kind, model, f.parentJoint, f.placement, pin.LOCAL)
+        constraint_models.append(constraint)
+        constraint_datas.append(constraint.createData())
+    data = model.createData()
+    pin.initConstraintDynamics(model, data, constraint_models, constraint_datas)
+    tau_full = np.concatenate([np.zeros(6), tau])
+    a = pin.constraintDynamics(model, data, q, v, tau_full, constraint_models, constraint_datas)
+    return np.array(a), np.array(data.lambda_c)
+
+
+@pytest.mark.parametrize(
+    ("name", "frames", "point"),
+    [("talos", TALOS_FEET, False), ("solo12", SOLO_FEET[:2], False), ("solo12", SOLO_FEET, True)],
+)
+def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, point, request, rng):
+    robot = request.getfixturevalue(name)
     for _ in range(3):
         q, v = random_state(robot, rng)
         tau = 10.0 * rng.standard_normal(robot.na)
-        forward = contact_forward_dynamics(robot, q, v, tau, frames)
-        # Independent check: Pinocchio's own constrained dynamics.
-        constraint_models, constraint_datas = (
-            pin.StdVec_RigidConstraintModel(),
-            pin.StdVec_RigidConstraintData(),
-        )
-        for frame in frames:
-            f = model.frames[robot.frame_id(frame)]
-            cm = pin.RigidConstraintModel(
-                pin.ContactType.CONTACT_6D, model, f.parentJoint, f.placement, pin.LOCAL
-            )
-            constraint_models.append(cm)
-            constraint_datas.append(cm.createData())
-        data = model.createData()
-        pin.initConstraintDynamics(model, data, constraint_models, constraint_datas)
-        tau_full = np.concatenate([np.zeros(6), tau])
-        a_pin = pin.constraintDynamics(model, data, q, v, tau_full, constraint_models, constraint_datas)
+        forward = contact_forward_dynamics(robot, q, v, tau, frames, point_contacts=point)
+        a_pin, forces_pin = pinocchio_constraint_dynamics(robot, q, v, tau, frames, point)
         assert np.max(np.abs(forward.accelerations - a_pin)) < 1e-8
-        assert np.max(np.abs(forward.contact_wrenches.reshape(-1) - data.lambda_c)) < 1e-8
+        unknowns = forward.contact_wrenches[:, :3] if point else forward.contact_wrenches
+        assert np.max(np.abs(unknowns.reshape(-1) - forces_pin)) < 1e-8
+        if point:
+            assert np.all(forward.contact_wrenches[:, 3:] == 0.0)
         # Inverse of forward: the wrenches are balancing guesses, so they come back with tau.
         inverse = multi_contact_inverse_dynamics(
-            robot, q, v, forward.accelerations, frames, forward.contact_wrenches
+            robot, q, v, forward.accelerations, frames, forward.contact_wrenches, point_contacts=point
         )
         assert np.max(np.abs(inverse.contact_wrenches - forward.contact_wrenches)) < 1e-9
         assert np.max(np.abs(inverse.joint_torques - tau)) < 1e-9
+        assert np.max(np.abs(inverse.root_residual)) < 1e-9
         assert inverse.feasible
+
+
+def test_too_few_point_contacts_give_the_least_squares_root_residual(solo12, rng):
+    """One or two points span 3 or 5 root directions: the residual is b minus its projection on them."""
+    for frames in (SOLO_FEET[:1], SOLO_FEET[1:3]):
+        q, v = random_state(solo12, rng)
+        a = rng.standard_normal(solo12.nv)
+        result = multi_contact_inverse_dynamics(solo12, q, v, a, frames, point_contacts=True)
+        single = contact_inverse_dynamics(solo12, q, v, a, frames[0], point_contact=True)
+        data = solo12.create_data()
+        b = pin.rnea(solo12.model, data, q, v, a)[:6]
+        pin.forwardKinematics(solo12.model, data, q)
+        columns = np.concatenate([6 * k + np.arange(3) for k in range(len(frames))])
+        A = root_wrench_matrix(solo12, data, [solo12.frame_id(f) for f in frames])[:, columns]
+        projection = A @ np.linalg.lstsq(A, b, rcond=None)[0]
+        assert not result.feasible
+        assert np.max(np.abs(result.root_residual - (b - projection))) < 1e-8
+        assert np.linalg.norm(result.root_residual) > 1e-3 * np.linalg.norm(b)
+        assert np.all(result.contact_wrenches[:, 3:] == 0.0)
+        residual = dynamics_residual_with_wrenches(
+            solo12, q, v, a, result.joint_torques, frames, result.contact_wrenches, result.root_residual
+        )
+        assert residual < 1e-8
+        if len(frames) == 1:
+            assert np.max(np.abs(single.contact_wrench - result.contact_wrench)) < 1e-12
 
 
 def test_contact_inverse_then_forward_returns_the_acceleration(talos, rng):
@@ -231,6 +270,60 @@ def test_over_time_matches_per_frame_solutions(talos):
         two = multi_contact_inverse_dynamics(talos, q[t], v[t], a[t], TALOS_FEET)
         assert np.max(np.abs(double.contact_wrenches[t] - two.contact_wrenches)) < 1e-7
     assert np.max(np.abs(double.root_residual)) < 1e-9
+
+
+def test_over_time_point_contacts_match_per_frame_solutions(solo12):
+    """Solo12 on point feet: four, then three (a foot lifts), then two (diagonal trot): rank 6, 6, 5."""
+    dt, T = 0.002, 24
+    q = smooth_motion(solo12, T, dt, seed=6)
+    schedule = np.ones((T, 4), dtype=bool)
+    schedule[8:16, 0] = False
+    schedule[16:, [0, 3]] = False
+    v, a = velocities_and_accelerations(solo12, q, dt)
+    per_frame = multi_contact_inverse_dynamics_over_time(
+        solo12, q, SOLO_FEET, dt, smoothing_weight=0.0, contact_schedule=schedule, point_contacts=True
+    )
+    smoothed = multi_contact_inverse_dynamics_over_time(
+        solo12, q, SOLO_FEET, dt, smoothing_weight=1e-2, contact_schedule=schedule, point_contacts=True
+    )
+    for t in (3, 12, 20):
+        feet = [f for f, down in zip(SOLO_FEET, schedule[t], strict=True) if down]
+        one = multi_contact_inverse_dynamics(solo12, q[t], v[t], a[t], feet, point_contacts=True)
+        assert np.max(np.abs(per_frame.contact_wrenches[t, schedule[t]] - one.contact_wrenches)) < 1e-8
+        assert np.max(np.abs(per_frame.joint_torques[t] - one.joint_torques)) < 1e-8
+        # The root residual is what the active points cannot balance, whatever the smoothing.
+        assert np.max(np.abs(smoothed.root_residual[t] - one.root_residual)) < 1e-9
+    for result in (per_frame, smoothed):
+        assert np.all(result.contact_wrenches[:, :, 3:] == 0.0)
+        assert np.max(np.abs(result.root_residual[:16])) < 1e-9
+        assert np.min(np.linalg.norm(result.root_residual[16:], axis=1)) > 1e-4
+        assert np.array_equal(result.feasible, np.arange(T) < 16)
+
+
+def test_over_time_limits_match_per_frame_qps(talos):
+    """A normal force >= 600 N per foot: one foot can carry Talos (~916 N), two cannot pull down."""
+    dt, T = 0.002, 12
+    q = smooth_motion(talos, T, dt, seed=9)
+    schedule = np.ones((T, 2), dtype=bool)
+    schedule[6:, 1] = False
+    limits = ContactLimits(mu=0.3, min_normal_force=600.0)  # no CoP limit: the CoM is not over one foot
+    result = multi_contact_inverse_dynamics_over_time(
+        talos, q, TALOS_FEET, dt, smoothing_weight=0.0, contact_schedule=schedule, limits=limits
+    )
+    v, a = velocities_and_accelerations(talos, q, dt)
+    C, d = limits.inequalities()
+    for t in range(T):
+        feet = [f for f, down in zip(TALOS_FEET, schedule[t], strict=True) if down]
+        one = multi_contact_inverse_dynamics(talos, q[t], v[t], a[t], feet, limits=limits)
+        assert result.feasible[t] == one.feasible == (t >= 6)
+        # Unexplainable frames go through the least-squares slack, regularized at 1e-9 of its scale.
+        tolerance = 1e-8 if one.feasible else 1e-4  # [N, N m]
+        assert np.max(np.abs(result.contact_wrenches[t, schedule[t]] - one.contact_wrenches)) < tolerance
+        assert np.max(np.abs(result.root_residual[t] - one.root_residual)) < tolerance
+        for w in result.contact_wrenches[t, schedule[t]]:
+            assert np.all(C @ w >= d - 1e-6)  # quadprog's tolerance on forces of ~600 N
+    assert np.max(np.abs(result.root_residual[6:])) < 1e-8
+    assert np.all(np.abs(result.root_residual[:6, 2]) > 100.0)  # [N] the unpushable excess of 1200 N
 
 
 def test_over_time_banded_solve_equals_a_dense_solve(talos):
@@ -332,6 +425,30 @@ def test_force_torque_map_against_finite_differences(talos, rng):
     assert np.max(np.abs(mapping.wrenches(tau[index])[0] - wrench(tau[index]))) < 1e-8
 
 
+def test_force_torque_map_of_a_point_foot_against_finite_differences(solo12, rng):
+    """Solo12 on four point feet: the front-left leg's three torques to its foot force."""
+    q, v = random_state(solo12, rng)
+    tau = rng.standard_normal(solo12.na)
+    leg = ["FL_HAA", "FL_HFE", "FL_KFE"]
+    mapping = force_torque_map(solo12, q, v, SOLO_FEET, leg, tau, point_contacts=True)
+    index = [solo12.model.joints[solo12.model.getJointId(j)].idx_v - 6 for j in leg]
+
+    def forces(selected: np.ndarray) -> np.ndarray:
+        full = tau.copy()
+        full[index] = selected
+        return contact_forward_dynamics(solo12, q, v, full, SOLO_FEET, point_contacts=True).contact_wrenches
+
+    assert mapping.matrix.shape == (24, 3)
+    assert np.all(mapping.matrix.reshape(4, 6, 3)[:, 3:] == 0.0)
+    eps = 1e-3
+    for k in range(3):
+        step = np.zeros(3)
+        step[k] = eps
+        column = (forces(tau[index] + step) - forces(tau[index] - step)) / (2 * eps)
+        assert np.max(np.abs(mapping.matrix[:, k] - column.reshape(-1))) < 1e-6
+    assert np.max(np.abs(mapping.wrenches(tau[index]) - forces(tau[index]))) < 1e-8
+
+
 # ------------------------------------------------------------------ planar chain
 def test_planar_chain_closed_form_matches_pinocchio(planar_chain, rng):
     chain = default_planar_chain()
@@ -350,35 +467,204 @@ def test_planar_chain_urdf_in_robots_is_the_generated_one():
 
 
 # ------------------------------------------------------------------ bad input
-def test_bad_input_raises_tsid_errors(talos, ur5):
-    q, v = talos.default_configuration(), talos.zero_velocity()
-    with pytest.raises(tsid.DimensionError):
-        inverse_dynamics(talos, q, v, np.zeros(3))
-    with pytest.raises(tsid.UnsupportedProblemError):
-        contact_inverse_dynamics(
-            ur5, ur5.neutral_configuration(), ur5.zero_velocity(), np.zeros(6), "ee_fixed_joint"
-        )
-    with pytest.raises(tsid.UnknownFrameError):
-        contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), "left_foot")
-    with pytest.raises(tsid.DuplicateNameError):
-        multi_contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), [TALOS_FEET[0]] * 2)
-    with pytest.raises(tsid.InvalidParameterError):
-        multi_contact_inverse_dynamics(talos, q, v, np.zeros(talos.nv), TALOS_FEET, force_weight=0.0)
-    with pytest.raises(tsid.DimensionError):
-        multi_contact_inverse_dynamics_over_time(talos, np.tile(q, (3, 1)), TALOS_FEET, 0.01)
-    with pytest.raises(tsid.DimensionError):
-        multi_contact_inverse_dynamics_over_time(
-            talos, np.tile(q, (5, 1)), TALOS_FEET, 0.01, contact_schedule=np.ones((5, 3))
-        )
-    with pytest.raises(tsid.InvalidParameterError):
-        force_torque_map(talos, q, v, TALOS_FEET[0], ["root_joint"])
-    with pytest.raises(tsid.DimensionError):
-        forward_dynamics(talos, q, v, np.zeros(5))
+@pytest.fixture(scope="module")
+def bad(talos, ur5, solo12) -> SimpleNamespace:
+    """Robots and valid inputs that the bad calls below spoil one at a time."""
+    q = talos.default_configuration()
+    positions = np.tile(q, (6, 1))
+    zero_quaternion = positions.copy()
+    zero_quaternion[2, 3:7] = 0.0
+    return SimpleNamespace(
+        talos=talos,
+        ur5=ur5,
+        solo12=solo12,
+        q=q,
+        v=talos.zero_velocity(),
+        a=np.zeros(talos.nv),
+        positions=positions,
+        zero_quaternion=zero_quaternion,
+    )
+
+
+def _multi(b: SimpleNamespace, frames=TALOS_FEET, **options):
+    return multi_contact_inverse_dynamics(b.talos, b.q, b.v, b.a, frames, **options)
+
+
+def _over_time(b: SimpleNamespace, positions=None, frames=TALOS_FEET, dt=0.01, **options):
+    positions = b.positions if positions is None else positions
+    return multi_contact_inverse_dynamics_over_time(b.talos, positions, frames, dt, **options)
+
+
+# name: (call on the fixture ``bad``, error class, fragment of the message)
+BAD_CALLS = {
+    "id a size": (
+        lambda b: inverse_dynamics(b.talos, b.q, b.v, np.zeros(3)),
+        tsid.DimensionError,
+        "a must have",
+    ),
+    "id a NaN": (
+        lambda b: inverse_dynamics(b.talos, b.q, b.v, b.a * np.nan),
+        tsid.NonFiniteError,
+        "a contains",
+    ),
+    "cid fixed base": (
+        lambda b: contact_inverse_dynamics(b.ur5, np.zeros(6), np.zeros(6), np.zeros(6), "ee_fixed_joint"),
+        tsid.UnsupportedProblemError,
+        "floating-base",
+    ),
+    "cid unknown frame": (
+        lambda b: contact_inverse_dynamics(b.talos, b.q, b.v, b.a, "left_foot"),
+        tsid.UnknownFrameError,
+        "left_foot",
+    ),
+    "multi no frame": (lambda b: _multi(b, frames=[]), tsid.InvalidParameterError, "at least one frame"),
+    "multi frame twice": (lambda b: _multi(b, frames=TALOS_FEET[:1] * 2), tsid.DuplicateNameError, "twice"),
+    "multi zero weight": (lambda b: _multi(b, force_weight=0.0), tsid.InvalidParameterError, "> 0"),
+    "multi weight size": (lambda b: _multi(b, force_weight=[1.0, 2.0]), tsid.DimensionError, "size 3"),
+    "multi guesses shape": (lambda b: _multi(b, wrench_guesses=np.zeros((3, 6))), tsid.DimensionError, "2x6"),
+    "multi guesses NaN": (
+        lambda b: _multi(b, wrench_guesses=np.full((2, 6), np.nan)),
+        tsid.NonFiniteError,
+        "wrench_guesses",
+    ),
+    "multi limits count": (lambda b: _multi(b, limits=[ContactLimits()]), tsid.DimensionError, "2 of them"),
+    "multi limits type": (
+        lambda b: _multi(b, limits=[0.3, 0.3]),
+        tsid.InvalidParameterError,
+        "ContactLimits",
+    ),
+    "multi point stranger": (
+        lambda b: _multi(b, point_contacts=["base_link"]),
+        tsid.InvalidParameterError,
+        "not contact frames",
+    ),
+    "multi point with sole": (
+        lambda b: _multi(b, point_contacts=True, limits=ContactLimits(sole=b.talos.spec.sole)),
+        tsid.InvalidParameterError,
+        "no centre of pressure",
+    ),
+    "limits mu": (lambda b: ContactLimits(mu=0.0), tsid.InvalidParameterError, "mu must be > 0"),
+    "limits NaN": (lambda b: ContactLimits(min_normal_force=np.nan), tsid.NonFiniteError, "min_normal_force"),
+    "over time 3 frames": (lambda b: _over_time(b, b.positions[:3]), tsid.DimensionError, "at least 4"),
+    "over time nq": (lambda b: _over_time(b, b.positions[:, :-1]), tsid.DimensionError, "*x39"),
+    "over time NaN": (lambda b: _over_time(b, b.positions * np.nan), tsid.NonFiniteError, "positions"),
+    "over time quaternion": (
+        lambda b: _over_time(b, b.zero_quaternion),
+        tsid.InvalidParameterError,
+        "row 2 has norm 0",
+    ),
+    "over time dt 0": (lambda b: _over_time(b, dt=0.0), tsid.InvalidParameterError, "dt must be > 0"),
+    "over time dt NaN": (lambda b: _over_time(b, dt=np.nan), tsid.NonFiniteError, "dt must be finite"),
+    "over time smoothing": (
+        lambda b: _over_time(b, smoothing_weight=-1.0),
+        tsid.InvalidParameterError,
+        ">= 0",
+    ),
+    "over time schedule shape": (
+        lambda b: _over_time(b, contact_schedule=np.ones((6, 3))),
+        tsid.DimensionError,
+        "(6, 2)",
+    ),
+    "over time schedule values": (
+        lambda b: _over_time(b, contact_schedule=np.full((6, 2), 2)),
+        tsid.InvalidParameterError,
+        "0/1",
+    ),
+    "over time guesses shape": (
+        lambda b: _over_time(b, wrench_guesses=np.zeros((6, 2, 3))),
+        tsid.DimensionError,
+        "(6, 2, 6)",
+    ),
+    "over time guesses NaN": (
+        lambda b: _over_time(b, wrench_guesses=np.full((6, 2, 6), np.nan)),
+        tsid.NonFiniteError,
+        "wrench_guesses",
+    ),
+    "over time limits smoothed": (
+        lambda b: _over_time(b, limits=ContactLimits(mu=0.3), smoothing_weight=1e-4),
+        tsid.UnsupportedProblemError,
+        "smoothing_weight=0",
+    ),
+    "over time velocities": (
+        lambda b: _over_time(b, velocities=np.zeros((5, b.talos.nv))),
+        tsid.DimensionError,
+        "6x38",
+    ),
+    "over time unknown frame": (lambda b: _over_time(b, frames=["foot"]), tsid.UnknownFrameError, "foot"),
+    "finite differences dt": (
+        lambda b: velocities_and_accelerations(b.talos, b.positions, -1.0),
+        tsid.InvalidParameterError,
+        "dt",
+    ),
+    "fd tau size": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(5)),
+        tsid.DimensionError,
+        "na = 32",
+    ),
+    "fd wrench frame": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), {"foot": np.zeros(6)}),
+        tsid.UnknownFrameError,
+        "foot",
+    ),
+    "fd wrench size": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), {TALOS_FEET[0]: np.zeros(3)}),
+        tsid.DimensionError,
+        "size 6",
+    ),
+    "fd wrenches not a mapping": (
+        lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), [np.zeros(6)]),
+        tsid.InvalidParameterError,
+        "map frames",
+    ),
+    "cfd redundant contacts": (
+        lambda b: contact_forward_dynamics(
+            b.solo12, b.solo12.default_configuration(), b.solo12.zero_velocity(), np.zeros(12), SOLO_FEET
+        ),
+        tsid.UnsupportedProblemError,
+        "redundant",
+    ),
+    "ftm root joint": (
+        lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["root_joint"]),
+        tsid.InvalidParameterError,
+        "one-degree-of-freedom",
+    ),
+    "ftm unknown joint": (
+        lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["hip"]),
+        tsid.UnknownFrameError,
+        "hip",
+    ),
+    "ftm joint twice": (
+        lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["leg_right_1_joint"] * 2),
+        tsid.DuplicateNameError,
+        "twice",
+    ),
+    "planar chain mass": (
+        lambda b: PlanarChain(np.ones(2), -np.ones(2), np.ones(2), np.ones(2)),
+        tsid.InvalidParameterError,
+        "masses",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CALLS)
+def test_bad_input_raises_a_tsid_error_naming_the_problem(case, bad):
+    call, error, fragment = BAD_CALLS[case]
+    with pytest.raises(error, match=re.escape(fragment)):
+        call(bad)
+
+
+def test_slightly_unnormalized_quaternions_are_normalized(talos):
+    q = smooth_motion(talos, 8, 0.01, seed=7)
+    scaled = q.copy()
+    scaled[:, 3:7] *= 1.0 + 5e-4
+    reference = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, 0.01)
+    result = multi_contact_inverse_dynamics_over_time(talos, scaled, TALOS_FEET, 0.01)
+    assert np.max(np.abs(result.joint_torques - reference.joint_torques)) < 1e-9
 
 
 # ------------------------------------------------------------------ CLI
 def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
-    import json
+    import matplotlib.image
 
     from tsid_py import cli
 
@@ -387,39 +673,149 @@ def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
     schedule = np.ones((20, 2), dtype=bool)
     schedule[10:, 1] = False
     np.savez(motion, q=q, t=0.01 * np.arange(20), contact_schedule=schedule)
-    out_npz, out_csv = tmp_path / "result.npz", tmp_path / "result.csv"
+    out_npz, out_csv = tmp_path / "out" / "result.npz", tmp_path / "result.csv"
     args = ["analyze", str(motion), "--robot", "talos", "--contacts", ",".join(TALOS_FEET), "--json"]
     assert cli.main([*args, "--out", str(out_npz), "--plot", str(tmp_path / "plots")]) == 0
     summary = json.loads(capsys.readouterr().out)
+    expected = multi_contact_inverse_dynamics_over_time(talos, q, TALOS_FEET, 0.01, contact_schedule=schedule)
+    assert summary["robot"] == "talos" and summary["contacts"] == TALOS_FEET
     assert summary["frames"] == 20 and summary["dt_s"] == pytest.approx(0.01)
-    assert summary["root_residual_max"] < 1e-9
+    assert summary["duration_s"] == pytest.approx(0.19) and summary["frames_without_contact"] == 0
+    assert summary["root_residual_max"] < 1e-9 and summary["unexplained_frames"] == 0
+    assert summary["joint_torque_max_nm"] == pytest.approx(np.max(np.abs(expected.joint_torques)))
+    normal = expected.contact_wrenches[:, :, 2]
+    assert summary["normal_force_min_n"] == pytest.approx(np.min(normal[schedule]))
+    assert summary["normal_force_max_n"] == pytest.approx(np.max(normal))
+    assert summary["analysis_time_s"] > 0.0 and summary["time_per_frame_us"] > 0.0
     with np.load(out_npz) as result:
-        assert result["joint_torques"].shape == (20, talos.na)
+        assert list(result["contact_frames"]) == TALOS_FEET
+        assert len(result["joint_names"]) == talos.na
         assert np.all(result["contact_wrenches"][10:, 1] == 0.0)
-        expected = multi_contact_inverse_dynamics_over_time(
-            talos, q, TALOS_FEET, 0.01, contact_schedule=schedule
-        )
-        assert np.max(np.abs(result["joint_torques"] - expected.joint_torques)) < 1e-9
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
-        "contact_forces.png",
-        "contact_moments.png",
-        "joint_torques.png",
-    ]
+        for name in (
+            "t",
+            "joint_torques",
+            "contact_wrenches",
+            "total_contact_wrench",
+            "root_residual",
+            "v",
+            "a",
+        ):
+            assert np.max(np.abs(result[name] - getattr(expected, name))) < 1e-9, name
+    for name in ("contact_forces", "contact_moments", "joint_torques"):
+        image = matplotlib.image.imread(tmp_path / "plots" / f"{name}.png")
+        assert image.ndim == 3 and image.shape[0] >= 300 and image.shape[1] >= 600
+        assert np.std(image[..., :3]) > 0.05  # curves, axes and labels, not a blank canvas
     assert cli.main([*args, "--out", str(out_csv)]) == 0
     table = np.loadtxt(out_csv, delimiter=",", skiprows=1)
     header = out_csv.read_text().splitlines()[0].split(",")
     assert table.shape == (20, 1 + talos.na + 12) and len(header) == table.shape[1]
     assert header[1] == "tau/leg_left_1_joint" and header[-1] == "w/leg_left_sole_fix_joint/mz"
+    tolerance = 1e-8 * max(1.0, np.max(np.abs(table)))  # written with 9 significant digits
+    assert np.max(np.abs(table[:, 1 : 1 + talos.na] - expected.joint_torques)) < tolerance
+    assert np.max(np.abs(table[:, 1 + talos.na :] - expected.contact_wrenches.reshape(20, 12))) < tolerance
 
 
-def test_cli_analyze_reports_bad_input(tmp_path, capsys):
+def test_cli_analyze_point_contacts(tmp_path, capsys, solo12):
+    from tsid_py import cli
+
+    motion = tmp_path / "trot.npz"
+    q = smooth_motion(solo12, 12, 0.01, seed=8)
+    np.savez(motion, q=q, dt=0.01)
+    out = tmp_path / "result.npz"
+    assert (
+        cli.main(
+            ["analyze", str(motion), "--robot", "solo12", "--point-contacts", "--json", "--out", str(out)]
+        )
+        == 0
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["contacts"] == SOLO_FEET and summary["root_residual_max"] < 1e-9
+    expected = multi_contact_inverse_dynamics_over_time(solo12, q, SOLO_FEET, 0.01, point_contacts=True)
+    with np.load(out) as result:
+        assert np.max(np.abs(result["contact_wrenches"] - expected.contact_wrenches)) < 1e-9
+        assert np.all(result["contact_wrenches"][:, :, 3:] == 0.0)
+
+
+def test_cli_analyze_with_limits(tmp_path, capsys, talos):
+    from tsid_py import cli
+
+    motion, out = tmp_path / "motion.npz", tmp_path / "result.npz"
+    q = smooth_motion(talos, 12, 0.002, seed=9)
+    schedule = np.ones((12, 2), dtype=bool)
+    schedule[6:, 1] = False
+    np.savez(motion, q=q, dt=0.002, contact_schedule=schedule)
+    limits = ["--mu", "0.3", "--min-normal-force", "600"]
+    assert cli.main(["analyze", str(motion), *limits, "--json", "--out", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["unexplained_frames"] == 6  # two feet pushing >= 600 N each exceed Talos' weight
+    expected = multi_contact_inverse_dynamics_over_time(
+        talos,
+        q,
+        TALOS_FEET,
+        0.002,
+        smoothing_weight=0.0,
+        contact_schedule=schedule,
+        limits=ContactLimits(mu=0.3, min_normal_force=600.0),
+    )
+    with np.load(out) as result:
+        assert np.array_equal(result["feasible"], expected.feasible)
+        assert np.max(np.abs(result["contact_wrenches"] - expected.contact_wrenches)) < 1e-9
+
+
+def test_cli_analyze_help(capsys):
+    from tsid_py import cli
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["analyze", "--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    for option in (
+        "--robot",
+        "--contacts",
+        "--dt",
+        "--smoothing",
+        "--point-contacts",
+        "--json",
+        "--plot",
+        "--out",
+    ):
+        assert option in text
+    assert "analyze" in cli.usage()
+
+
+STANDING = "five frames of Talos standing"  # stands for q until the robot is loaded
+
+
+@pytest.mark.parametrize(
+    ("arrays", "options", "message"),
+    [
+        (None, [], "motion file not found"),
+        ({"positions": np.zeros((5, 39))}, [], "no array 'q'"),
+        ({"q": np.zeros((5, 39))}, [], "neither 'dt' nor 't'"),
+        ({"q": np.zeros((5, 39)), "dt": np.array([0.01, 0.02])}, [], "dt must be a number"),
+        ({"q": np.zeros((5, 39)), "t": np.array([0.0, 0.1, 0.3])}, [], "uniformly spaced"),
+        ({"q": np.zeros((5, 39)), "dt": 0.01}, ["--out", "result.txt"], "--out must end with .npz or .csv"),
+        ({"q": np.zeros((5, 38)), "dt": 0.01}, [], "positions must be a *x39 matrix"),
+        ({"q": np.full((5, 39), "x"), "dt": 0.01}, [], "positions must be a matrix of numbers"),
+        ({"q": STANDING, "dt": 0.01}, ["--contacts", "left_foot"], "unknown frame 'left_foot'"),
+        ({"q": STANDING, "dt": 0.01, "contact_schedule": np.ones((5, 3))}, [], "must have shape (5, 2)"),
+        ({"q": STANDING, "dt": 0.01}, ["--robot", "ur5"], "needs a floating-base robot"),
+        ({"q": STANDING, "dt": 0.01}, ["--robot", "solo12", "--cop"], "--cop needs a sole rectangle"),
+        ({"q": STANDING, "dt": 0.01}, ["--mu", "0.3", "--smoothing", "1e-4"], "smoothing_weight=0"),
+        ({"q": STANDING, "dt": 0.01}, ["--mu", "-1"], "mu must be > 0"),
+    ],
+)
+def test_cli_analyze_reports_bad_input(arrays, options, message, tmp_path, capsys, talos):
     from tsid_py import cli
 
     motion = tmp_path / "motion.npz"
-    np.savez(motion, positions=np.zeros((5, 39)))
-    assert cli.main(["analyze", str(motion)]) == 2
-    assert "no array 'q'" in capsys.readouterr().err
-    assert "analyze" in cli.usage()
+    if arrays is not None:
+        if arrays.get("q") is STANDING:
+            arrays = {**arrays, "q": np.tile(talos.default_configuration(), (5, 1))}
+        np.savez(motion, **arrays)
+    assert cli.main(["analyze", str(motion), "--json", *options]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "Traceback" not in captured.err and captured.out == ""
 
 
 def test_demo_records_then_analyzes(tmp_path):

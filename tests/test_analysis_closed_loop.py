@@ -69,25 +69,27 @@ def controller_cost(controller) -> dict[str, np.ndarray]:
     return {"force_weight": weights[:3], "min_torque_weight": weights[3:], "guesses": guesses}
 
 
-@pytest.mark.parametrize("scenario", ["balance", "com-sinusoid"])
-def test_logged_motion_gives_back_the_applied_wrenches_and_torques(scenario, recordings, talos, controller):
-    log = recordings[scenario]
-    feet = [c.frame_name for c in controller.contacts.values()]
-    per_foot, total = applied_wrenches(talos, controller, log)
+def analyze_with_controller_cost(talos, controller, log, **measured):
+    """The over-time analysis of a log, unsmoothed, with the controller's cost; ``measured`` v and dv."""
     cost = controller_cost(controller)
-    T = len(log["q"])
-    exact = multi_contact_inverse_dynamics_over_time(
+    return multi_contact_inverse_dynamics_over_time(
         talos,
         log["q"],
-        feet,
+        [c.frame_name for c in controller.contacts.values()],
         DT,
         smoothing_weight=0.0,
         min_torque_weight=cost["min_torque_weight"],
         force_weight=cost["force_weight"],
-        wrench_guesses=np.broadcast_to(cost["guesses"], (T, 2, 6)),
-        velocities=log["v"],
-        accelerations=log["dv"],
+        wrench_guesses=np.broadcast_to(cost["guesses"], (len(log["q"]), 2, 6)),
+        **measured,
     )
+
+
+@pytest.mark.parametrize("scenario", ["balance", "com-sinusoid"])
+def test_logged_motion_gives_back_the_applied_wrenches_and_torques(scenario, recordings, talos, controller):
+    log = recordings[scenario]
+    per_foot, total = applied_wrenches(talos, controller, log)
+    exact = analyze_with_controller_cost(talos, controller, log, velocities=log["v"], accelerations=log["dv"])
     assert np.max(np.abs(exact.total_contact_wrench - total)) < 1e-8
     assert np.max(np.abs(exact.contact_wrenches - per_foot)) < 1e-7
     assert np.max(np.abs(exact.joint_torques - log["tau"])) < 1e-8
@@ -105,19 +107,8 @@ def test_positions_alone_match_within_the_finite_difference_error(
     log = recordings[scenario]
     feet = [c.frame_name for c in controller.contacts.values()]
     _, total = applied_wrenches(talos, controller, log)
-    cost = controller_cost(controller)
-    T = len(log["q"])
     smoothed = multi_contact_inverse_dynamics_over_time(talos, log["q"], feet, DT)
-    guided = multi_contact_inverse_dynamics_over_time(
-        talos,
-        log["q"],
-        feet,
-        DT,
-        smoothing_weight=0.0,
-        min_torque_weight=cost["min_torque_weight"],
-        force_weight=cost["force_weight"],
-        wrench_guesses=np.broadcast_to(cost["guesses"], (T, 2, 6)),
-    )
+    guided = analyze_with_controller_cost(talos, controller, log)
     weight = talos.total_mass * 9.81
     for result in (smoothed, guided):
         assert np.max(np.abs(result.root_residual)) < 1e-9

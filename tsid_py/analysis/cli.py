@@ -1,6 +1,7 @@
 """Analyze: joint torques and contact wrenches of a recorded motion (inverse dynamics over time).
 
 tsid-py analyze MOTION.npz --robot talos --contacts leg_right_sole_fix_joint,leg_left_sole_fix_joint
+    [--point-contacts] [--mu MU] [--min-normal-force F] [--cop]
     [--json] [--plot DIR] [--out RESULT.npz|RESULT.csv]
 
 MOTION.npz holds ``q`` (T, nq) configurations, and optionally ``dt`` (scalar, s) or ``t`` (T,)
@@ -17,13 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
+from tsid_py.analysis.contact_limits import ContactLimits
 from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dynamics_over_time
 from tsid_py.errors import InvalidParameterError, TsidError
 from tsid_py.robot_specs import load_robot
 from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.validation import as_scalar, as_vector
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The options of ``tsid-py analyze``."""
     parser = argparse.ArgumentParser(prog="tsid-py analyze", description=__doc__.splitlines()[0])
     parser.add_argument("motion", type=Path, help="NPZ file with q (T, nq) [and dt or t, contact_schedule]")
     parser.add_argument("--robot", default="talos", help="robot spec name (default: talos)")
@@ -32,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--dt", type=float, default=None, help="sampling period [s] (default: from the file)")
     parser.add_argument(
-        "--smoothing", type=float, default=1e-4, help="weight of |w(t+1) - w(t)|^2 (default: 1e-4)"
+        "--smoothing",
+        type=float,
+        default=None,
+        help="weight of |w(t+1) - w(t)|^2 (default: 1e-4, or 0 with limits)",
     )
     parser.add_argument(
         "--min-torque-weight", type=float, default=1.0, help="weight of contact moments (default: 1)"
@@ -40,6 +47,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--force-weight", type=float, default=1e-3, help="weight of contact forces (default: 1e-3)"
     )
+    parser.add_argument(
+        "--point-contacts",
+        action="store_true",
+        help="the contacts are points: a 3-D force each, no moment (e.g. solo12's feet)",
+    )
+    parser.add_argument(
+        "--mu", type=float, default=None, help="friction coefficient: limit each contact force"
+    )
+    parser.add_argument(
+        "--min-normal-force", type=float, default=None, help="unilateral contacts: normal force >= this [N]"
+    )
+    parser.add_argument("--cop", action="store_true", help="keep each CoP in the spec's sole rectangle")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     parser.add_argument("--plot", type=Path, default=None, help="write PNG plots into this folder")
     parser.add_argument("--out", type=Path, default=None, help="write torques and wrenches (.npz or .csv)")
@@ -50,22 +69,48 @@ def load_motion(path: Path, dt: float | None) -> tuple[np.ndarray, float, np.nda
     """(q, dt, schedule) from an NPZ recording."""
     if not path.is_file():
         raise InvalidParameterError(f"motion file not found: {path}")
-    with np.load(path) as motion:
+    try:
+        motion = np.load(path)
+    except (OSError, ValueError) as exc:
+        raise InvalidParameterError(f"{path} is not an NPZ file of arrays: {exc}") from None
+    if not isinstance(motion, np.lib.npyio.NpzFile):
+        raise InvalidParameterError(f"{path} holds one array, not an NPZ archive with 'q'")
+    with motion:
         if "q" not in motion:
             raise InvalidParameterError(f"{path} has no array 'q' (T, nq); it has {sorted(motion.files)}")
-        q = motion["q"]
-        schedule = motion.get("contact_schedule", None)
+        q = _array(motion, "q")
+        schedule = _array(motion, "contact_schedule") if "contact_schedule" in motion else None
         if dt is None and "dt" in motion:
-            dt = float(motion["dt"])
+            dt = as_scalar(f"{path.name}: dt", _array(motion, "dt"))
         if dt is None and "t" in motion:
-            t = np.asarray(motion["t"], dtype=float)
-            steps = np.diff(t)
+            steps = np.diff(as_vector(f"{path.name}: t", _array(motion, "t")))
             if steps.size == 0 or not np.allclose(steps, steps[0], rtol=1e-6, atol=1e-12):
-                raise InvalidParameterError(f"{path}: t must be uniformly spaced")
+                raise InvalidParameterError(f"{path}: t must hold at least two uniformly spaced times")
             dt = float(steps[0])
     if dt is None:
         raise InvalidParameterError(f"{path} has neither 'dt' nor 't': pass --dt")
     return q, dt, schedule
+
+
+def _array(motion: np.lib.npyio.NpzFile, name: str) -> np.ndarray:
+    """One array of the archive; object arrays (which would need pickle) are refused."""
+    try:
+        return motion[name]
+    except ValueError as exc:
+        raise InvalidParameterError(f"array {name!r} of the motion file cannot be read: {exc}") from None
+
+
+def contact_limits(args: argparse.Namespace, robot: RobotWrapper) -> ContactLimits | None:
+    """The ContactLimits of --mu, --min-normal-force and --cop, or ``None`` when none is given."""
+    if args.mu is None and args.min_normal_force is None and not args.cop:
+        return None
+    if args.cop and robot.spec.sole is None:
+        raise InvalidParameterError(f"--cop needs a sole rectangle, and the {robot.name} spec has none")
+    return ContactLimits(
+        mu=args.mu,
+        sole=robot.spec.sole if args.cop else None,
+        min_normal_force=0.0 if args.min_normal_force is None else args.min_normal_force,
+    )
 
 
 def actuated_joint_names(robot: RobotWrapper) -> list[str]:
@@ -79,6 +124,7 @@ def actuated_joint_names(robot: RobotWrapper) -> list[str]:
 
 
 def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict[str, object]:
+    """The --json object: sizes, worst root residual [N, N m], torque [N m] and normal-force [N] extremes."""
     normal = result.contact_wrenches[:, :, 2]
     return {
         "robot": robot.name,
@@ -87,6 +133,7 @@ def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict
         "duration_s": float(result.t[-1]),
         "contacts": list(result.contact_frames),
         "root_residual_max": float(np.max(np.abs(result.root_residual))),
+        "unexplained_frames": int(np.sum(~result.feasible)),
         "frames_without_contact": int(np.sum(~result.contact_schedule.any(axis=1))),
         "joint_torque_max_nm": float(np.max(np.abs(result.joint_torques))),
         "normal_force_min_n": float(np.min(np.where(result.contact_schedule, normal, np.inf))),
@@ -98,6 +145,7 @@ def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict
 
 def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> None:
     """NPZ with every array, or CSV with t, the torques tau/<joint> and wrenches w/<frame>/<component>."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".npz":
         np.savez(
             path,
@@ -108,12 +156,11 @@ def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> 
             contact_wrenches=result.contact_wrenches,
             total_contact_wrench=result.total_contact_wrench,
             root_residual=result.root_residual,
+            feasible=result.feasible,
             v=result.v,
             a=result.a,
         )
         return
-    if path.suffix != ".csv":
-        raise InvalidParameterError(f"--out must end with .npz or .csv, got {path.name}")
     components = ("fx", "fy", "fz", "mx", "my", "mz")
     header = ["t"] + [f"tau/{name}" for name in joint_names]
     header += [f"w/{frame}/{c}" for frame in result.contact_frames for c in components]
@@ -124,21 +171,28 @@ def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``tsid-py analyze``; returns the exit status (2 with a one-line message on bad input)."""
     args = build_parser().parse_args(argv)
     try:
+        if args.out is not None and args.out.suffix not in (".npz", ".csv"):
+            raise InvalidParameterError(f"--out must end with .npz or .csv, got {args.out.name}")
         robot = load_robot(args.robot)
         q, dt, schedule = load_motion(args.motion, args.dt)
         contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
+        limits = contact_limits(args, robot)
+        smoothing = args.smoothing if args.smoothing is not None else (1e-4 if limits is None else 0.0)
         start = time.perf_counter()
         result = multi_contact_inverse_dynamics_over_time(
             robot,
             q,
             contacts,
             dt,
-            smoothing_weight=args.smoothing,
+            smoothing_weight=smoothing,
             min_torque_weight=args.min_torque_weight,
             contact_schedule=schedule,
             force_weight=args.force_weight,
+            point_contacts=args.point_contacts,
+            limits=limits,
             progress=not args.json,
         )
         seconds = time.perf_counter() - start

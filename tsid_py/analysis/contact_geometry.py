@@ -6,6 +6,9 @@ enters as J_c^T w with J_c the LOCAL frame Jacobian. For a free-flyer root, the 
 of J_c are the adjoint of the base-to-contact placement, so the root rows of J_c^T w are
 X_c w with X_c = (bMc)^* the dual action of the contact placement in the base frame: the wrench
 moved to the base origin and expressed in the base axes.
+
+A point contact (e.g. Solo12's feet, TSID's ContactPoint) exerts a force at the frame origin and
+no moment: its wrench is (f, 0), so only its first three components are unknowns.
 """
 
 from __future__ import annotations
@@ -32,6 +35,27 @@ def contact_frame_ids(robot: RobotWrapper, contact_frames: Sequence[Frame] | Fra
         names = [robot.model.frames[i].name for i in ids]
         raise DuplicateNameError(f"contact_frames lists a frame twice: {names}")
     return ids
+
+
+def point_contact_mask(
+    robot: RobotWrapper, frame_ids: Sequence[int], point_contacts: bool | Sequence[Frame] | Frame
+) -> np.ndarray:
+    """(n,) booleans, which contacts are points: all (``True``), none (``False``) or the listed frames."""
+    if isinstance(point_contacts, (bool, np.bool_)):
+        return np.full(len(frame_ids), bool(point_contacts))
+    if isinstance(point_contacts, (str, int, np.integer)):
+        point_contacts = [point_contacts]
+    points = {robot.frame_id(frame) for frame in point_contacts}
+    strangers = points - set(frame_ids)
+    if strangers:
+        names = sorted(robot.model.frames[i].name for i in strangers)
+        raise InvalidParameterError(f"point_contacts names frames that are not contact frames: {names}")
+    return np.array([i in points for i in frame_ids], dtype=bool)
+
+
+def wrench_components(is_point: np.ndarray) -> np.ndarray:
+    """Indices into the stacked wrenches (6n) that are unknowns: all six of a 6-D contact, a point's force."""
+    return np.concatenate([6 * k + np.arange(3 if point else 6) for k, point in enumerate(is_point)])
 
 
 def require_floating_base(robot: RobotWrapper, what: str) -> None:

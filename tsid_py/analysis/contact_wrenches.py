@@ -14,6 +14,10 @@ limits make A w = b impossible, we first find the smallest residual root wrench
 r = b - A w over the admissible w (least-squares slack) and report it: the result says
 ``feasible = False`` and ``root_residual = r``; it is never a silently wrong balance.
 
+Point contacts (3-D forces, zero moment) keep only their force columns in A. Fewer than three
+non-collinear points leave A without full row rank: w then balances the part of b in the range of A,
+and the rest is the reported root residual (``feasible = False``).
+
 Wrenches are in each contact's LOCAL frame: force (N) and moment (N m) about the frame origin.
 """
 
@@ -28,18 +32,21 @@ import quadprog
 
 from tsid_py.analysis.contact_geometry import (
     contact_frame_ids,
+    point_contact_mask,
     require_floating_base,
     root_wrench_matrix,
     set_external_forces,
+    wrench_components,
     zero_external_forces,
 )
 from tsid_py.analysis.contact_limits import ContactLimits
 from tsid_py.analysis.inverse_dynamics import check_motion_state
 from tsid_py.errors import DimensionError, InvalidParameterError, UnknownFrameError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.validation import as_matrix, as_vector
+from tsid_py.validation import as_gain, as_matrix, as_vector
 
 FEASIBILITY_TOLERANCE = 1e-6  # relative to max(1, |b|_inf): larger root residuals mean infeasible
+RANK_TOLERANCE = 1e-9  # singular values of A below this times the largest count as zero
 
 
 @dataclass(frozen=True)
@@ -78,13 +85,15 @@ class ContactInverseDynamicsResult:
         return self.contact_wrenches[self.contact_frames.index(frame)]
 
 
+def axis_weights(name: str, value: object) -> np.ndarray:
+    """A weight per axis (3,) from a scalar or a 3-vector."""
+    return as_gain(name, value, 3) if np.ndim(value) == 0 else as_vector(name, value, 3)
+
+
 def wrench_weights(force_weight: object, min_torque_weight: object) -> np.ndarray:
     """The diagonal W (6,) from the force and moment weights (scalars or 3-vectors, > 0)."""
     weights = np.concatenate(
-        [
-            np.broadcast_to(as_vector("force_weight", force_weight), (3,)),
-            np.broadcast_to(as_vector("min_torque_weight", min_torque_weight), (3,)),
-        ]
+        [axis_weights("force_weight", force_weight), axis_weights("min_torque_weight", min_torque_weight)]
     )
     if np.any(weights <= 0.0):
         raise InvalidParameterError(f"force_weight and min_torque_weight must be > 0, got {weights.tolist()}")
@@ -92,15 +101,19 @@ def wrench_weights(force_weight: object, min_torque_weight: object) -> np.ndarra
 
 
 def contact_inverse_dynamics(
-    robot: RobotWrapper, q: object, v: object, a: object, contact_frame: Frame
+    robot: RobotWrapper, q: object, v: object, a: object, contact_frame: Frame, *, point_contact: bool = False
 ) -> ContactInverseDynamicsResult:
-    """Inverse dynamics with one 6-D contact: the wrench is the unique solution of the root rows.
+    """Inverse dynamics with one contact: the wrench is the solution of the six root rows.
+
+    A 6-D contact makes them a square invertible system (root residual ~0); a point contact has
+    three unknowns, so its force is the least-squares solution and the root residual reports the rest.
 
     Args:
         q, v, a: State and acceleration (sizes nq, nv, nv).
         contact_frame: The frame in contact (name or index).
+        point_contact: Whether the contact is a point (a force at the frame origin, no moment).
     """
-    return multi_contact_inverse_dynamics(robot, q, v, a, [contact_frame])
+    return multi_contact_inverse_dynamics(robot, q, v, a, [contact_frame], point_contacts=point_contact)
 
 
 def multi_contact_inverse_dynamics(
@@ -114,8 +127,9 @@ def multi_contact_inverse_dynamics(
     force_weight: object = 1e-3,
     min_torque_weight: object = 1.0,
     limits: ContactLimits | Sequence[ContactLimits] | None = None,
+    point_contacts: bool | Sequence[Frame] = False,
 ) -> ContactInverseDynamicsResult:
-    """Inverse dynamics with several 6-D contacts: the balancing wrenches closest to the guesses.
+    """Inverse dynamics with several contacts: the balancing wrenches closest to the guesses.
 
     Args:
         contact_frames: The frames in contact.
@@ -123,23 +137,32 @@ def multi_contact_inverse_dynamics(
             already balance the root are returned unchanged.
         force_weight: Weight of the force components in W [1/N^2] (scalar or per axis).
         min_torque_weight: Weight of the moment components in W [1/(N m)^2] (scalar or per axis).
-        limits: Physical limits, one for all contacts or one per contact; ``None`` for none.
+        limits: Physical limits, one for all contacts or one per contact; ``None`` for none. A point
+            contact takes no sole (it has no centre of pressure).
+        point_contacts: Which contacts are points (3-D force, zero moment): ``True`` for all, or a
+            list of frames; the others are 6-D. When the points cannot balance the root (e.g. one or
+            two points), the result is the least-squares balance and ``feasible`` is False.
     """
     require_floating_base(robot, "contact inverse dynamics")
     q, v, a = check_motion_state(robot, q, v, a)
     frame_ids = contact_frame_ids(robot, contact_frames)
     n = len(frame_ids)
+    is_point = point_contact_mask(robot, frame_ids, point_contacts)
     guesses = (
         np.zeros((n, 6)) if wrench_guesses is None else as_matrix("wrench_guesses", wrench_guesses, (n, 6))
     )
-    weights = np.tile(wrench_weights(force_weight, min_torque_weight), n)
+    unknowns = wrench_components(is_point)
+    weights = np.tile(wrench_weights(force_weight, min_torque_weight), n)[unknowns]
     data = robot.create_data()
     b = np.array(pin.rnea(robot.model, data, q, v, a)[:6])
     pin.forwardKinematics(robot.model, data, q)
-    A = root_wrench_matrix(robot, data, frame_ids)
-    inequalities = stacked_inequalities(limits, n)
-    w, feasible = balance_root(A, b, weights, guesses.reshape(-1), inequalities)
-    wrenches = w.reshape(n, 6)
+    A = root_wrench_matrix(robot, data, frame_ids)[:, unknowns]
+    inequalities = (
+        None if limits is None else stacked_inequalities(per_contact_limits(limits, is_point), unknowns)
+    )
+    wrenches = np.zeros(6 * n)
+    wrenches[unknowns], feasible = balance_root(A, b, weights, guesses.reshape(-1)[unknowns], inequalities)
+    wrenches = wrenches.reshape(n, 6)
     fext = set_external_forces(robot, zero_external_forces(robot), frame_ids, wrenches)
     remaining = np.array(pin.rnea(robot.model, data, q, v, a, fext))
     return ContactInverseDynamicsResult(
@@ -151,22 +174,32 @@ def multi_contact_inverse_dynamics(
     )
 
 
-def stacked_inequalities(
-    limits: ContactLimits | Sequence[ContactLimits] | None, n: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Block-diagonal (C, d) over n contacts, or ``None`` without limits."""
-    if limits is None:
-        return None
+def per_contact_limits(
+    limits: ContactLimits | Sequence[ContactLimits], is_point: np.ndarray
+) -> list[ContactLimits]:
+    """One ContactLimits per contact (n = ``is_point.size``), checked: no sole on a point contact."""
+    n = is_point.size
     per_contact = [limits] * n if isinstance(limits, ContactLimits) else list(limits)
+    if not all(isinstance(limit, ContactLimits) for limit in per_contact):
+        raise InvalidParameterError(f"limits must be ContactLimits, got {limits!r}")
     if len(per_contact) != n:
         raise DimensionError(f"limits must be one ContactLimits or {n} of them, got {len(per_contact)}")
+    if any(limit.sole is not None and point for limit, point in zip(per_contact, is_point, strict=True)):
+        raise InvalidParameterError("a point contact has no centre of pressure: give its limits no sole")
+    return per_contact
+
+
+def stacked_inequalities(
+    per_contact: Sequence[ContactLimits], unknowns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Block-diagonal (C, d), C w >= d, over the contacts' stacked wrenches, on the unknown components."""
     blocks = [limit.inequalities() for limit in per_contact]
-    C = np.zeros((sum(c.shape[0] for c, _ in blocks), 6 * n))
+    C = np.zeros((sum(c.shape[0] for c, _ in blocks), 6 * len(per_contact)))
     row = 0
     for k, (c, _) in enumerate(blocks):
         C[row : row + c.shape[0], 6 * k : 6 * k + 6] = c
         row += c.shape[0]
-    return C, np.concatenate([d for _, d in blocks])
+    return C[:, unknowns], np.concatenate([d for _, d in blocks])
 
 
 def balance_root(
@@ -176,19 +209,26 @@ def balance_root(
     guess: np.ndarray,
     inequalities: tuple[np.ndarray, np.ndarray] | None,
 ) -> tuple[np.ndarray, bool]:
-    """min (w - g)^T diag(weights) (w - g) s.t. A w = b [, C w >= d]; A has full row rank.
+    """min (w - g)^T diag(weights) (w - g) s.t. A w = b [, C w >= d].
 
-    Returns (w, feasible). When the inequalities make A w = b impossible, w balances the root as
-    well as the limits allow (smallest |A w - b|) and ``feasible`` is False.
+    A (6 x m) may lack full row rank (point contacts): then only the part of b in its range,
+    U_r^T b with A = U_r S_r V_r^T, can be balanced, and the rest is left as root residual.
+    Returns (w, feasible). When the inequalities, or the rank of A, make A w = b impossible, w
+    balances the root as well as they allow (smallest |A w - b|) and ``feasible`` is False.
     """
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    rank = int(np.sum(s > RANK_TOLERANCE * s[0]))
+    A_range, b_range = s[:rank, None] * Vt[:rank], U[:, :rank].T @ b
+    unexplained = b - U[:, :rank] @ b_range
+    balanced = np.max(np.abs(unexplained)) <= FEASIBILITY_TOLERANCE * max(1.0, float(np.max(np.abs(b))))
     if inequalities is None:
         inverse_weights = 1.0 / weights
-        correction = np.linalg.solve((A * inverse_weights) @ A.T, b - A @ guess)
-        return guess + inverse_weights * (A.T @ correction), True
+        correction = np.linalg.solve((A_range * inverse_weights) @ A_range.T, b_range - A_range @ guess)
+        return guess + inverse_weights * (A_range.T @ correction), balanced
     C, d = inequalities
     G, linear = np.diag(weights), weights * guess
     try:
-        return _solve_qp(G, linear, A, b, C, d), True
+        return _solve_qp(G, linear, A_range, b_range, C, d), balanced
     except ValueError:  # quadprog: "constraints are inconsistent"
         pass
     # Least-squares slack: the admissible w closest to balancing the root, then the weighted cost
@@ -196,11 +236,11 @@ def balance_root(
     scale = np.trace(A.T @ A) / np.sum(weights)
     G_slack = A.T @ A + 1e-9 * scale * np.diag(weights)
     w_slack = quadprog.solve_qp(G_slack, A.T @ b + 1e-9 * scale * weights * guess, C.T, d, 0)[0]
-    reached = A @ w_slack
-    if np.max(np.abs(reached - b)) <= FEASIBILITY_TOLERANCE * max(1.0, float(np.max(np.abs(b)))):
-        return w_slack, True
+    reached = U[:, :rank].T @ (A @ w_slack)
+    if np.max(np.abs(reached - b_range)) <= FEASIBILITY_TOLERANCE * max(1.0, float(np.max(np.abs(b)))):
+        return w_slack, balanced
     try:
-        return _solve_qp(G, linear, A, reached, C, d), False
+        return _solve_qp(G, linear, A_range, reached, C, d), False
     except ValueError:
         return w_slack, False
 

@@ -16,18 +16,34 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import DimensionError
+from tsid_py.errors import DimensionError, InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_matrix, as_scalar
 
 MIN_FRAMES = 4
+QUATERNION_NORM_TOLERANCE = 1e-3
 
 
 def as_positions(robot: RobotWrapper, positions: object) -> np.ndarray:
-    """Validate a (T, nq) array of configurations with T >= 4 frames."""
+    """Validate a (T, nq) array of configurations with T >= 4 frames.
+
+    A floating base's quaternions (q[:, 3:7]) must have unit norm to within ``QUATERNION_NORM_TOLERANCE``
+    (rounding in a recording); they are returned normalized (a copy).
+    """
     q = as_matrix("positions", positions, (None, robot.nq))
     if q.shape[0] < MIN_FRAMES:
         raise DimensionError(f"positions need at least {MIN_FRAMES} frames (rows), got {q.shape[0]}")
+    if robot.is_fixed_base:
+        return q
+    norms = np.linalg.norm(q[:, 3:7], axis=1)
+    bad = np.flatnonzero(np.abs(norms - 1.0) > QUATERNION_NORM_TOLERANCE)
+    if bad.size:
+        raise InvalidParameterError(
+            f"positions[:, 3:7] must be unit quaternions (x, y, z, w) of the base: row {bad[0]} has norm "
+            f"{norms[bad[0]]:.6g} ({bad.size} rows off by more than {QUATERNION_NORM_TOLERANCE})"
+        )
+    q = q.copy()
+    q[:, 3:7] /= norms[:, None]
     return q
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tsid_py.analysis.contact_geometry import contact_frame_ids
+from tsid_py.analysis.contact_geometry import contact_frame_ids, point_contact_mask, wrench_components
 from tsid_py.analysis.forward_dynamics import contact_dynamics_terms
-from tsid_py.errors import InvalidParameterError, UnknownFrameError
+from tsid_py.errors import DuplicateNameError, InvalidParameterError, UnknownFrameError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.validation import as_vector, unknown_name_message
 
@@ -70,22 +70,29 @@ def force_torque_map(
     contact_frames: Sequence[Frame] | Frame,
     selected_joints: Sequence[str | int],
     other_torques: object = None,
+    *,
+    point_contacts: bool | Sequence[Frame] = False,
 ) -> ForceTorqueMap:
     """The affine map from the selected joint torques to the rigid-contact wrenches at (q, v).
 
     Args:
-        contact_frames: The frames held by rigid 6-D contacts.
+        contact_frames: The frames held by rigid contacts.
         selected_joints: Actuated joints (names or indices into tau) whose torques are the input.
         other_torques: Torques (size na) of the other joints, held fixed; zeros by default. Its
             entries at the selected joints are ignored.
+        point_contacts: Which contacts are points (3-D force, zero moment rows in the map): ``True``
+            for all, or a list of frames.
     """
     q, v = robot.check_state(q, v)
     frame_ids = contact_frame_ids(robot, contact_frames)
+    is_point = point_contact_mask(robot, frame_ids, point_contacts)
     selected = [actuated_index(robot, joint) for joint in selected_joints]
+    if len(set(selected)) != len(selected):
+        raise DuplicateNameError(f"selected_joints lists a joint twice: {list(selected_joints)}")
     tau = np.zeros(robot.na) if other_torques is None else as_vector("other_torques", other_torques, robot.na)
     tau = tau.copy()
     tau[selected] = 0.0
-    M, h, J, gamma = contact_dynamics_terms(robot, q, v, frame_ids)
+    M, h, J, gamma = contact_dynamics_terms(robot, q, v, frame_ids, is_point)
     root = robot.nv - robot.na
     tau_full = np.concatenate([np.zeros(root), tau])
     selection = np.zeros((robot.nv, len(selected)))
@@ -93,8 +100,12 @@ def force_torque_map(
     M_inv_rhs = np.linalg.solve(M, np.column_stack([J.T, tau_full - h, selection]))
     k = J.shape[0]
     Lambda_inv = J @ M_inv_rhs[:, :k]
-    offset = -np.linalg.solve(Lambda_inv, gamma + J @ M_inv_rhs[:, k])
-    matrix = -np.linalg.solve(Lambda_inv, J @ M_inv_rhs[:, k + 1 :])
+    solution = -np.linalg.solve(
+        Lambda_inv, np.column_stack([gamma + J @ M_inv_rhs[:, k], J @ M_inv_rhs[:, k + 1 :]])
+    )
+    offset, matrix = np.zeros(6 * len(frame_ids)), np.zeros((6 * len(frame_ids), len(selected)))
+    rows = wrench_components(is_point)
+    offset[rows], matrix[rows] = solution[:, 0], solution[:, 1:]
     return ForceTorqueMap(
         contact_frames=tuple(robot.model.frames[i].name for i in frame_ids),
         selected_joints=tuple(_joint_name(robot, i) for i in selected),

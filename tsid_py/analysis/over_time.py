@@ -14,8 +14,14 @@ Each frame's constraint is eliminated exactly: w_t = p_t + N_t z_t with p_t the 
 solution of A_t w = b_t and N_t a basis of the null space of A_t. The cost in z is then a
 symmetric positive-definite block-tridiagonal system, solved by a banded Cholesky factorization
 (``scipy.linalg.solveh_banded``): time and memory grow linearly with the number of frames.
-Frames without any active contact cannot balance the root: their wrenches are zero and their
-whole root wrench b_t is reported as the residual (it is ~0 wherever a contact is active).
+Point contacts contribute only their force columns to A_t. Frames without any active contact
+cannot balance the root: their wrenches are zero and their whole root wrench b_t is reported as the
+residual; likewise the part of b_t outside the range of A_t where the active contacts span fewer
+than six directions (one or two points). Elsewhere the residual is ~0.
+
+With physical limits (unilateral, friction, CoP: :class:`~tsid_py.analysis.ContactLimits`) the
+frames are not smoothed: each is the small QP of
+:func:`~tsid_py.analysis.contact_wrenches.balance_root`, still linear in the number of frames.
 """
 
 from __future__ import annotations
@@ -31,14 +37,24 @@ import scipy.sparse
 from tsid_py.analysis.contact_geometry import (
     base_wrench_in_world,
     contact_frame_ids,
+    point_contact_mask,
     require_floating_base,
     root_wrench_matrix,
     set_external_forces,
+    wrench_components,
     zero_external_forces,
 )
-from tsid_py.analysis.contact_wrenches import wrench_weights
+from tsid_py.analysis.contact_limits import ContactLimits
+from tsid_py.analysis.contact_wrenches import (
+    FEASIBILITY_TOLERANCE,
+    RANK_TOLERANCE,
+    balance_root,
+    per_contact_limits,
+    stacked_inequalities,
+    wrench_weights,
+)
 from tsid_py.analysis.finite_differences import as_positions, velocities_and_accelerations
-from tsid_py.errors import DimensionError, InvalidParameterError
+from tsid_py.errors import DimensionError, InvalidParameterError, UnsupportedProblemError
 from tsid_py.progress import progress_bar
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.validation import as_matrix, as_scalar
@@ -56,12 +72,15 @@ class MotionAnalysis:
         contact_frames: Names of the contact frames (n of them).
         contact_schedule: (T, n) booleans, whether each contact is active.
         contact_wrenches: (T, n, 6) wrenches applied on the robot, each in its contact's LOCAL frame
-            about the frame origin: force [N], then moment [N m]; zero while inactive.
+            about the frame origin: force [N], then moment [N m]; zero while inactive, and zero
+            moment for a point contact.
         total_contact_wrench: (T, 6) sum of the contact wrenches in the world frame, about the world
             origin: force [N], then moment [N m].
         joint_torques: (T, na) actuated joint torques [N m].
         root_residual: (T, 6) root rows of M a + h - sum J^T w (base frame, N then N m): what the
-            contacts did not explain; ~0 except at frames without an active contact.
+            contacts did not explain; ~0 except at frames whose active contacts cannot balance the
+            root (none active, fewer than three non-collinear points, or limits that forbid it).
+        feasible: (T,) booleans, whether the root residual is ~0 (relative to the root wrench).
     """
 
     t: np.ndarray
@@ -74,6 +93,7 @@ class MotionAnalysis:
     total_contact_wrench: np.ndarray
     joint_torques: np.ndarray
     root_residual: np.ndarray
+    feasible: np.ndarray
 
 
 def multi_contact_inverse_dynamics_over_time(
@@ -89,6 +109,8 @@ def multi_contact_inverse_dynamics_over_time(
     wrench_guesses: object = None,
     velocities: object = None,
     accelerations: object = None,
+    point_contacts: bool | Sequence[Frame] = False,
+    limits: ContactLimits | Sequence[ContactLimits] | None = None,
     progress: bool = False,
 ) -> MotionAnalysis:
     """Joint torques and contact wrenches of a recorded motion, from its positions alone.
@@ -96,7 +118,7 @@ def multi_contact_inverse_dynamics_over_time(
     Args:
         robot: A floating-base robot.
         positions: (T, nq) configurations sampled every ``dt``, T >= 4.
-        contact_frames: The n frames that may touch the environment (6-D contacts).
+        contact_frames: The n frames that may touch the environment (6-D or point contacts).
         dt: Sampling period [s].
         smoothing_weight: Weight of |w_{t+1} - w_t|^2, per frame [1/N^2 on forces and 1/(N m)^2 on
             moments]; 0 solves each frame on its own.
@@ -109,6 +131,11 @@ def multi_contact_inverse_dynamics_over_time(
             when ``None``.
         velocities: (T, nv) measured velocities to use instead of finite differences [m/s, rad/s].
         accelerations: (T, nv) measured accelerations to use instead of finite differences.
+        point_contacts: Which contacts are points (3-D force at the frame origin, zero moment):
+            ``True`` for all (e.g. Solo12's feet), or a list of frames; the others are 6-D.
+        limits: Unilateral / friction / CoP limits (:class:`ContactLimits`, one for all contacts or one
+            per contact). Each frame is then a small QP solved on its own (``smoothing_weight`` must be
+            0): frames the limits make unexplainable keep the smallest root residual they allow.
         progress: Show progress bars on stderr (only when it is a terminal).
     """
     require_floating_base(robot, "multi_contact_inverse_dynamics_over_time")
@@ -118,6 +145,16 @@ def multi_contact_inverse_dynamics_over_time(
     frame_ids = contact_frame_ids(robot, contact_frames)
     T, n = q.shape[0], len(frame_ids)
     schedule = _schedule(contact_schedule, T, n)
+    is_point = point_contact_mask(robot, frame_ids, point_contacts)
+    unknown_components = np.zeros(6 * n, dtype=bool)
+    unknown_components[wrench_components(is_point)] = True
+    if limits is not None:
+        limits = per_contact_limits(limits, is_point)
+        if smoothing_weight > 0.0:
+            raise UnsupportedProblemError(
+                "with limits each frame is solved on its own: pass smoothing_weight=0 (smoothing under "
+                "inequalities would couple all frames in one large QP)"
+            )
     guesses = np.zeros((T, n, 6)) if wrench_guesses is None else _guesses(wrench_guesses, T, n)
     weights = wrench_weights(force_weight, min_torque_weight)
     if velocities is None or accelerations is None:
@@ -128,9 +165,14 @@ def multi_contact_inverse_dynamics_over_time(
         a = as_matrix("accelerations", accelerations, (T, robot.nv))
 
     A, b = _root_rows(robot, q, v, a, frame_ids, progress)
-    particular, null_basis = _eliminate_root_rows(A, b, schedule)
-    z = _solve_null_space_coordinates(particular, null_basis, schedule, weights, smoothing_weight, guesses)
-    wrenches = particular + np.einsum("tij,tj->ti", null_basis, z).reshape(T, n, 6)
+    if limits is None:
+        particular, null_basis = _eliminate_root_rows(A, b, schedule, unknown_components)
+        z = _solve_null_space_coordinates(
+            particular, null_basis, schedule, weights, smoothing_weight, guesses
+        )
+        wrenches = particular + np.einsum("tij,tj->ti", null_basis, z).reshape(T, n, 6)
+    else:
+        wrenches = _balance_each_frame(A, b, schedule, unknown_components, weights, guesses, limits)
     wrenches[~schedule] = 0.0
     torques, root_residual = _torques(robot, q, v, a, frame_ids, wrenches, progress)
     total = base_wrench_in_world(q[:, :7], np.einsum("tij,tj->ti", A, wrenches.reshape(T, -1)))
@@ -145,10 +187,40 @@ def multi_contact_inverse_dynamics_over_time(
         total_contact_wrench=total,
         joint_torques=torques,
         root_residual=root_residual,
+        feasible=np.max(np.abs(root_residual), axis=1)
+        <= FEASIBILITY_TOLERANCE * np.maximum(1.0, np.max(np.abs(b), axis=1)),
     )
 
 
+def _balance_each_frame(
+    A: np.ndarray,
+    b: np.ndarray,
+    schedule: np.ndarray,
+    unknown_components: np.ndarray,
+    weights: np.ndarray,
+    guesses: np.ndarray,
+    limits: list[ContactLimits],
+) -> np.ndarray:
+    """(T, n, 6) wrenches, frame by frame: the limited QP of ``balance_root`` over the active contacts."""
+    T, n = schedule.shape
+    wrenches = np.zeros((T, 6 * n))
+    stacked_weights, stacked_guesses = np.tile(weights, n), guesses.reshape(T, 6 * n)
+    for pattern in np.unique(schedule, axis=0):
+        active = np.flatnonzero(pattern)
+        columns = np.flatnonzero(np.repeat(pattern, 6) & unknown_components)
+        if columns.size == 0:
+            continue
+        local_columns = np.flatnonzero(unknown_components.reshape(n, 6)[active].reshape(-1))
+        inequalities = stacked_inequalities([limits[k] for k in active], local_columns)
+        for t in np.flatnonzero(np.all(schedule == pattern, axis=1)):
+            wrenches[t, columns] = balance_root(
+                A[t][:, columns], b[t], stacked_weights[columns], stacked_guesses[t, columns], inequalities
+            )[0]
+    return wrenches.reshape(T, n, 6)
+
+
 def _schedule(contact_schedule: object, T: int, n: int) -> np.ndarray:
+    """The (T, n) boolean schedule (all active when ``None``)."""
     if contact_schedule is None:
         return np.ones((T, n), dtype=bool)
     schedule = np.asarray(contact_schedule)
@@ -160,12 +232,11 @@ def _schedule(contact_schedule: object, T: int, n: int) -> np.ndarray:
 
 
 def _guesses(wrench_guesses: object, T: int, n: int) -> np.ndarray:
-    guesses = np.asarray(wrench_guesses, dtype=float)
+    """Finite (T, n, 6) wrench guesses."""
+    guesses = np.asarray(wrench_guesses)
     if guesses.shape != (T, n, 6):
         raise DimensionError(f"wrench_guesses must have shape ({T}, {n}, 6), got {guesses.shape}")
-    if not np.all(np.isfinite(guesses)):
-        raise InvalidParameterError("wrench_guesses contains NaN or infinity")
-    return guesses
+    return as_matrix("wrench_guesses", guesses.reshape(T, 6 * n), (T, 6 * n)).reshape(T, n, 6)
 
 
 def _root_rows(
@@ -187,25 +258,35 @@ def _root_rows(
     return A, b
 
 
-def _eliminate_root_rows(A: np.ndarray, b: np.ndarray, schedule: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per frame, w = p + N z over the active contacts (SVD, batched by activity pattern).
+def _eliminate_root_rows(
+    A: np.ndarray, b: np.ndarray, schedule: np.ndarray, unknown_components: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per frame, w = p + N z over the unknowns of the active contacts (SVD, batched by activity pattern).
 
-    Returns p (T, n, 6), zero at frames without contact, and N (T, 6n, r_max) padded with zero columns.
+    p is the least-squares (minimum-norm) solution of A_t w = b_t and N a basis of the null space of
+    A_t; singular values below ``RANK_TOLERANCE`` times the largest count as zero (point contacts that
+    cannot balance the root, e.g. two feet: rank 5). Returns p (T, n, 6), zero at frames without
+    contact, and N (T, 6n, r_max) padded with zero columns.
     """
     T, n = schedule.shape
-    r_max = 6 * n - 6
-    particular = np.zeros((T, 6 * n))
-    null_basis = np.zeros((T, 6 * n, r_max))
+    eliminated = []
     for pattern in np.unique(schedule, axis=0):
-        frames = np.flatnonzero(np.all(schedule == pattern, axis=1))
-        columns = np.flatnonzero(np.repeat(pattern, 6))
+        columns = np.flatnonzero(np.repeat(pattern, 6) & unknown_components)
         if columns.size == 0:
             continue
-        U, s, Vt = np.linalg.svd(A[frames][:, :, columns])  # A_t restricted to active contacts: full rank 6
-        coefficients = np.einsum("fij,fi->fj", U, b[frames]) / s
-        particular[np.ix_(frames, columns)] = np.einsum("fji,fj->fi", Vt[:, :6], coefficients)
-        rank_deficit = columns.size - 6
-        null_basis[frames[:, None], columns[None, :], :rank_deficit] = np.swapaxes(Vt[:, 6:], 1, 2)
+        frames = np.flatnonzero(np.all(schedule == pattern, axis=1))
+        U, s, Vt = np.linalg.svd(A[frames][:, :, columns])
+        ranks = np.sum(s > RANK_TOLERANCE * s[:, :1], axis=1)
+        for rank in np.unique(ranks):
+            same = ranks == rank
+            eliminated.append((frames[same], columns, rank, U[same], s[same], Vt[same]))
+    r_max = max((columns.size - rank for _, columns, rank, *_ in eliminated), default=0)
+    particular = np.zeros((T, 6 * n))
+    null_basis = np.zeros((T, 6 * n, r_max))
+    for frames, columns, rank, U, s, Vt in eliminated:
+        coefficients = np.einsum("fij,fi->fj", U[:, :, :rank], b[frames]) / s[:, :rank]
+        particular[np.ix_(frames, columns)] = np.einsum("fji,fj->fi", Vt[:, :rank], coefficients)
+        null_basis[frames[:, None], columns[None, :], : columns.size - rank] = np.swapaxes(Vt[:, rank:], 1, 2)
     return particular.reshape(T, n, 6), null_basis
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tsid_py.errors import InvalidParameterError
 from tsid_py.validation import as_scalar, as_vector
 
 URDF_TEMPLATE_JOINT = """  <joint name="joint_{k}" type="revolute">
@@ -53,13 +54,14 @@ class PlanarChain:
 
     def __post_init__(self) -> None:
         n = as_vector("lengths", self.lengths).shape[0]
-        for name in ("masses", "com_distances", "inertias"):
+        for name in ("lengths", "masses", "com_distances", "inertias"):
             if np.any(as_vector(name, getattr(self, name), n) <= 0.0):
-                raise ValueError(f"{name} must be > 0")
+                raise InvalidParameterError(f"{name} must be > 0, got {getattr(self, name)}")
         as_scalar("gravity", self.gravity, minimum=0.0)
 
     @property
     def n(self) -> int:
+        """Number of links (and joints)."""
         return len(self.lengths)
 
     def urdf(self) -> str:

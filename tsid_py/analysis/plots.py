@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tsid_py.analysis.over_time import MotionAnalysis
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COMPONENTS = ("x", "y", "z")
 
@@ -47,7 +51,8 @@ def plot_motion_analysis(result: MotionAnalysis, joint_names: list[str], directo
     return written
 
 
-def _save(fig, path: Path) -> Path:
+def _save(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as a 100-dpi PNG and close it."""
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
