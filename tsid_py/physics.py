@@ -14,7 +14,6 @@ import pinocchio as pin
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.robot_wrapper import RobotWrapper
 
-
 FRICTION_RATIO_MIN_NORMAL_FORCE = 1e-3  # [N]
 
 

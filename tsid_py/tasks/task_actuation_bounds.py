@@ -7,11 +7,11 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskActuation
-from tsid_py.validation import as_mask, as_vector
+from tsid_py.tasks.task_base import Masked, TaskActuation
+from tsid_py.validation import as_vector
 
 
-class TaskActuationBounds(TaskActuation):
+class TaskActuationBounds(Masked, TaskActuation):
     """tau_min <= S_mask tau <= tau_max on the actuated joints [N m].
 
     Added at priority 0 this is a hard limit; the formulation maps tau to x = [dv; f] through
@@ -22,14 +22,11 @@ class TaskActuationBounds(TaskActuation):
         super().__init__(name, robot)
         self.mask = np.ones(robot.na)
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Which actuated joints are bounded (0/1 per joint)."""
-        return self._mask.astype(float)
+    def _mask_size(self) -> int:
+        """mask: which actuated joints are bounded (0/1 per joint)."""
+        return self.robot.na
 
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, self.robot.na)
+    def _apply_mask(self) -> None:
         rows = int(self._mask.sum())
         self._constraint = ConstraintInequality(self.name, rows, self.robot.na)
         self._constraint.matrix[np.arange(rows), np.flatnonzero(self._mask)] = 1.0

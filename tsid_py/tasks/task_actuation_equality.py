@@ -8,11 +8,11 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskActuation
-from tsid_py.validation import as_mask, as_vector
+from tsid_py.tasks.task_base import Masked, TaskActuation
+from tsid_py.validation import as_vector
 
 
-class TaskActuationEquality(TaskActuation):
+class TaskActuationEquality(Masked, TaskActuation):
     """W S_mask tau = W S_mask tau_ref on the actuated joints [N m].
 
     W = diag(weights) scales each joint's row (TSID's TaskActuationEquality ``setWeightVector``).
@@ -27,14 +27,11 @@ class TaskActuationEquality(TaskActuation):
         self._weights = np.ones(robot.na)
         self.mask = np.ones(robot.na)
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Which actuated joints the task acts on (0/1 per joint)."""
-        return self._mask.astype(float)
+    def _mask_size(self) -> int:
+        """mask: which actuated joints the task acts on (0/1 per joint)."""
+        return self.robot.na
 
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, self.robot.na)
+    def _apply_mask(self) -> None:
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.na)
         self._update()
 

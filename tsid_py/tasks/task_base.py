@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tsid_py.constraints import ConstraintBase
-from tsid_py.validation import as_gain
+from tsid_py.validation import as_gain, as_mask, mask_rows
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -97,3 +97,32 @@ class PdGains:
     @kd.setter
     def kd(self, value: object) -> None:
         self._kd = self._kd_set = as_gain("kd", value, self._size)
+
+
+class Masked:
+    """A 0/1 ``mask`` over a task's rows or joints, read as floats and stored as booleans.
+
+    Setting it validates the values, stores the selected rows as ``_rows`` (a slice when all are
+    selected) and lets the task rebuild its constraint in ``_apply_mask``; ``_mask_size`` says how
+    many entries it has and what they mean.
+    """
+
+    _mask: np.ndarray
+    _rows: slice | np.ndarray
+
+    @property
+    def mask(self) -> np.ndarray:
+        """The mask, one 0/1 float per entry (see the task's ``_mask_size``)."""
+        return self._mask.astype(float)
+
+    @mask.setter
+    def mask(self, value: object) -> None:
+        self._mask = as_mask("mask", value, self._mask_size())
+        self._rows = mask_rows(self._mask)
+        self._apply_mask()
+
+    def _mask_size(self) -> int:
+        raise NotImplementedError
+
+    def _apply_mask(self) -> None:
+        raise NotImplementedError

@@ -7,12 +7,11 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import PdGains, TaskMotion
+from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_mask, mask_rows
 
 
-class TaskComEquality(TaskMotion, PdGains):
+class TaskComEquality(Masked, TaskMotion, PdGains):
     """Track a CoM reference c_ref(t).
 
     Error e = c - c_ref [m], de = dc - dc_ref [m/s]. Desired acceleration
@@ -29,15 +28,11 @@ class TaskComEquality(TaskMotion, PdGains):
         self.desired_acceleration = np.zeros(3)
         self._drift = np.zeros(3)
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Which of x, y, z are controlled (0/1 per axis)."""
-        return self._mask.astype(float)
+    def _mask_size(self) -> int:
+        """mask: which of x, y, z are controlled (0/1 per axis)."""
+        return 3
 
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, 3)
-        self._rows = mask_rows(self._mask)
+    def _apply_mask(self) -> None:
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
 
     @property

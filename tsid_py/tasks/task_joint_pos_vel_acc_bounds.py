@@ -8,11 +8,11 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotion
-from tsid_py.validation import as_mask, as_scalar, as_vector
+from tsid_py.tasks.task_base import Masked, TaskMotion
+from tsid_py.validation import as_scalar, as_vector
 
 
-class TaskJointPosVelAccBounds(TaskMotion):
+class TaskJointPosVelAccBounds(Masked, TaskMotion):
     """Bounds on the actuated accelerations that keep q, v inside their limits in discrete time.
 
     From Del Prete, "Joint Position and Velocity Bounds in Discrete-Time Acceleration/Torque
@@ -49,14 +49,11 @@ class TaskJointPosVelAccBounds(TaskMotion):
         self.upper_bounds = {kind: np.full(na, np.inf) for kind in self.lower_bounds}
         self.mask = np.ones(na)
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Which actuated joints are bounded (0/1 per joint)."""
-        return self._mask.astype(float)
+    def _mask_size(self) -> int:
+        """mask: which actuated joints are bounded (0/1 per joint)."""
+        return self.robot.na
 
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, self.robot.na)
+    def _apply_mask(self) -> None:
         axes = np.flatnonzero(self._mask)
         self._constraint = ConstraintInequality(self.name, axes.size, self.robot.nv)
         self._constraint.matrix[np.arange(axes.size), self.robot.nv - self.robot.na + axes] = 1.0

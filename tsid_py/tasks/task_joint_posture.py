@@ -7,12 +7,11 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import PdGains, TaskMotion
+from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_mask, mask_rows
 
 
-class TaskJointPosture(TaskMotion, PdGains):
+class TaskJointPosture(Masked, TaskMotion, PdGains):
     """Track a reference posture q_ref of the actuated joints.
 
     e = q_a (-) q_ref (Pinocchio ``difference``, size na) [rad], de = v_a - dq_ref.
@@ -32,16 +31,12 @@ class TaskJointPosture(TaskMotion, PdGains):
         self.velocity_error = np.zeros(robot.na)
         self.desired_acceleration = np.zeros(robot.na)
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Which actuated joints are controlled (0/1 per joint)."""
-        return self._mask.astype(float)
+    def _mask_size(self) -> int:
+        """mask: which actuated joints are controlled (0/1 per joint)."""
+        return self.robot.na
 
-    @mask.setter
-    def mask(self, value: object) -> None:
+    def _apply_mask(self) -> None:
         robot = self.robot
-        self._mask = as_mask("mask", value, robot.na)
-        self._rows = mask_rows(self._mask)
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), robot.nv)
         columns = robot.nv - robot.na + np.flatnonzero(self._mask)
         self._constraint.matrix[np.arange(columns.size), columns] = 1.0

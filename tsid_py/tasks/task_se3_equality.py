@@ -7,9 +7,8 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import PdGains, TaskMotion
+from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
 from tsid_py.trajectories import TrajectorySample, as_sample, vector_to_se3
-from tsid_py.validation import as_mask, mask_rows
 
 
 def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
@@ -23,7 +22,7 @@ def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
     return np.concatenate([error.translation, pin.log3(error.rotation)])
 
 
-class TaskSE3Equality(TaskMotion, PdGains):
+class TaskSE3Equality(Masked, TaskMotion, PdGains):
     """Track a reference placement of a frame.
 
     In the local frame (default): e = se3_error(M, M_ref) points from the frame to the reference,
@@ -49,15 +48,11 @@ class TaskSE3Equality(TaskMotion, PdGains):
         self.desired_acceleration = np.zeros(6)
         self._drift = np.zeros(6)
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Which of (x, y, z, rx, ry, rz) are controlled (0/1 each)."""
-        return self._mask.astype(float)
+    def _mask_size(self) -> int:
+        """mask: which of (x, y, z, rx, ry, rz) are controlled (0/1 each)."""
+        return 6
 
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, 6)
-        self._rows = mask_rows(self._mask)
+    def _apply_mask(self) -> None:
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
 
     def use_local_frame(self, local_frame: bool) -> None:

@@ -7,16 +7,15 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import PdGains, TaskMotion
+from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
 from tsid_py.tasks.task_se3_equality import se3_error
-from tsid_py.validation import as_mask
 
 
 def _rotate(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
     return np.concatenate([rotation @ motion[:3], rotation @ motion[3:]])
 
 
-class TaskTwoFramesEquality(TaskMotion, PdGains):
+class TaskTwoFramesEquality(Masked, TaskMotion, PdGains):
     """Drive frame 1 onto frame 2, all quantities in world-aligned axes (TSID's TaskTwoFramesEquality).
 
     e = R_1 se3_error(M_1, M_2) (from frame 1 to frame 2), de = v_2 - v_1 (LOCAL_WORLD_ALIGNED
@@ -36,14 +35,11 @@ class TaskTwoFramesEquality(TaskMotion, PdGains):
         self.desired_acceleration = np.zeros(6)
         self._drift = np.zeros(6)
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Which of (x, y, z, rx, ry, rz) are controlled (0/1 each)."""
-        return self._mask.astype(float)
+    def _mask_size(self) -> int:
+        """mask: which of (x, y, z, rx, ry, rz) are controlled (0/1 each)."""
+        return 6
 
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, 6)
+    def _apply_mask(self) -> None:
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
