@@ -101,3 +101,29 @@ def test_warm_start_falls_back_when_the_guess_is_wrong():
     sol = solver.solve(hqp)
     np.testing.assert_allclose(sol.x, [2.0, 1.0], atol=1e-7)
     assert sol.active_set.tolist() == []
+
+
+def test_warm_start_on_an_ill_conditioned_problem_matches_quadprog():
+    """Romeo pushed 5 cm sideways: 16-18 friction rows active, cond(E H^-1 E^T) ~ 1e8.
+
+    The warm start needs iterative refinement there; it must still give quadprog's optimum.
+    """
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from oracle_problems import PROBLEMS, build_tsid_py, initial_state, integrate
+
+    problem = PROBLEMS["romeo-balance"]
+    q, v = initial_state(problem)
+    warm = build_tsid_py(problem, q)
+    cold = tsid.SolverHQuadProg(warm_start=False)
+    confirmed = 0
+    for i in range(40):
+        hqp = warm.formulation.compute_problem_data(i * problem.dt, q, v)
+        w, c = warm.solver.solve(hqp), cold.solve(hqp)
+        assert w.ok and c.ok
+        np.testing.assert_allclose(w.x, c.x, rtol=0, atol=1e-8 * np.abs(c.x).max())
+        confirmed += w.iterations == 0
+        q, v = integrate(warm.model, q, v, w.x[: warm.model.nv], problem.dt)
+    assert confirmed > 20

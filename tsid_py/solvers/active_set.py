@@ -9,10 +9,11 @@ complement of the positive definite H = L L^T: with V = L^-1 E^T and w = L^-1 g,
     (V^T V) l = e + V^T w,        x = L^-T (V l - w)
 
 (two Cholesky factorizations and triangular solves, about half the work of an LU of the KKT
-matrix). If x satisfies the rows held (to rounding: an ill-conditioned system is left to the
-caller), every inequality, and the multipliers l of W push the right way (l >= 0 at a lower
-bound, l <= 0 at an upper bound), x satisfies the KKT conditions of the full QP, and since H is
-positive definite it is the unique optimum: no active-set iteration is needed. Otherwise the
+matrix), refined iteratively when ill-conditioning leaves the rows held unmet. If x meets the rows
+held (to rounding: a system that refinement cannot fix is left to the caller) and every
+inequality, and the multipliers l of W push the right way (l >= 0 at a lower bound, l <= 0 at an
+upper bound), x satisfies the KKT conditions of the full QP, and since H is positive definite it
+is the unique optimum: no active-set iteration is needed. Otherwise the
 guess is rejected and the caller solves from scratch.
 """
 
@@ -25,6 +26,7 @@ from tsid_py.solvers.dense_qp import DenseQp
 
 PRIMAL_TOLERANCE = 1e-12  # relative to 1 + max |A_in x|
 DUAL_TOLERANCE = 1e-12  # relative to 1 + max |multiplier|
+REFINEMENTS = 2  # iterative-refinement steps allowed when the rows held are not met to rounding
 
 
 def solve_with_active_set(
@@ -47,16 +49,25 @@ def solve_with_active_set(
     Vw, info = lapack.dtrtrs(L, np.column_stack([E.T, qp.g]), lower=1)
     V, w = Vw[:, :-1], Vw[:, -1]
     if E.shape[0]:
-        _, multipliers, info = lapack.dposv(V.T @ V, e + V.T @ w, lower=1)
+        S, multipliers, info = lapack.dposv(V.T @ V, e + V.T @ w, lower=1)
         if info != 0:
             return None
     else:
-        multipliers = np.zeros(0)
+        S, multipliers = None, np.zeros(0)
     x, _ = lapack.dtrtrs(L, V @ multipliers - w, lower=1, trans=1)
     if not np.isfinite(x @ x):
         return None
-    if e.size and np.abs(E @ x - e).max() > PRIMAL_TOLERANCE * (1.0 + np.abs(e).max()):
-        return None  # ill-conditioned: leave it to quadprog
+    for attempt in range(REFINEMENTS + 1):
+        residual = E @ x - e
+        if not e.size or np.abs(residual).max() <= PRIMAL_TOLERANCE * (1.0 + np.abs(e).max()):
+            break
+        if attempt == REFINEMENTS:
+            return None  # too ill-conditioned: leave it to the caller
+        # one step of iterative refinement of the KKT system, with the same factors
+        u, _ = lapack.dtrtrs(L, E.T @ multipliers - qp.H @ x - qp.g, lower=1)
+        step, _ = lapack.dpotrs(S, -residual - V.T @ u, lower=1)
+        correction, _ = lapack.dtrtrs(L, u + V @ step, lower=1, trans=1)
+        x, multipliers = x + correction, multipliers + step
     held = multipliers[c.n_eq :]
     tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max(initial=0.0))
     if held.size and np.any((sides * held < -tolerance) & (c.lb[rows] != c.ub[rows])):
