@@ -17,6 +17,7 @@ import pinocchio as pin
 
 import tsid_py as tp
 from tsid_py.robot_specs import example_robot_data_dir
+from tsid_py.trajectories import Trajectory
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Problem:
     duration: float
     contacts: tuple[ContactSpec, ...] = ()
     com: tuple[float, float] | None = None  # (kp, weight)
-    com_reference: Callable[[np.ndarray, float], tp.TrajectorySample] | None = None  # (c0, t)
+    com_reference: Callable[[np.ndarray], Trajectory] | None = None  # c0 -> trajectory
     posture: tuple[float, float] = (10.0, 0.1)
     am: tuple[float, float] | None = None  # (kp, weight), mask (1, 1, 0)
     end_effector: tuple[str, float, float] | None = None  # (frame, kp, weight), position, world axes
@@ -51,18 +52,12 @@ class Problem:
     dt: float = 0.002
 
 
-def _constant_offset(
-    offset: tuple[float, float, float],
-) -> Callable[[np.ndarray, float], tp.TrajectorySample]:
-    return lambda c0, t: tp.TrajectorySample(c0 + np.asarray(offset))
+def _constant_offset(offset: tuple[float, float, float]) -> Callable[[np.ndarray], Trajectory]:
+    return lambda c0: tp.TrajectoryEuclidianConstant("com", c0 + np.asarray(offset))
 
 
-def _sinusoid(amplitude: float, frequency: float) -> Callable[[np.ndarray, float], tp.TrajectorySample]:
-    def sample(c0: np.ndarray, t: float) -> tp.TrajectorySample:
-        sway = tp.TrajectoryEuclidianSinusoid("com", c0, [0.0, amplitude, 0.0], [0.0, frequency, 0.0])
-        return sway.sample(t)
-
-    return sample
+def _sinusoid(amplitude: float, frequency: float) -> Callable[[np.ndarray], Trajectory]:
+    return lambda c0: tp.TrajectoryEuclidianSinusoid("com", c0, [0.0, amplitude, 0.0], [0.0, frequency, 0.0])
 
 
 def _feet(robot: str, kp: float = 10.0, priority: int = 0) -> tuple[ContactSpec, ...]:
@@ -183,7 +178,8 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
         com.kp = problem.com[0]
         form.add_motion_task(com, weight=problem.com[1], priority=1)
         c0 = robot.com(data).copy()
-        references.append(lambda t: com.set_reference(problem.com_reference(c0, t)))
+        com_trajectory = problem.com_reference(c0)
+        references.append(lambda t: com.set_reference(com_trajectory.sample(t)))
     posture = tp.TaskJointPosture("task-posture", robot)
     posture.kp = problem.posture[0]
     posture.set_reference(tp.TrajectorySample(_joint_reference(robot, q)))
@@ -278,10 +274,10 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
         com = tsid.TaskComEquality("task-com", robot)
         gains(com, problem.com[0], 3)
         form.addMotionTask(com, problem.com[1], 1, 0.0)
-        c0 = robot.com(data).copy()
+        com_trajectory = problem.com_reference(robot.com(data).copy())
 
         def set_com(t: float) -> None:
-            ref = problem.com_reference(c0, t)
+            ref = com_trajectory.sample(t)
             com_sample.value(ref.pos)
             com_sample.derivative(ref.vel)
             com_sample.second_derivative(ref.acc)

@@ -83,8 +83,11 @@ def as_mask(name: str, value: object, size: int) -> np.ndarray:
 
 
 def mask_rows(mask: np.ndarray) -> slice | np.ndarray:
-    """The rows a boolean mask selects: ``slice(None)`` when it selects all (no copy when indexing)."""
-    return slice(None) if mask.all() else np.flatnonzero(mask)
+    """The rows a boolean mask selects: a slice when they are contiguous (indexing then copies nothing)."""
+    rows = np.flatnonzero(mask)
+    if rows.size and rows[-1] - rows[0] + 1 == rows.size:
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
 
 
 def unknown_name_message(kind: str, name: str, known: Iterable[str]) -> str:

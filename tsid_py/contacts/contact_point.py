@@ -6,6 +6,9 @@ import numpy as np
 
 from tsid_py.contacts.contact_base import ContactBase
 
+_IDENTITY = np.eye(3)
+_IDENTITY.flags.writeable = False
+
 
 class ContactPoint(ContactBase):
     """A point in contact: one 3-D force f, applied at the frame origin.
@@ -26,7 +29,7 @@ class ContactPoint(ContactBase):
 
     @property
     def force_generator(self) -> np.ndarray:
-        return np.eye(3)
+        return _IDENTITY
 
     def use_local_frame(self, local_frame: bool) -> None:
         """Express the force and motion constraint in the contact frame (True) or world axes (False)."""
