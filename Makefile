@@ -18,7 +18,7 @@ demo: setup
 	$(BIN)/tsid-py balance
 
 test: setup
-	$(BIN)/ruff check tsid_py tests demos
+	$(BIN)/ruff check tsid_py tests demos benchmarks
 	$(BIN)/python -m pytest -q
 
 lint: setup
