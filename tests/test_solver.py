@@ -127,3 +127,12 @@ def test_warm_start_on_an_ill_conditioned_problem_matches_quadprog():
         confirmed += w.iterations == 0
         q, v = integrate(warm.model, q, v, w.x[: warm.model.nv], problem.dt)
     assert confirmed > 20
+
+
+def test_limit_blas_threads_sets_one_thread_in_every_loaded_blas():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    with threadpool_limits(limits=2, user_api="blas"):  # restore afterwards for the other tests
+        tsid.limit_blas_threads()
+        blas = [info for info in threadpool_info() if info["user_api"] == "blas"]
+        assert blas and all(info["num_threads"] == 1 for info in blas)

@@ -42,6 +42,7 @@ from tsid_py.tasks import (
     TaskSE3Equality,
     TaskTwoFramesEquality,
 )
+from tsid_py.threads import limit_blas_threads
 from tsid_py.trajectories import (
     TrajectoryEuclidianConstant,
     TrajectoryEuclidianMinJerk,
@@ -102,6 +103,7 @@ __all__ = [
     "available_robots",
     "installed_backends",
     "integrate",
+    "limit_blas_threads",
     "load_robot",
     "make_solver",
 ]
