@@ -73,6 +73,15 @@ def dynamics_residual(
     return float(np.max(np.abs(generalized - actuated)) / scale)
 
 
+def normal_forces_and_friction_ratio(contact: ContactBase, forces: np.ndarray) -> tuple[np.ndarray, float]:
+    """Normal force of each contact point [N] and the largest |f_t| / (mu f_n) over the points."""
+    n = contact.contact_normal
+    points = np.asarray(forces).reshape(-1, 3)
+    f_n = points @ n
+    f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
+    return f_n, float(np.max(f_t / (contact.mu * np.maximum(f_n, 1e-12))))
+
+
 def check_solution(
     robot: RobotWrapper,
     q: np.ndarray,
@@ -85,11 +94,8 @@ def check_solution(
     """Check one solution. ``contacts`` maps a name to (contact, its force variables)."""
     normal_forces, friction, pyramid, bounds = [np.inf], [0.0], [0.0], [0.0]
     for contact, forces in contacts.values():
-        n = contact.contact_normal
-        points = np.asarray(forces).reshape(-1, 3)
-        f_n = points @ n
-        f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
-        friction.append(float(np.max(f_t / (contact.mu * np.maximum(f_n, 1e-12)))))
+        f_n, ratio = normal_forces_and_friction_ratio(contact, forces)
+        friction.append(ratio)
         pyramid.append(float(np.max(contact.force_constraint.matrix[:-1] @ np.asarray(forces), initial=0.0)))
         total = float(f_n.sum())
         normal_forces.append(total)

@@ -153,7 +153,10 @@ class Robot(RobotWrapper):
         if self.visual_model is None:
             root = example_robot_data_dir()
             self.visual_model = pin.buildGeomFromUrdf(
-                self.model, str(root / self.spec.urdf), pin.GeometryType.VISUAL, package_dirs=_package_dirs(root)
+                self.model,
+                str(root / self.spec.urdf),
+                pin.GeometryType.VISUAL,
+                package_dirs=_package_dirs(root),
             )
         return self.visual_model
 

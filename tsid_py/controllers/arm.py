@@ -53,7 +53,9 @@ class ArmController:
         self, robot: Robot, dt: float, params: ArmParams | None = None, solver: Solver | None = None
     ) -> None:
         if not robot.is_fixed_base or robot.spec.end_effector is None:
-            raise RobotSpecError(f"{robot.name} is not an arm spec: it needs a fixed base and an end_effector")
+            raise RobotSpecError(
+                f"{robot.name} is not an arm spec: it needs a fixed base and an end_effector"
+            )
         self.robot = robot
         self.params = params = params or ArmParams()
         self.q0 = robot.default_configuration()
@@ -98,7 +100,9 @@ class ArmController:
         placement = pin.SE3(self.ee_placement().rotation, position.pos)
         self.ee_task.set_reference(
             TrajectorySample.from_se3(
-                placement, np.concatenate([position.vel, np.zeros(3)]), np.concatenate([position.acc, np.zeros(3)])
+                placement,
+                np.concatenate([position.vel, np.zeros(3)]),
+                np.concatenate([position.acc, np.zeros(3)]),
             )
         )
 

@@ -63,7 +63,9 @@ class QuadrupedController:
         solver: QP backend (quadprog by default).
     """
 
-    def __init__(self, robot: Robot, params: QuadrupedParams | None = None, solver: Solver | None = None) -> None:
+    def __init__(
+        self, robot: Robot, params: QuadrupedParams | None = None, solver: Solver | None = None
+    ) -> None:
         if robot.is_fixed_base or len(robot.spec.feet) < 3:
             raise RobotSpecError(f"{robot.name} is not a quadruped spec: it needs a floating base and [feet]")
         self.robot = robot
@@ -77,7 +79,9 @@ class QuadrupedController:
 
         self.contacts: dict[str, ContactPoint] = {}
         for key, frame in robot.spec.feet.items():
-            contact = ContactPoint(frame, robot, frame, [0.0, 0.0, 1.0], params.mu, params.f_min, params.f_max)
+            contact = ContactPoint(
+                frame, robot, frame, [0.0, 0.0, 1.0], params.mu, params.f_min, params.f_max
+            )
             contact.kp = params.kp_contact
             contact.use_local_frame(False)
             contact.set_reference(robot.frame_placement(self.data, frame))

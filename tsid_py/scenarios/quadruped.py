@@ -10,14 +10,13 @@ friction, torque ratio (against Solo12's 2.7 N m actuators) and the equation-of-
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
 import numpy as np
 
 from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunLog, RunResult, run_biped
+from tsid_py.scenarios.runner import Observer, RunResult, run_biped
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
 
@@ -28,7 +27,7 @@ def run(
     amplitude: float = 0.02,
     frequency: float = 1.0,
     progress: bool = False,
-    observer: Callable[[object, RunLog], None] | None = None,
+    observer: Observer | None = None,
 ) -> RunResult:
     """Sway the CoM for ``duration`` seconds; amplitude [m] and frequency [Hz] along y."""
     controller = QuadrupedController(load_robot(robot))
@@ -46,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frequency", type=float, default=1.0, help="sway frequency [Hz] (default: 1)")
 
 
-def run_from_args(args: argparse.Namespace, observer: Callable[[object, RunLog], None] | None = None) -> RunResult:
+def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
     return run(args.robot, args.duration, args.dt, args.amplitude, args.frequency, not args.json, observer)
 
 

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tsid_py.controllers.arm import ArmController, ArmParams
+from tsid_py.errors import InvalidParameterError
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunLog, RunResult, _progress
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult, _progress
 from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar, as_vector
 
@@ -59,7 +60,7 @@ def ee_reference(mode: str, start: np.ndarray, offset: np.ndarray) -> Callable[[
         return TrajectoryEuclidianSinusoid(
             "ee", center, SINUSOID_AMPLITUDE, SINUSOID_FREQUENCY, SINUSOID_PHASE
         ).sample
-    raise ValueError(f"unknown mode {mode!r}")
+    raise InvalidParameterError(f"mode must be one of {MODES}, got {mode!r}")
 
 
 def run(
@@ -69,11 +70,9 @@ def run(
     mode: str = "target",
     offset: object = (0.1, 0.0, 0.0),
     progress: bool = False,
-    observer: Callable[[object, RunLog], None] | None = None,
+    observer: Observer | None = None,
 ) -> RunResult:
     """Run the arm for ``duration`` seconds; ``offset`` [m] is the target relative to p_0 (mode target)."""
-    from tsid_py.errors import InvalidParameterError
-
     if mode not in MODES:
         raise InvalidParameterError(f"mode must be one of {MODES}, got {mode!r}")
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
@@ -131,7 +130,10 @@ def run(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="ur5", duration=2.0)
     parser.add_argument(
-        "--mode", choices=MODES, default="target", help="reach a fixed target or track a circle (default: target)"
+        "--mode",
+        choices=MODES,
+        default="target",
+        help="reach a fixed target or track a circle (default: target)",
     )
     parser.add_argument(
         "--offset",
@@ -143,7 +145,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_from_args(args: argparse.Namespace, observer: Callable[[object, RunLog], None] | None = None) -> RunResult:
+def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
     return run(args.robot, args.duration, args.dt, args.mode, args.offset, not args.json, observer)
 
 

@@ -42,6 +42,9 @@ class RunLog:
         return out
 
 
+Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
+
+
 @dataclass
 class RunResult:
     """The JSON summary, the per-step log and the controller that ran (for viewers and plots)."""
@@ -58,7 +61,7 @@ def run_biped(
     com_reference: Callable[[float], TrajectorySample],
     scenario: str,
     progress: bool = False,
-    observer: Callable[[object, RunLog], None] | None = None,
+    observer: Observer | None = None,
 ) -> RunResult:
     """Run a legged controller in closed loop for ``duration`` seconds at period ``dt``.
 

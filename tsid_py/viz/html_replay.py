@@ -67,7 +67,9 @@ class RecordingWindow:
 
         script = (Path(VIEWER_ROOT) / "main.min.js").read_text(encoding="utf-8")
         commands = json.dumps([base64.b64encode(blob).decode("ascii") for blob in self.commands()])
-        return _PAGE.format(title=html.escape(title), script=script.replace("</script", "<\\/script"), commands=commands)
+        return _PAGE.format(
+            title=html.escape(title), script=script.replace("</script", "<\\/script"), commands=commands
+        )
 
 
 _PAGE = """<!DOCTYPE html>
@@ -120,7 +122,7 @@ def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path
         scene.draw(frames[0])
         scene.look_at(*camera_target(robot, frames[0]))
     animation = Animation(default_framerate=fps)
-    for k, frame in enumerate(frames):
+    for frame in frames:
         with animation.at_frame(visualizer, round(frame.t * fps)) as keyframe:
             scene.draw(frame, keyframe)
     visualizer.set_animation(animation, play=True, repetitions=1)
@@ -129,4 +131,3 @@ def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path
     title = f"tsid_py: {result.summary['scenario']} on {robot.name}"
     path.write_text(window.static_html(title), encoding="utf-8")
     return path
-

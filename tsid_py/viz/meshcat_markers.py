@@ -95,7 +95,9 @@ class MeshcatScene:
             markers["foot_targets"][name].set_object(mg.Sphere(radius), _material(color, opacity))
             place(markers["foot_targets"][name], target)
         for name in builder.contacts:
-            markers["forces"][name]["shaft"].set_object(mg.Cylinder(1.0, ARROW_RADIUS), _material(ARROW_COLOR, 1))
+            markers["forces"][name]["shaft"].set_object(
+                mg.Cylinder(1.0, ARROW_RADIUS), _material(ARROW_COLOR, 1)
+            )
             cone = mg.Cylinder(HEAD_LENGTH, radiusTop=0.0, radiusBottom=2.5 * ARROW_RADIUS)
             markers["forces"][name]["head"].set_object(cone, _material(ARROW_COLOR, 1))
         self.n_edges = builder.max_support_vertices
@@ -104,11 +106,8 @@ class MeshcatScene:
             markers["support_polygon"][f"edge{k}"].set_object(edge, _material(POLYGON_COLOR, 1))
 
     def look_at(self, target: np.ndarray, distance: float) -> None:
-        """Point the default camera at ``target`` [m] from ``distance`` [m] in front, to the side, above."""
-        self.visualizer["/Cameras/default"].set_transform(pin.SE3(np.eye(3), np.asarray(target)).homogeneous)
-        offset = distance * np.array([0.75, 0.35, 0.55])  # world (x, y, z); the camera frame is y-up
-        camera = self.visualizer["/Cameras/default/rotated/<object>"]
-        camera.set_property("position", [float(offset[0]), float(offset[2]), float(-offset[1])])
+        """Point the default camera at ``target`` [m] from ``distance`` [m] (see :func:`look_at`)."""
+        look_at(self.visualizer, target, distance)
 
     def draw(self, frame: SceneFrame, node=None) -> None:
         """Pose everything as in ``frame``; ``node`` is an animation frame, or None for the live tree."""
@@ -123,7 +122,9 @@ class MeshcatScene:
         for name in self.point_names:
             point = frame.points.get(name)
             visible = point is not None
-            place(markers["points"][name], point if visible else np.zeros(3), None, 1.0 if visible else HIDDEN)
+            place(
+                markers["points"][name], point if visible else np.zeros(3), None, 1.0 if visible else HIDDEN
+            )
         for name in self.builder.contacts:
             self._draw_arrow(markers["forces"][name], frame.forces.get(name))
         polygon = frame.support_polygon
@@ -151,6 +152,18 @@ class MeshcatScene:
     def _segment(node, start: np.ndarray, end: np.ndarray) -> None:
         vector = end - start
         place(node, 0.5 * (start + end), _rotation_y_to(vector), (1.0, float(np.linalg.norm(vector)), 1.0))
+
+
+def look_at(visualizer, target: np.ndarray, distance: float) -> None:
+    """Point meshcat's default camera at ``target`` [m] from ``distance`` [m]: in front, to the side, above.
+
+    The camera orbits the origin of ``/Cameras/default``, which we move to the target; its own
+    position is given in that node's y-up frame, i.e. world (x, y, z) as (x, z, -y).
+    """
+    visualizer["/Cameras/default"].set_transform(pin.SE3(np.eye(3), np.asarray(target)).homogeneous)
+    offset = distance * np.array([0.75, 0.35, 0.55])
+    camera = visualizer["/Cameras/default/rotated/<object>"]
+    camera.set_property("position", [float(offset[0]), float(offset[2]), float(-offset[1])])
 
 
 def camera_target(robot, frame) -> tuple[np.ndarray, float]:

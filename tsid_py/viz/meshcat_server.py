@@ -8,6 +8,7 @@ exposes a port to the network. ``python -m tsid_py.viz.meshcat_server`` runs it 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -81,10 +82,8 @@ def main() -> None:
     bridge = LoopbackBridge(host=LOCALHOST)
     print(f"zmq_url={bridge.zmq_url}")
     print(f"web_url={bridge.web_url}")
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         bridge.run()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+import time
 
 from tsid_py.validation import as_scalar
 from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, contacts_of
@@ -24,11 +25,22 @@ class LiveViewer:
     Args:
         rate: Frames per second of simulated time [Hz].
         zmq_url: ZMQ address of a running meshcat server; None starts one on 127.0.0.1.
+        wait_for_browser: Before the first frame, block until a browser has opened the page.
+        realtime: Never draw ahead of the wall clock (a fast controller is slowed to real time).
     """
 
-    def __init__(self, rate: float = 25.0, zmq_url: str | None = None) -> None:
+    def __init__(
+        self,
+        rate: float = 25.0,
+        zmq_url: str | None = None,
+        wait_for_browser: bool = False,
+        realtime: bool = True,
+    ) -> None:
         self.period = 1.0 / as_scalar("viewer rate", rate, minimum=0.0, strict=True)
         self.zmq_url = zmq_url
+        self.wait_for_browser = wait_for_browser
+        self.realtime = realtime
+        self._wall_start: float | None = None
         self.server = None
         self.visualizer = None
         self.scene = None
@@ -56,6 +68,9 @@ class LiveViewer:
         self.builder = SceneBuilder(controller.robot, contacts_of(controller))
         self.scene = MeshcatScene(self.visualizer, controller.robot, self.builder, list(POINT_SERIES))
         logger.warning("meshcat viewer: open %s", self.web_url)
+        if self.wait_for_browser:
+            logger.warning("waiting for a browser to open the viewer page")
+            self.visualizer.wait()
 
     def __call__(self, controller, log) -> None:
         if self.scene is None:
@@ -63,6 +78,10 @@ class LiveViewer:
         t = log.t[-1]
         if t + 1e-12 < self._next_time:
             return
+        if self.realtime:
+            if self._wall_start is None:
+                self._wall_start = time.perf_counter() - t
+            time.sleep(max(0.0, t - (time.perf_counter() - self._wall_start)))
         frame = self.builder.frame_at(log, len(log.t) - 1)
         if self.frames_sent == 0:
             from tsid_py.viz.meshcat_markers import camera_target

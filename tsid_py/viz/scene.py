@@ -36,6 +36,7 @@ class SceneFrame:
     points: dict[str, np.ndarray] = field(default_factory=dict)
     forces: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     support_polygon: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    footprints: dict[str, np.ndarray] = field(default_factory=dict)  # loaded contact -> its points (k, 3)
 
 
 def convex_hull_2d(points: np.ndarray) -> np.ndarray:
@@ -90,7 +91,7 @@ class SceneBuilder:
         """The scene at configuration q with the contact force variables of each loaded contact."""
         model, data = self.robot.model, self.data
         pin.framesForwardKinematics(model, data, q)
-        arrows, support = {}, []
+        arrows, footprints = {}, {}
         for name, f in forces.items():
             contact = self.contacts.get(name)
             if contact is None or f is None or np.size(f) != contact.n_force or not np.all(np.isfinite(f)):
@@ -107,12 +108,12 @@ class SceneBuilder:
             weights = np.clip(normal, 0.0, None)
             centre_of_pressure = weights @ world_points / weights.sum()
             arrows[name] = (centre_of_pressure, point_forces.sum(axis=0))
-            support.extend(world_points)
+            footprints[name] = world_points
         polygon = np.zeros((0, 3))
-        if support:
-            support_points = np.array(support)
+        if footprints:
+            support_points = np.vstack(list(footprints.values()))
             polygon = support_points[convex_hull_2d(support_points[:, :2])]
-        return SceneFrame(float(t), np.array(q, dtype=float), dict(points), arrows, polygon)
+        return SceneFrame(float(t), np.array(q, dtype=float), dict(points), arrows, polygon, footprints)
 
     def frames_from_log(self, log: object, stride: int = 1) -> list[SceneFrame]:
         """Every ``stride``-th step of a run log as a scene frame (always including the last step)."""
