@@ -63,9 +63,11 @@ class RecordingWindow:
 
     def static_html(self, title: str) -> str:
         """One HTML page: meshcat's viewer script inline, then the recorded commands."""
-        from meshcat.servers.zmqserver import VIEWER_ROOT
+        import meshcat
 
-        script = (Path(VIEWER_ROOT) / "main.min.js").read_text(encoding="utf-8")
+        script = (Path(meshcat.__file__).parent / "viewer" / "dist" / "main.min.js").read_text(
+            encoding="utf-8"
+        )
         commands = json.dumps([base64.b64encode(blob).decode("ascii") for blob in self.commands()])
         return _PAGE.format(
             title=html.escape(title), script=script.replace("</script", "<\\/script"), commands=commands

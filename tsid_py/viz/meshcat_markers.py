@@ -155,12 +155,16 @@ class MeshcatScene:
 
 
 def look_at(visualizer, target: np.ndarray, distance: float) -> None:
-    """Point meshcat's default camera at ``target`` [m] from ``distance`` [m]: in front, to the side, above.
+    """Centre meshcat's view on ``target`` [m], seen from ``distance`` [m]: in front, to the side, above.
 
-    The camera orbits the origin of ``/Cameras/default``, which we move to the target; its own
-    position is given in that node's y-up frame, i.e. world (x, y, z) as (x, z, -y).
+    meshcat's camera always looks at the world origin (three.js ``lookAt`` takes world
+    coordinates), so the scene is shifted instead: the robot and markers (``/meshcat``), the grid
+    and the axes move by -target. The camera position is given in its y-up frame: world
+    (x, y, z) is (x, z, -y) there.
     """
-    visualizer["/Cameras/default"].set_transform(pin.SE3(np.eye(3), np.asarray(target)).homogeneous)
+    shift = pin.SE3(np.eye(3), -np.asarray(target, dtype=float))
+    for path in ("/meshcat", "/Axes", "/Grid"):
+        visualizer[path].set_transform(shift.homogeneous)
     offset = distance * np.array([0.75, 0.35, 0.55])
     camera = visualizer["/Cameras/default/rotated/<object>"]
     camera.set_property("position", [float(offset[0]), float(offset[2]), float(-offset[1])])
@@ -174,4 +178,4 @@ def camera_target(robot, frame) -> tuple[np.ndarray, float]:
     low, high = positions.min(axis=0), positions.max(axis=0)
     low[2] = min(low[2], 0.0)
     size = float(np.linalg.norm(high - low))
-    return 0.5 * (low + high), max(1.6 * size, 0.6)
+    return 0.5 * (low + high), max(1.2 * size, 0.5)

@@ -165,7 +165,9 @@ def top_view_figure(result):
     stride = max(1, len(log.t) // TOP_VIEW_POLYGONS)
     for k, frame in enumerate(builder.frames_from_log(log, stride)):
         for footprint in frame.footprints.values():
-            if len(footprint) >= 3:
+            if len(footprint) == 1:
+                ax.plot(footprint[0, 0], footprint[0, 1], "o", color="0.5", alpha=0.5)
+            elif len(footprint) >= 3:
                 outline = footprint[convex_hull_2d(footprint[:, :2])]
                 outline = np.vstack([outline, outline[:1]])
                 ax.plot(outline[:, 0], outline[:, 1], color="0.5", linewidth=1, alpha=0.5)
@@ -176,6 +178,7 @@ def top_view_figure(result):
             ax.plot(closed[:, 0], closed[:, 1], color="tab:blue", alpha=0.35, label=label)
     cop = centre_of_pressure(result)
     ax.plot(cop[:, 0], cop[:, 1], color="tab:green", label="CoP from contact forces")
+    ax.plot(com[:, 0], com[:, 1], color="tab:red", linewidth=2, label="CoM")
     for name, style in (("zmp_ref", "--"), ("zmp", ":")):
         zmp = _series(log, name)
         if zmp is not None:
