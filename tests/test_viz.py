@@ -7,6 +7,7 @@ import copy
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -152,6 +153,26 @@ def test_cli_writes_plots_and_replay_headless(tmp_path, capsys):
     page = html.read_text()
     assert "<title>tsid_py: quadruped on solo12</title>" in page and "MeshCat.Viewer" in page
     assert "http://" not in page.split("<script>", 2)[-1]  # the recorded scene fetches nothing
+
+
+def test_headless_run_loads_no_graphics():
+    code = (
+        "import sys; from tsid_py import cli, viz; cli.main(['quadruped', '--duration', '0.02', '--json']);"
+        "print(sorted(m for m in ('meshcat', 'matplotlib', 'zmq', 'tornado') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("demo", ["reach", "quadruped"])
+def test_demo_scripts_run_as_programs(demo):
+    done = subprocess.run(
+        [sys.executable, f"demos/{demo}.py", "--duration", "0.02", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout)["steps"] == 10
 
 
 def _listening_addresses(port: int) -> set[str]:

@@ -138,4 +138,4 @@ def _progress(iterable: range, enabled: bool, label: str):
         return iterable
     from tqdm import tqdm
 
-    return tqdm(iterable, desc=label, unit="step", leave=False)
+    return tqdm(iterable, desc=label, unit="step", leave=False, delay=1.0)  # only runs longer than 1 s
