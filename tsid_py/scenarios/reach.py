@@ -118,12 +118,13 @@ def run(
         "ee_error_max_m": float(error.max()),
         "ee_error_rms_m": float(np.sqrt(np.mean(error**2))),
         "ee_error_final_m": float(error[-1]),
-        "ee_target_distance_m": float(np.linalg.norm(offset)) if mode == "target" else float("nan"),
         "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
         "max_velocity_ratio": float(velocity_ratio),
         "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
         "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
     }
+    if mode == "target":
+        summary["ee_target_distance_m"] = float(np.linalg.norm(offset))
     return RunResult(summary, log, controller)
 
 

@@ -14,6 +14,7 @@ import html
 import json
 from pathlib import Path
 
+from tsid_py.errors import InvalidParameterError
 from tsid_py.viz.scene import SceneBuilder, contacts_of
 
 REPLAY_FPS = 25.0  # animation keyframes per second of simulated time
@@ -113,6 +114,10 @@ def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path
     from tsid_py.viz.meshcat_markers import MeshcatScene, camera_target
 
     controller, log = result.controller, result.log
+    if controller is None:
+        raise InvalidParameterError(
+            "the run result carries no controller: a replay needs its robot and contacts"
+        )
     robot = controller.robot
     builder = SceneBuilder(robot, contacts_of(controller))
     dt = float(result.summary["dt_s"])
@@ -125,7 +130,7 @@ def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path
         scene.look_at(*camera_target(robot, frames[0]))
     animation = Animation(default_framerate=fps)
     for frame in frames:
-        with animation.at_frame(visualizer, round(frame.t * fps)) as keyframe:
+        with animation.at_frame(visualizer, frame.t * fps) as keyframe:
             scene.draw(frame, keyframe)
     visualizer.set_animation(animation, play=True, repetitions=1)
     path = Path(path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.errors import InvalidParameterError
 from tsid_py.viz.scene import SceneBuilder, SceneFrame
 
 MARKERS = "markers"
@@ -78,7 +79,10 @@ class MeshcatScene:
 
         self.visualizer = visualizer
         self.builder = builder
-        self.visual_model = robot.load_visual_model()
+        load = getattr(robot, "load_visual_model", None)  # a spec robot loads its meshes on demand
+        self.visual_model = load() if load is not None else robot.visual_model
+        if self.visual_model is None:
+            raise InvalidParameterError(f"{robot.name} has no visual model: build it with load_visuals=True")
         self.pin_viz = MeshcatVisualizer(robot.model, None, self.visual_model)
         self.pin_viz.initViewer(viewer=visualizer, loadModel=True)
         self.geometry_nodes = [
