@@ -14,6 +14,8 @@ import pinocchio as pin
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.robot_wrapper import RobotWrapper
 
+FRICTION_RATIO_MIN_NORMAL_FORCE = 1e-3  # [N]
+
 
 @dataclass
 class SolutionCheck:
@@ -22,7 +24,8 @@ class SolutionCheck:
     Attributes:
         dynamics_residual: max |M dv + h - S^T tau - J^T f| divided by max(1, |h|_inf) (relative).
         min_normal_force: smallest total normal force over the contacts [N] (inf without contacts).
-        max_friction_ratio: largest |f_t| / (mu f_n) over contact points (the pyramid allows sqrt(2)).
+        max_friction_ratio: largest |f_t| / (mu f_n) over contact points carrying more than
+            1e-3 N (the pyramid allows sqrt(2); the pyramid violation is the check).
         max_pyramid_violation: largest excess of a point force outside its pyramid [N].
         max_normal_bound_violation: largest excess of a total normal force outside [f_min, f_max] [N].
         max_torque_ratio: largest |tau_i| / tau_max_i over the joints with a finite limit (0 if none).
@@ -74,12 +77,13 @@ def dynamics_residual(
 
 
 def normal_forces_and_friction_ratio(contact: ContactBase, forces: np.ndarray) -> tuple[np.ndarray, float]:
-    """Normal force of each contact point [N] and the largest |f_t| / (mu f_n) over the points."""
+    """Normal force of each contact point [N] and the largest |f_t| / (mu f_n) over the loaded points."""
     n = contact.contact_normal
     points = np.asarray(forces).reshape(-1, 3)
     f_n = points @ n
     f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
-    return f_n, float(np.max(f_t / (contact.mu * np.maximum(f_n, 1e-12))))
+    loaded = f_n > FRICTION_RATIO_MIN_NORMAL_FORCE  # an unloaded point's ratio is rounding noise
+    return f_n, float(np.max(f_t[loaded] / (contact.mu * f_n[loaded]), initial=0.0))
 
 
 def check_solution(

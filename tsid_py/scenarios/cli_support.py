@@ -30,16 +30,22 @@ SUMMARY_LABELS = {
 }
 
 
-def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float) -> None:
-    """--robot, --duration, --dt, --json, the viewer and output flags, --log-level."""
+def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float | None) -> None:
+    """--robot, --duration (unless None: the scenario's plan sets it), --dt, --json."""
     parser.add_argument("--robot", default=robot, help=f"robot spec name (default: {robot})")
-    parser.add_argument(
-        "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"
-    )
+    if duration is not None:
+        parser.add_argument(
+            "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"
+        )
     parser.add_argument("--dt", type=float, default=0.002, help="control period [s] (default: 0.002)")
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the readable summary"
     )
+    add_viewing_arguments(parser)
+
+
+def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
+    """--viewer, --viewer-rate, --viewer-url, --html, --plot, --log-level (read by :func:`scenario_main`)."""
     see = parser.add_argument_group("viewing the run")
     see.add_argument(
         "--viewer",
@@ -75,7 +81,7 @@ def report(result: RunResult, as_json: bool) -> str:
         f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"
     ]
     for key, (label, unit) in SUMMARY_LABELS.items():
-        if key not in summary:
+        if summary.get(key) is None:
             continue
         value = summary[key]
         text = f"{value:.3g}" if isinstance(value, float) else str(value)

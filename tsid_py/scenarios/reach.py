@@ -25,9 +25,10 @@ from tsid_py.controllers.arm import ArmController, ArmParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution
+from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunLog, RunResult, _progress
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult
 from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar, as_vector
 
@@ -84,7 +85,7 @@ def run(
     q, v = controller.q0.copy(), arm.zero_velocity()
     log = ArmRunLog()
     checks, step_times, failures = [], [], 0
-    for i in _progress(range(int(round(duration / dt))), progress, "reach"):
+    for i in progress_bar(range(int(round(duration / dt))), progress, "reach"):
         t = i * dt
         sample = reference(t)
         controller.set_ee_reference(sample)

@@ -7,7 +7,6 @@ considered fallen) and is counted in ``qp_failures``.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution
+from tsid_py.progress import progress_bar
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
 
@@ -80,7 +80,7 @@ def run_biped(
     feet_reference = {side: c.reference.translation.copy() for side, c in controller.contacts.items()}
     log = RunLog(forces={c.name: [] for c in controller.contacts.values()})
     checks, step_times, foot_drift, failures = [], [], 0.0, 0
-    for i in _progress(range(steps), progress, scenario):
+    for i in progress_bar(range(steps), progress, scenario):
         t = i * dt
         reference = com_reference(t)
         controller.set_com_reference(reference)
@@ -131,11 +131,3 @@ def run_biped(
         "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
     }
     return RunResult(summary, log, controller)
-
-
-def _progress(iterable: range, enabled: bool, label: str):
-    if not enabled or not sys.stderr.isatty():
-        return iterable
-    from tqdm import tqdm
-
-    return tqdm(iterable, desc=label, unit="step", leave=False, delay=1.0)  # only runs longer than 1 s

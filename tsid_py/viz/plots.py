@@ -152,7 +152,7 @@ def centre_of_pressure(result) -> np.ndarray:
 
 
 def top_view_figure(result):
-    """Seen from above: support polygons, CoM, centre of pressure and planned ZMP, x-y [m]."""
+    """Seen from above: support polygons, CoM, centre of pressure, planned ZMP and footsteps, x-y [m]."""
     log = result.log
     com = _series(log, "com")
     if com is None or not log.forces:
@@ -179,6 +179,10 @@ def top_view_figure(result):
     cop = centre_of_pressure(result)
     ax.plot(cop[:, 0], cop[:, 1], color="tab:green", label="CoP from contact forces")
     ax.plot(com[:, 0], com[:, 1], color="tab:red", linewidth=2, label="CoM")
+    footsteps = getattr(log, "footsteps", None) or []  # (side, planned touch-down position) per swing
+    if footsteps:
+        planned = np.array([position[:2] for _, position in footsteps])
+        ax.plot(planned[:, 0], planned[:, 1], "x", color="k", label="planned footsteps")
     for name, style in (("zmp_ref", "--"), ("zmp", ":")):
         zmp = _series(log, name)
         if zmp is not None:
