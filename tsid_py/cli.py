@@ -1,9 +1,7 @@
 """The ``tsid-py`` command: one subcommand per scenario.
 
 tsid-py balance --robot talos --duration 2 --json
-tsid-py com-sinusoid --robot romeo --plot plots/
-tsid-py reach --mode sinusoid --html reach.html
-tsid-py quadruped --viewer meshcat
+tsid-py com-sinusoid --robot romeo
 """
 
 from __future__ import annotations
@@ -12,30 +10,16 @@ import sys
 
 from tsid_py.scenarios import SCENARIOS
 
-COMMON_FLAGS = """\
-common options (every scenario):
-  --robot NAME          robot spec (robots/NAME.toml)
-  --duration S, --dt S  simulated time and control period [s]
-  --json                one JSON summary object on stdout (and no progress bar)
-  --viewer meshcat      live 3-D view, served on 127.0.0.1 (default: none, headless)
-  --viewer-rate HZ      viewer frames per simulated second
-  --html FILE           self-contained HTML replay of the run (opens offline)
-  --plot DIR            PNG plots: CoM, end effector, contact forces, torques, top view
-  --log-level LEVEL     debug, info, warning (default) or error"""
-
 
 def usage() -> str:
     lines = [
         "usage: tsid-py SCENARIO [options]   (tsid-py SCENARIO --help for its options)",
         "",
-        "Task-space inverse dynamics in closed loop: run a scenario, print its physics-checked summary.",
-        "",
         "scenarios:",
     ]
     for name, module in SCENARIOS.items():
         lines.append(f"  {name:<14} {module.__doc__.splitlines()[0]}")
-    lines += ["", COMMON_FLAGS, "", "The exit code is 1 when a QP failed during the run."]
-    return "\n".join(lines)
+    return "\n".join(lines) + USAGE_FOOTER
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +32,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tsid-py: unknown scenario {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     return SCENARIOS[name].main(rest)
+
+
+USAGE_FOOTER = """
+
+options of every scenario (tsid-py SCENARIO --help lists its own):
+  --robot NAME          robot spec (robots/NAME.toml)
+  --duration S, --dt S  simulated time and control period [s]
+  --json                one JSON summary object on stdout (and no progress bar)
+  --viewer meshcat      live 3-D view, served on 127.0.0.1 (default: none, headless)
+  --viewer-rate HZ      viewer frames per simulated second
+  --html FILE           self-contained HTML replay of the run (opens offline)
+  --plot DIR            PNG plots: CoM, end effector, contact forces, torques, top view
+  --log-level LEVEL     debug, info, warning (default) or error
+The exit code is 1 when a QP failed during the run."""
 
 
 if __name__ == "__main__":
