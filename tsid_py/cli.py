@@ -23,7 +23,7 @@ def usage() -> str:
     ]
     for name, module in COMMANDS.items():
         lines.append(f"  {name:<14} {module.__doc__.splitlines()[0]}")
-    return "\n".join(lines)
+    return "\n".join(lines) + USAGE_FOOTER
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +36,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tsid-py: unknown scenario {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     return COMMANDS[name].main(rest)
+
+
+USAGE_FOOTER = """
+
+options of every scenario (tsid-py SCENARIO --help lists its own):
+  --robot NAME          robot spec (robots/NAME.toml)
+  --duration S, --dt S  simulated time and control period [s]
+  --json                one JSON summary object on stdout (and no progress bar)
+  --viewer meshcat      live 3-D view, served on 127.0.0.1 (default: none, headless)
+  --viewer-rate HZ      viewer frames per simulated second
+  --html FILE           self-contained HTML replay of the run (opens offline)
+  --plot DIR            PNG plots: CoM, end effector, contact forces, torques, top view
+  --log-level LEVEL     debug, info, warning (default) or error
+The exit code is 1 when a QP failed during the run."""
 
 
 if __name__ == "__main__":

@@ -81,6 +81,16 @@ def dynamics_residual(
     return float(np.max(np.abs(generalized - actuated)) / scale)
 
 
+def normal_forces_and_friction_ratio(contact: ContactBase, forces: np.ndarray) -> tuple[np.ndarray, float]:
+    """Normal force of each contact point [N] and the largest |f_t| / (mu f_n) over the loaded points."""
+    n = contact.contact_normal
+    points = np.asarray(forces).reshape(-1, 3)
+    f_n = points @ n
+    f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
+    loaded = f_n > FRICTION_RATIO_MIN_NORMAL_FORCE  # an unloaded point's ratio is rounding noise
+    return f_n, float(np.max(f_t[loaded] / (contact.mu * f_n[loaded]), initial=0.0))
+
+
 def check_solution(
     robot: RobotWrapper,
     q: np.ndarray,
@@ -95,12 +105,8 @@ def check_solution(
     :func:`dynamics_residual`."""
     normal_forces, friction, pyramid, bounds = [np.inf], [0.0], [0.0], [0.0]
     for contact, forces in contacts.values():
-        n = contact.contact_normal
-        points = np.asarray(forces).reshape(-1, 3)
-        f_n = points @ n
-        f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
-        loaded = f_n > FRICTION_RATIO_MIN_NORMAL_FORCE  # an unloaded corner's ratio is rounding noise
-        friction.append(float(np.max(f_t[loaded] / (contact.mu * f_n[loaded]), initial=0.0)))
+        f_n, ratio = normal_forces_and_friction_ratio(contact, forces)
+        friction.append(ratio)
         pyramid.append(float(np.max(contact.force_constraint.matrix[:-1] @ np.asarray(forces), initial=0.0)))
         total = float(f_n.sum())
         normal_forces.append(total)

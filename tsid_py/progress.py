@@ -15,4 +15,4 @@ def progress_bar(iterable: Iterable[Item], enabled: bool, label: str, unit: str 
         return iter(iterable)
     from tqdm import tqdm
 
-    return iter(tqdm(iterable, desc=label, unit=unit, leave=False))
+    return iter(tqdm(iterable, desc=label, unit=unit, leave=False, delay=1.0))  # only on runs longer than 1 s

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 import tomllib
 
 from tsid_py.errors import RobotSpecError, UnknownNameError
@@ -88,6 +89,7 @@ class RobotSpec:
     posture_gains: np.ndarray | float = 10.0
     initial_configuration: np.ndarray | None = None
     biped: dict[str, object] = field(default_factory=dict)
+    quadruped: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def from_file(cls, path: Path) -> RobotSpec:
@@ -116,6 +118,7 @@ class RobotSpec:
                 posture_gains=np.asarray(gains, dtype=float) if isinstance(gains, list) else float(gains),
                 initial_configuration=np.asarray(q0, dtype=float) if q0 is not None else None,
                 biped=dict(raw.get("biped", {})),
+                quadruped=dict(raw.get("quadruped", {})),
             )
         except TypeError as exc:
             raise RobotSpecError(f"{path}: {exc}") from exc
@@ -137,7 +140,7 @@ class Robot(RobotWrapper):
         root = specs_dir() if (specs_dir() / spec.urdf).is_file() else example_robot_data_dir()
         srdf = root / spec.srdf if spec.srdf else None
         model, visual_model = build_model_from_urdf(
-            root / spec.urdf, [root.parent], spec.floating_base, srdf, load_visuals
+            root / spec.urdf, _package_dirs(root), spec.floating_base, srdf, load_visuals
         )
         super().__init__(model, fixed_base=not spec.floating_base, name=spec.name, visual_model=visual_model)
         self.spec = spec
@@ -145,6 +148,18 @@ class Robot(RobotWrapper):
             raise RobotSpecError(f"{spec.name}: initial_configuration must have size nq = {self.nq}")
         for frame in [*spec.feet.values(), *([spec.end_effector] if spec.end_effector else [])]:
             self.frame_id(frame)
+
+    def load_visual_model(self) -> pin.GeometryModel:
+        """The visual meshes of the robot (loaded on first use, then kept in ``visual_model``)."""
+        if self.visual_model is None:
+            root = example_robot_data_dir()
+            self.visual_model = pin.buildGeomFromUrdf(
+                self.model,
+                str(root / self.spec.urdf),
+                pin.GeometryType.VISUAL,
+                package_dirs=_package_dirs(root),
+            )
+        return self.visual_model
 
     def default_configuration(self) -> np.ndarray:
         """The spec's starting posture: its named reference configuration or explicit q0."""
@@ -157,6 +172,12 @@ class Robot(RobotWrapper):
     def posture_gains(self) -> np.ndarray:
         """Per-joint posture gains kp from the spec, size na [1/s^2]."""
         return np.broadcast_to(self.spec.posture_gains, (self.na,)).astype(float)
+
+
+def _package_dirs(root: Path) -> list[str]:
+    """Where ``package://`` mesh URIs resolve: URDFs of example-robot-data name their meshes
+    ``package://<robot>_description/...`` or ``package://example-robot-data/robots/...``."""
+    return [str(root.parent), str(root.parent.parent)]
 
 
 def load_robot(name: str, *, load_visuals: bool = False) -> Robot:

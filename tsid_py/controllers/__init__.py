@@ -1,5 +1,16 @@
 """Ready-made controllers that own a formulation and the usual tasks."""
 
-from tsid_py.controllers.biped import BipedController, BipedParams, ControlOutput
+from tsid_py.controllers.arm import ArmController, ArmParams
+from tsid_py.controllers.biped import BipedController, BipedParams, ControlOutput, solve_step
+from tsid_py.controllers.quadruped import QuadrupedController, QuadrupedParams
 
-__all__ = ["BipedController", "BipedParams", "ControlOutput"]
+__all__ = [
+    "ArmController",
+    "ArmParams",
+    "BipedController",
+    "BipedParams",
+    "ControlOutput",
+    "QuadrupedController",
+    "QuadrupedParams",
+    "solve_step",
+]

@@ -76,6 +76,20 @@ class ControlOutput:
     forces: dict[str, np.ndarray]
 
 
+def solve_step(
+    formulation: InverseDynamicsFormulation, solver: Solver, t: float, q: np.ndarray, v: np.ndarray
+) -> ControlOutput:
+    """Build the problem at (t, q, v), solve it, read dv, tau and every contact's forces out."""
+    solution = solver.solve(formulation.compute_problem_data(t, q, v))
+    robot = formulation.robot
+    if not solution.ok:
+        return ControlOutput(solution, np.zeros(robot.nv), np.zeros(robot.na), {})
+    forces = {name: formulation.get_contact_force(name, solution) for name in formulation.contacts}
+    return ControlOutput(
+        solution, formulation.get_accelerations(solution), formulation.get_actuator_forces(solution), forces
+    )
+
+
 class BipedController:
     """Balance controller of a biped standing on both feet.
 
@@ -213,11 +227,4 @@ class BipedController:
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
         """Solve one control step; the solution status tells whether it succeeded."""
-        form = self.formulation
-        solution = self.solver.solve(form.compute_problem_data(t, q, v))
-        if not solution.ok:
-            return ControlOutput(solution, np.zeros(self.robot.nv), np.zeros(self.robot.na), {})
-        forces = {name: form.get_contact_force(name, solution) for name in form.contacts}
-        return ControlOutput(
-            solution, form.get_accelerations(solution), form.get_actuator_forces(solution), forces
-        )
+        return solve_step(self.formulation, self.solver, t, q, v)

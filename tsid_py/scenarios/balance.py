@@ -13,23 +13,29 @@ import argparse
 from tsid_py.controllers.biped import BipedController
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult, run_biped
+from tsid_py.scenarios.runner import Observer, RunResult, run_biped
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 
 
-def run(robot: str = "talos", duration: float = 2.0, dt: float = 0.002, progress: bool = False) -> RunResult:
+def run(
+    robot: str = "talos",
+    duration: float = 2.0,
+    dt: float = 0.002,
+    progress: bool = False,
+    observer: Observer | None = None,
+) -> RunResult:
     """Stand still for ``duration`` seconds; returns the summary and the per-step log."""
     controller = BipedController(load_robot(robot))
     com_reference = TrajectoryEuclidianConstant("com", controller.com_initial)
-    return run_biped(controller, duration, dt, com_reference.sample, "balance", progress)
+    return run_biped(controller, duration, dt, com_reference.sample, "balance", progress, observer)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="talos", duration=2.0)
 
 
-def run_from_args(args: argparse.Namespace) -> RunResult:
-    return run(args.robot, args.duration, args.dt, progress=not args.json)
+def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
+    return run(args.robot, args.duration, args.dt, progress=not args.json, observer=observer)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import sys
 from collections.abc import Callable
 
 from tsid_py.scenarios.runner import RunResult
+from tsid_py.threads import limit_blas_threads
+
+logger = logging.getLogger("tsid_py")
 
 SUMMARY_LABELS = {
     "steps": ("control steps", ""),
@@ -15,8 +20,12 @@ SUMMARY_LABELS = {
     "com_error_rms_m": ("CoM error, rms", "m"),
     "foot_drift_max_m": ("foot drift, max", "m"),
     "min_normal_force_n": ("normal force, min", "N"),
+    "ee_error_max_m": ("end-effector error, max", "m"),
+    "ee_error_rms_m": ("end-effector error, rms", "m"),
+    "ee_error_final_m": ("end-effector error, final", "m"),
     "max_friction_ratio": ("|f_t| / (mu f_n), max", ""),
     "max_torque_ratio": ("|tau| / tau_max, max", ""),
+    "max_velocity_ratio": ("|v| / v_max, max", ""),
     "dynamics_residual_max": ("dynamics residual, max (relative)", ""),
     "step_time_median_us": ("step time, median", "us"),
     "fell": ("fell", ""),
@@ -40,6 +49,35 @@ def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: 
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the readable summary"
     )
+    add_viewing_arguments(parser)
+
+
+def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
+    """--viewer, --viewer-rate, --viewer-url, --html, --plot, --log-level (read by :func:`scenario_main`)."""
+    see = parser.add_argument_group("viewing the run")
+    see.add_argument(
+        "--viewer",
+        choices=("none", "meshcat"),
+        default="none",
+        help="live 3-D view in meshcat, served on 127.0.0.1 (default: none, headless)",
+    )
+    see.add_argument(
+        "--viewer-rate",
+        type=float,
+        default=25.0,
+        help="viewer frames per simulated second [Hz] (default: 25)",
+    )
+    see.add_argument(
+        "--viewer-url", default=None, help="ZMQ address of a running meshcat server (default: start one)"
+    )
+    see.add_argument("--html", metavar="FILE", help="write the run as a self-contained HTML replay")
+    see.add_argument("--plot", metavar="DIR", help="write PNG plots of the run into DIR")
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="verbosity of messages on stderr (default: warning)",
+    )
 
 
 def report(result: RunResult, as_json: bool) -> str:
@@ -61,14 +99,39 @@ def report(result: RunResult, as_json: bool) -> str:
 
 def scenario_main(
     build_parser: Callable[[argparse.ArgumentParser], None],
-    run: Callable[[argparse.Namespace], RunResult],
+    run: Callable[..., RunResult],
     description: str,
     argv: list[str] | None = None,
 ) -> int:
-    """Parse the arguments, run the scenario, print the summary; exit code 1 on a QP failure."""
+    """Parse the arguments, run the scenario, print the summary, write the replay and plots.
+
+    ``run(args)`` runs the scenario; with ``--viewer meshcat`` it is called as ``run(args, viewer)``
+    and passes the viewer on as the runner's per-step observer. Exit code 1 on a QP failure.
+    """
     parser = argparse.ArgumentParser(description=description)
     build_parser(parser)
     args = parser.parse_args(argv)
-    result = run(args)
+    limit_blas_threads()
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
+    viewer = None
+    if args.viewer == "meshcat":
+        from tsid_py.viz.meshcat_viewer import LiveViewer
+
+        viewer = LiveViewer(args.viewer_rate, args.viewer_url, wait_for_browser=interactive)
+    result = run(args) if viewer is None else run(args, viewer)
     print(report(result, args.json))
+    if args.html:
+        from tsid_py.viz.html_replay import write_html_replay
+
+        logger.info("wrote %s", write_html_replay(result, args.html))
+    if args.plot:
+        from tsid_py.viz.plots import write_plots
+
+        for path in write_plots(result, args.plot):
+            logger.info("wrote %s", path)
+    if viewer is not None:
+        if interactive:
+            input("press Enter to close the viewer ")
+        viewer.close()
     return 1 if result.summary["qp_failures"] else 0

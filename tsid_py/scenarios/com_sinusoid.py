@@ -14,7 +14,7 @@ import numpy as np
 from tsid_py.controllers.biped import BipedController
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult, run_biped
+from tsid_py.scenarios.runner import Observer, RunResult, run_biped
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
 
@@ -25,13 +25,14 @@ def run(
     amplitude: float = 0.05,
     frequency: float = 0.5,
     progress: bool = False,
+    observer: Observer | None = None,
 ) -> RunResult:
     """Track the sinusoid for ``duration`` seconds; amplitude [m] and frequency [Hz] along y."""
     controller = BipedController(load_robot(robot))
     com_reference = TrajectoryEuclidianSinusoid(
         "com", controller.com_initial, np.array([0.0, amplitude, 0.0]), np.array([0.0, frequency, 0.0])
     )
-    return run_biped(controller, duration, dt, com_reference.sample, "com-sinusoid", progress)
+    return run_biped(controller, duration, dt, com_reference.sample, "com-sinusoid", progress, observer)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +43,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frequency", type=float, default=0.5, help="sway frequency [Hz] (default: 0.5)")
 
 
-def run_from_args(args: argparse.Namespace) -> RunResult:
-    return run(args.robot, args.duration, args.dt, args.amplitude, args.frequency, progress=not args.json)
+def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
+    return run(
+        args.robot,
+        args.duration,
+        args.dt,
+        args.amplitude,
+        args.frequency,
+        progress=not args.json,
+        observer=observer,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

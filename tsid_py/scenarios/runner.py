@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tsid_py.controllers.biped import BipedController
+from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution
 from tsid_py.progress import progress_bar
@@ -41,26 +42,35 @@ class RunLog:
         return out
 
 
+Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
+
+
 @dataclass
 class RunResult:
+    """The JSON summary, the per-step log and the controller that ran (for viewers and plots)."""
+
     summary: dict[str, object]
     log: RunLog
+    controller: object | None = None
 
 
 def run_biped(
-    controller: BipedController,
+    controller: BipedController | QuadrupedController,
     duration: float,
     dt: float,
     com_reference: Callable[[float], TrajectorySample],
     scenario: str,
     progress: bool = False,
+    observer: Observer | None = None,
 ) -> RunResult:
-    """Run the biped controller in closed loop for ``duration`` seconds at period ``dt``.
+    """Run a legged controller in closed loop for ``duration`` seconds at period ``dt``.
 
     Args:
+        controller: A biped, or any controller with its interface (e.g. the quadruped's).
         com_reference: CoM reference as a function of time.
         scenario: Name reported in the summary.
         progress: Show a progress bar on stderr.
+        observer: Called with (controller, log) after every logged step (e.g. a live viewer).
     """
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
@@ -95,6 +105,8 @@ def run_biped(
             foot_drift = max(
                 foot_drift, float(np.linalg.norm(controller.foot_placement(side).translation - target))
             )
+        if observer is not None:
+            observer(controller, log)
         q, v = integrate(robot, q, v, out.dv, dt)
 
     com_error = np.linalg.norm(np.array(log.com) - np.array(log.com_ref), axis=1) if log.com else np.zeros(1)
@@ -118,4 +130,4 @@ def run_biped(
         ),
         "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
     }
-    return RunResult(summary, log)
+    return RunResult(summary, log, controller)

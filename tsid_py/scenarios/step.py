@@ -24,7 +24,7 @@ from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.runner import Observer, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_params
 from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
 
@@ -41,6 +41,7 @@ def run(
     dt: float = 0.002,
     params: BipedParams | None = None,
     progress: bool = False,
+    observer: Observer | None = None,
 ) -> RunResult:
     """Take one step in place with the right foot, lifting it ``height`` [m]."""
     robot_model = load_robot(robot)
@@ -78,6 +79,7 @@ def run(
         load_duration=LOAD,
         com_support="contacts",
         progress=progress,
+        observer=observer,
     )
 
 
@@ -86,8 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--height", type=float, default=0.1, help="swing-foot lift [m] (default: 0.1)")
 
 
-def run_from_args(args: argparse.Namespace) -> RunResult:
-    return run(args.robot, args.height, args.dt, progress=not args.json)
+def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
+    return run(args.robot, args.height, args.dt, progress=not args.json, observer=observer)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,7 @@ from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import Robot
-from tsid_py.scenarios.runner import RunLog, RunResult
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
@@ -132,6 +132,7 @@ def run_footsteps(
     com_support: str = "contacts",
     cop_task: TaskCopEquality | None = None,
     progress: bool = False,
+    observer: Observer | None = None,
 ) -> RunResult:
     """Run the plan in closed loop until ``plan.t_end``.
 
@@ -144,6 +145,7 @@ def run_footsteps(
             (quasi-static motions such as a single step); ``"feet"``: above the convex hull of
             both feet, wherever they are (walking, where the CoM passes between the feet).
         cop_task: A CoP task in the controller's formulation; its reference follows the planned ZMP.
+        observer: Called with (controller, log) after every logged step (e.g. a live viewer).
 
     The ground is the plane z = 0 (where :class:`BipedController` puts the soles); the planned ZMP
     is that of the CoM reference, c - (c_z / g) ddc.
@@ -226,6 +228,8 @@ def run_footsteps(
         for side in SIDES:
             log.feet[side].append(feet[side].translation.copy())
             log.in_contact[side].append(side in active)
+        if observer is not None:
+            observer(controller, log)
         q, v = integrate(robot, q, v, out.dv, dt)
 
     com_error = np.linalg.norm(np.array(log.com) - np.array(log.com_ref), axis=1) if log.com else np.zeros(1)
@@ -262,4 +266,4 @@ def run_footsteps(
         ),
         "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
     }
-    return RunResult(summary, log)
+    return RunResult(summary, log, controller)

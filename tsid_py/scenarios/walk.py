@@ -19,7 +19,7 @@ from tsid_py.planning.footsteps import plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.runner import Observer, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_params
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 
@@ -37,6 +37,7 @@ def run(
     dt: float = 0.002,
     params: BipedParams | None = None,
     progress: bool = False,
+    observer: Observer | None = None,
 ) -> RunResult:
     """Walk ``steps`` swings of ``step_length`` [m] (0.2 m Talos, 0.1 m Romeo by default).
 
@@ -74,6 +75,7 @@ def run(
         com_support="feet",
         cop_task=cop_task,
         progress=progress,
+        observer=observer,
     )
 
 
@@ -92,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_from_args(args: argparse.Namespace) -> RunResult:
+def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
     return run(
         args.robot,
         args.steps,
@@ -101,6 +103,7 @@ def run_from_args(args: argparse.Namespace) -> RunResult:
         args.double_support,
         dt=args.dt,
         progress=not args.json,
+        observer=observer,
     )
 
 

@@ -1,0 +1,74 @@
+"""The UR5 reaching and Solo12 quadruped scenarios in closed loop, with the physics checks of every step."""
+
+import json
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from tsid_py import cli
+from tsid_py.controllers import ArmController, QuadrupedController
+from tsid_py.errors import RobotSpecError
+from tsid_py.scenarios import quadruped, reach
+
+
+def test_reach_target_is_reached_within_bounds():
+    result = reach.run(duration=2.0)
+    summary = result.summary
+    assert summary["qp_failures"] == 0 and summary["steps"] == 1000
+    assert summary["ee_error_max_m"] == pytest.approx(0.1, abs=1e-9)  # the target starts 0.1 m away
+    assert summary["ee_error_final_m"] < 1e-4
+    assert summary["max_torque_ratio"] <= 1.0 + 1e-9
+    assert summary["max_velocity_ratio"] <= 1.0 + 1e-9
+    assert summary["dynamics_residual_max"] < 1e-10
+    controller = result.controller
+    tau = np.array(result.log.tau)
+    assert np.all(np.abs(tau) <= controller.tau_max + 1e-9)
+    # At rest at the end: the torques hold the arm against gravity (Pinocchio's own g(q)).
+    q_final = result.log.q[-1]
+    gravity = pin.computeGeneralizedGravity(controller.robot.model, controller.robot.create_data(), q_final)
+    assert np.allclose(tau[-1], gravity, atol=0.05 * np.max(np.abs(gravity)))
+
+
+def test_reach_sinusoid_converges_onto_the_circle():
+    result = reach.run(mode="sinusoid", duration=4.0)
+    assert result.summary["qp_failures"] == 0
+    t = np.array(result.log.t)
+    error = np.linalg.norm(np.array(result.log.ee) - np.array(result.log.ee_ref), axis=1)
+    assert error[0] < 1e-12  # the circle starts at the initial end-effector position
+    assert error[t > 3.0].max() < 3e-3
+    assert error[t > 3.0].max() < 0.1 * error.max()
+    assert result.summary["max_torque_ratio"] <= 1.0 + 1e-9
+
+
+def test_quadruped_sway_satisfies_physics():
+    result = quadruped.run(duration=1.0)
+    summary = result.summary
+    assert summary["qp_failures"] == 0 and summary["steps"] == 500
+    assert summary["dynamics_residual_max"] < 1e-10
+    assert summary["max_pyramid_violation_n"] < 1e-9
+    assert summary["max_normal_bound_violation_n"] < 1e-9
+    assert summary["min_normal_force_n"] >= 1.0 - 1e-9
+    assert summary["max_torque_ratio"] <= 1.0 + 1e-9
+    assert summary["foot_drift_max_m"] < 1e-4
+    assert summary["com_error_max_m"] < 0.02  # below the 0.02 m sway amplitude
+    # Four point feet, forces in world axes: their vertical sum is m (g + c_z'') with c_z'' ~ 0.
+    robot = result.controller.robot
+    vertical = sum(np.asarray(f[0])[2] for f in result.log.forces.values())
+    assert vertical == pytest.approx(robot.total_mass * 9.81, rel=1e-2)
+    assert set(result.log.forces) == {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"}
+
+
+def test_controllers_reject_the_wrong_robot(ur5, talos):
+    with pytest.raises(RobotSpecError, match="not a quadruped"):
+        QuadrupedController(ur5)
+    with pytest.raises(RobotSpecError, match="not an arm"):
+        ArmController(talos, 0.002)
+
+
+def test_reach_cli_json_and_unknown_mode(capsys):
+    assert cli.main(["reach", "--duration", "0.05", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["scenario"] == "reach-target" and summary["steps"] == 25
+    with pytest.raises(SystemExit):
+        cli.main(["reach", "--mode", "dance"])

@@ -1,0 +1,111 @@
+"""ArmController: TSID's manipulator controller for a fixed-base arm (end effector + posture).
+
+The set-up of TSID's ``TsidManipulator`` (exercizes/tsid_manipulator.py, ur5_reaching_conf.py): an
+end-effector TaskSE3Equality in world axes with a position-only mask (weight 1), a posture task
+(weight 1e-3), and at level 0 torque bounds (0.4 x URDF effort) and joint velocity bounds
+(0.4 x URDF velocity limit, enforced over one control period).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.controllers.biped import ControlOutput, solve_step
+from tsid_py.errors import RobotSpecError
+from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.robot_specs import Robot
+from tsid_py.solvers.quadprog_solver import SolverHQuadProg
+from tsid_py.solvers.solver_base import Solver
+from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
+from tsid_py.tasks.task_joint_bounds import TaskJointBounds
+from tsid_py.tasks.task_joint_posture import TaskJointPosture
+from tsid_py.tasks.task_se3_equality import TaskSE3Equality
+from tsid_py.trajectories import TrajectorySample
+
+
+@dataclass(frozen=True)
+class ArmParams:
+    """Gains [1/s^2], weights and bound scalings of the arm controller (TSID's UR5 reaching values)."""
+
+    kp_ee: float = 100.0
+    kp_posture: float = 1.0
+    w_ee: float = 1.0
+    w_posture: float = 1e-3
+    ee_mask: tuple[float, ...] = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
+    tau_max_scaling: float = 0.4  # torque bounds = scaling x URDF effort limits
+    v_max_scaling: float = 0.4  # velocity bounds = scaling x URDF velocity limits
+
+
+class ArmController:
+    """End-effector position control of a fixed-base arm.
+
+    Args:
+        robot: A fixed-base robot whose spec names an ``end_effector`` frame.
+        dt: Control period [s] (the joint velocity bounds act over one period).
+        params: Gains and weights.
+        solver: QP backend (quadprog by default).
+    """
+
+    def __init__(
+        self, robot: Robot, dt: float, params: ArmParams | None = None, solver: Solver | None = None
+    ) -> None:
+        if not robot.is_fixed_base or robot.spec.end_effector is None:
+            raise RobotSpecError(
+                f"{robot.name} is not an arm spec: it needs a fixed base and an end_effector"
+            )
+        self.robot = robot
+        self.params = params = params or ArmParams()
+        self.q0 = robot.default_configuration()
+        self.formulation = form = InverseDynamicsFormulation("arm", robot)
+        self.data = form.data
+        robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
+
+        self.ee_task = TaskSE3Equality("task-ee", robot, robot.spec.end_effector)
+        self.ee_task.kp = params.kp_ee
+        self.ee_task.mask = params.ee_mask
+        self.ee_task.use_local_frame(False)
+        self.ee_task.set_reference(self.ee_placement())
+        form.add_motion_task(self.ee_task, weight=params.w_ee, priority=1)
+
+        self.posture_task = TaskJointPosture("task-posture", robot)
+        self.posture_task.kp = params.kp_posture
+        self.posture_task.set_reference(TrajectorySample(self.q0))
+        form.add_motion_task(self.posture_task, weight=params.w_posture, priority=1)
+
+        self.tau_max = params.tau_max_scaling * robot.effort_limit()
+        self.actuation_task = TaskActuationBounds("task-actuation-bounds", robot)
+        self.actuation_task.set_bounds(-self.tau_max, self.tau_max)
+        form.add_actuation_task(self.actuation_task, weight=1.0, priority=0)
+
+        self.v_max = params.v_max_scaling * robot.velocity_limit()
+        self.joint_bounds_task = TaskJointBounds("task-joint-bounds", robot, dt)
+        self.joint_bounds_task.set_velocity_bounds(-self.v_max, self.v_max)
+        form.add_motion_task(self.joint_bounds_task, weight=1.0, priority=0)
+
+        self.ee_initial = self.ee_placement().translation.copy()
+        self.solver = solver or SolverHQuadProg("qp")
+
+    def ee_placement(self) -> pin.SE3:
+        """Current placement of the end-effector frame (world)."""
+        return self.robot.frame_placement(self.data, self.robot.spec.end_effector)
+
+    def set_ee_reference(self, position: TrajectorySample) -> None:
+        """End-effector position reference: pos [m], vel [m/s], acc [m/s^2] in world axes.
+
+        The orientation part of the SE3 reference is the initial one (it is masked out anyway).
+        """
+        placement = pin.SE3(self.ee_placement().rotation, position.pos)
+        self.ee_task.set_reference(
+            TrajectorySample.from_se3(
+                placement,
+                np.concatenate([position.vel, np.zeros(3)]),
+                np.concatenate([position.acc, np.zeros(3)]),
+            )
+        )
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
+        """Solve one control step; the solution status tells whether it succeeded."""
+        return solve_step(self.formulation, self.solver, t, q, v)

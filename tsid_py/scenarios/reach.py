@@ -1,0 +1,155 @@
+"""Reach: a UR5 arm (fixed base) moves its end effector to a target or along a circle.
+
+TSID's manipulator exercise (exercizes/ex_1_ur5.py with ur5_reaching_conf.py / ur5_conf.py):
+q0 = (0, -1, 0.7, 0, 0, 0), end effector ``ee_fixed_joint``, position-only task in world axes.
+
+- ``--mode target`` (default): reach p_0 + offset (offset (0.1, 0, 0) m as in TSID), kp_ee = 100.
+- ``--mode sinusoid``: track p(t) = c + a sin(2 pi f t + phi) with TSID's a = (0, 0.1, 0.1) m,
+  f = (1.4, 0.7, 0.7) Hz, phi = (0, pi/2, 0), kp_ee = 5. TSID centres it on p_0, so its reference
+  jumps 0.1 m at t = 0; we centre it on c = p_0 - (0, 0.1, 0) so that it starts at p_0.
+
+The summary reports the end-effector error |p - p_ref| (max, rms, final) next to the torque and
+equation-of-motion checks of every step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tsid_py.controllers.arm import ArmController, ArmParams
+from tsid_py.errors import InvalidParameterError
+from tsid_py.integration import integrate
+from tsid_py.physics import check_solution
+from tsid_py.progress import progress_bar
+from tsid_py.robot_specs import load_robot
+from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult
+from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
+from tsid_py.validation import as_scalar, as_vector
+
+MODES = ("target", "sinusoid")
+KP_EE = {"target": 100.0, "sinusoid": 5.0}
+SINUSOID_AMPLITUDE = np.array([0.0, 0.1, 0.1])  # [m]
+SINUSOID_FREQUENCY = np.array([1.4, 0.7, 0.7])  # [Hz]
+SINUSOID_PHASE = np.array([0.0, 0.5 * np.pi, 0.0])  # [rad]
+
+
+@dataclass
+class ArmRunLog(RunLog):
+    """A :class:`RunLog` with the end-effector position and its reference (steps, 3) [m]."""
+
+    ee: list[np.ndarray] = field(default_factory=list)
+    ee_ref: list[np.ndarray] = field(default_factory=list)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        out = super().arrays()
+        out.update(ee=np.array(self.ee), ee_ref=np.array(self.ee_ref))
+        return out
+
+
+def ee_reference(mode: str, start: np.ndarray, offset: np.ndarray) -> Callable[[float], TrajectorySample]:
+    """The end-effector reference of a mode, as a function of time [s] -> position sample [m]."""
+    if mode == "target":
+        return TrajectoryEuclidianConstant("ee", start + offset).sample
+    if mode == "sinusoid":
+        center = start - SINUSOID_AMPLITUDE * np.sin(SINUSOID_PHASE)
+        return TrajectoryEuclidianSinusoid(
+            "ee", center, SINUSOID_AMPLITUDE, SINUSOID_FREQUENCY, SINUSOID_PHASE
+        ).sample
+    raise InvalidParameterError(f"mode must be one of {MODES}, got {mode!r}")
+
+
+def run(
+    robot: str = "ur5",
+    duration: float = 2.0,
+    dt: float = 0.002,
+    mode: str = "target",
+    offset: object = (0.1, 0.0, 0.0),
+    progress: bool = False,
+    observer: Observer | None = None,
+) -> RunResult:
+    """Run the arm for ``duration`` seconds; ``offset`` [m] is the target relative to p_0 (mode target)."""
+    if mode not in MODES:
+        raise InvalidParameterError(f"mode must be one of {MODES}, got {mode!r}")
+    duration = as_scalar("duration", duration, minimum=0.0, strict=True)
+    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    offset = as_vector("offset", offset, 3)
+    controller = ArmController(load_robot(robot), dt, ArmParams(kp_ee=KP_EE[mode]))
+    arm = controller.robot
+    reference = ee_reference(mode, controller.ee_initial, offset)
+    q, v = controller.q0.copy(), arm.zero_velocity()
+    log = ArmRunLog()
+    checks, step_times, failures = [], [], 0
+    for i in progress_bar(range(int(round(duration / dt))), progress, "reach"):
+        t = i * dt
+        sample = reference(t)
+        controller.set_ee_reference(sample)
+        start = time.perf_counter()
+        out = controller.compute(t, q, v)
+        step_times.append(time.perf_counter() - start)
+        if not out.solution.ok:
+            failures += 1
+            break
+        checks.append(check_solution(arm, q, v, out.dv, out.tau, {}, controller.tau_max))
+        log.t.append(t)
+        log.q.append(q)
+        log.v.append(v)
+        log.dv.append(out.dv)
+        log.tau.append(out.tau)
+        log.ee.append(controller.ee_placement().translation.copy())
+        log.ee_ref.append(sample.pos.copy())
+        if observer is not None:
+            observer(controller, log)
+        q, v = integrate(arm, q, v, out.dv, dt)
+
+    error = np.linalg.norm(np.array(log.ee) - np.array(log.ee_ref), axis=1) if log.ee else np.full(1, np.nan)
+    velocity_ratio = np.max(np.abs(np.array(log.v)) / controller.v_max) if log.v else float("nan")
+    summary = {
+        "robot": arm.name,
+        "scenario": f"reach-{mode}",
+        "dt_s": dt,
+        "duration_s": duration,
+        "steps": len(log.t),
+        "qp_failures": failures,
+        "ee_error_max_m": float(error.max()),
+        "ee_error_rms_m": float(np.sqrt(np.mean(error**2))),
+        "ee_error_final_m": float(error[-1]),
+        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
+        "max_velocity_ratio": float(velocity_ratio),
+        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
+        "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
+    }
+    if mode == "target":
+        summary["ee_target_distance_m"] = float(np.linalg.norm(offset))
+    return RunResult(summary, log, controller)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, robot="ur5", duration=2.0)
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="target",
+        help="reach a fixed target or track a circle (default: target)",
+    )
+    parser.add_argument(
+        "--offset",
+        type=float,
+        nargs=3,
+        default=(0.1, 0.0, 0.0),
+        metavar=("DX", "DY", "DZ"),
+        help="target relative to the initial end-effector position [m] (default: 0.1 0 0)",
+    )
+
+
+def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
+    return run(args.robot, args.duration, args.dt, args.mode, args.offset, not args.json, observer)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)

@@ -1,0 +1,98 @@
+"""Live meshcat viewer: an observer of a closed-loop run that draws it while it runs.
+
+The viewer starts a meshcat server on 127.0.0.1 (:mod:`tsid_py.viz.meshcat_server`) unless given
+the ZMQ address of one, loads the robot's visual meshes through Pinocchio's
+``MeshcatVisualizer``, and updates the robot and the markers (CoM and reference, foot targets,
+contact force arrows, support polygon) at ``rate`` frames per second of simulated time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+
+from tsid_py.validation import as_scalar
+from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, contacts_of
+
+logger = logging.getLogger(__name__)
+
+
+class LiveViewer:
+    """Call it with (controller, log) after each control step; it draws every 1/rate s of simulated time.
+
+    Args:
+        rate: Frames per second of simulated time [Hz].
+        zmq_url: ZMQ address of a running meshcat server; None starts one on 127.0.0.1.
+        wait_for_browser: Before the first frame, block until a browser has opened the page.
+        realtime: Never draw ahead of the wall clock (a fast controller is slowed to real time).
+    """
+
+    def __init__(
+        self,
+        rate: float = 25.0,
+        zmq_url: str | None = None,
+        wait_for_browser: bool = False,
+        realtime: bool = True,
+    ) -> None:
+        self.period = 1.0 / as_scalar("viewer rate", rate, minimum=0.0, strict=True)
+        self.zmq_url = zmq_url
+        self.wait_for_browser = wait_for_browser
+        self.realtime = realtime
+        self._wall_start: float | None = None
+        self.server = None
+        self.visualizer = None
+        self.scene = None
+        self.builder: SceneBuilder | None = None
+        self.frames_sent = 0
+        self._next_time = 0.0
+
+    @property
+    def web_url(self) -> str:
+        """The page to open in a browser."""
+        return self.visualizer.url()
+
+    def connect(self, controller) -> None:
+        """Start (or join) the server and load the robot and markers of ``controller``."""
+        import meshcat
+
+        from tsid_py.viz.meshcat_markers import MeshcatScene
+        from tsid_py.viz.meshcat_server import start_local_server
+
+        if self.zmq_url is None:
+            self.server = start_local_server()
+            self.zmq_url = self.server.zmq_url
+        with contextlib.redirect_stdout(sys.stderr):  # meshcat prints its URL; stdout may carry JSON
+            self.visualizer = meshcat.Visualizer(zmq_url=self.zmq_url)
+        self.builder = SceneBuilder(controller.robot, contacts_of(controller))
+        self.scene = MeshcatScene(self.visualizer, controller.robot, self.builder, list(POINT_SERIES))
+        logger.warning("meshcat viewer: open %s", self.web_url)
+        if self.wait_for_browser:
+            logger.warning("waiting for a browser to open the viewer page")
+            self.visualizer.wait()
+
+    def __call__(self, controller, log) -> None:
+        if self.scene is None:
+            self.connect(controller)
+        t = log.t[-1]
+        if t + 1e-12 < self._next_time:
+            return
+        if self.realtime:
+            if self._wall_start is None:
+                self._wall_start = time.perf_counter() - t
+            time.sleep(max(0.0, t - (time.perf_counter() - self._wall_start)))
+        frame = self.builder.frame_at(log, len(log.t) - 1)
+        if self.frames_sent == 0:
+            from tsid_py.viz.meshcat_markers import camera_target
+
+            self.scene.look_at(*camera_target(controller.robot, frame))
+        self.scene.draw(frame)
+        self.frames_sent += 1
+        self._next_time = t + self.period
+
+    def close(self) -> None:
+        """Stop the server this viewer started (a joined server keeps running)."""
+        if self.server is not None:
+            self.server.stop()
+            self.server = None

@@ -1,0 +1,159 @@
+"""What a viewer draws at one instant of a run, in the world frame.
+
+A :class:`SceneFrame` holds the configuration q, marker points (CoM and its reference, end
+effector and its reference, ZMP, foot targets), one force arrow per loaded contact (the resultant
+force, drawn from the contact's centre of pressure) and the support polygon (convex hull of the
+loaded contact points, seen from above). :class:`SceneBuilder` computes frames from a controller's
+contacts and the per-step records of a :class:`~tsid_py.scenarios.runner.RunLog`. Fields that a
+log does not have (an arm has no CoM reference, a balance run no ZMP) are simply not drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.contacts.contact_6d import Contact6d
+from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.robot_wrapper import RobotWrapper
+
+GRAVITY = 9.81  # [m/s^2]
+ARROW_LENGTH_PER_WEIGHT = 0.5  # an arrow carrying the robot's whole weight m g is 0.5 m long
+LOADED_CONTACT_FORCE = 1e-3  # [N] a contact with less total normal force is drawn as unloaded
+
+# Per-step position series a RunLog may carry (name -> attribute), drawn when present and non-empty.
+POINT_SERIES = ("com", "com_ref", "ee", "ee_ref", "zmp", "zmp_ref")
+
+
+@dataclass
+class SceneFrame:
+    """One instant: configuration, points [m], force arrows (origin [m], force [N]), support polygon [m]."""
+
+    t: float
+    q: np.ndarray
+    points: dict[str, np.ndarray] = field(default_factory=dict)
+    forces: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    support_polygon: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    footprints: dict[str, np.ndarray] = field(default_factory=dict)  # loaded contact -> its points (k, 3)
+
+
+def convex_hull_2d(points: np.ndarray) -> np.ndarray:
+    """Indices of the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain)."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
+    if len(order) <= 2:
+        return np.array(order, dtype=int)
+
+    def cross(o: int, a: int, b: int) -> float:
+        return float(
+            (points[a][0] - points[o][0]) * (points[b][1] - points[o][1])
+            - (points[a][1] - points[o][1]) * (points[b][0] - points[o][0])
+        )
+
+    hull: list[int] = []
+    for sweep in (order, order[::-1]):
+        start = len(hull)
+        for i in sweep:
+            while len(hull) >= start + 2 and cross(hull[-2], hull[-1], i) <= 1e-12:
+                hull.pop()
+            hull.append(i)
+        hull.pop()
+    return np.array(hull, dtype=int)
+
+
+class SceneBuilder:
+    """Computes :class:`SceneFrame` s of a robot and its contacts.
+
+    Args:
+        robot: The robot (its model; visuals are the viewer's business).
+        contacts: Contact name -> contact, for the names under which the log records forces.
+    """
+
+    def __init__(self, robot: RobotWrapper, contacts: dict[str, ContactBase]) -> None:
+        self.robot = robot
+        self.contacts = dict(contacts)
+        self.data = robot.create_data()
+        self.arrow_scale = ARROW_LENGTH_PER_WEIGHT / max(robot.total_mass * GRAVITY, 1e-9)  # [m/N]
+
+    @property
+    def max_support_vertices(self) -> int:
+        """Largest possible number of support-polygon vertices (every contact point loaded)."""
+        return sum(_points_in_frame(c).shape[1] for c in self.contacts.values())
+
+    def foot_targets(self) -> dict[str, np.ndarray]:
+        """Reference positions of the contact frames [m] (where each foot is held)."""
+        return {name: contact.reference.translation.copy() for name, contact in self.contacts.items()}
+
+    def frame(
+        self, t: float, q: np.ndarray, forces: dict[str, np.ndarray | None], points: dict[str, np.ndarray]
+    ) -> SceneFrame:
+        """The scene at configuration q with the contact force variables of each loaded contact."""
+        model, data = self.robot.model, self.data
+        pin.framesForwardKinematics(model, data, q)
+        arrows, footprints = {}, {}
+        for name, f in forces.items():
+            contact = self.contacts.get(name)
+            if contact is None or f is None or np.size(f) != contact.n_force or not np.all(np.isfinite(f)):
+                continue
+            placement = data.oMf[contact.frame_id]
+            local_points = _points_in_frame(contact)
+            world_points = (placement.rotation @ local_points).T + placement.translation
+            point_forces = np.asarray(f, dtype=float).reshape(-1, 3)
+            if contact.motion_task.local_frame:
+                point_forces = point_forces @ placement.rotation.T
+            normal = point_forces[:, 2]
+            if normal.sum() < LOADED_CONTACT_FORCE:
+                continue
+            weights = np.clip(normal, 0.0, None)
+            centre_of_pressure = weights @ world_points / weights.sum()
+            arrows[name] = (centre_of_pressure, point_forces.sum(axis=0))
+            footprints[name] = world_points
+        polygon = np.zeros((0, 3))
+        if footprints:
+            support_points = np.vstack(list(footprints.values()))
+            polygon = support_points[convex_hull_2d(support_points[:, :2])]
+        return SceneFrame(float(t), np.array(q, dtype=float), dict(points), arrows, polygon, footprints)
+
+    def frames_from_log(self, log: object, stride: int = 1) -> list[SceneFrame]:
+        """Every ``stride``-th step of a run log as a scene frame (always including the last step)."""
+        steps = len(log.t)
+        indices = list(range(0, steps, max(1, int(stride))))
+        if steps and indices[-1] != steps - 1:
+            indices.append(steps - 1)
+        return [self.frame_at(log, i) for i in indices]
+
+    def frame_at(self, log: object, i: int) -> SceneFrame:
+        """Step ``i`` of a run log; series whose length differs from the log's are left out."""
+        steps = len(log.t)
+        points = {}
+        for name in POINT_SERIES:
+            values = getattr(log, name, None)
+            if values is not None and len(values) == steps:
+                points[name] = _as_point(values[i])
+        forces = {name: values[i] for name, values in log.forces.items() if len(values) == steps}
+        return self.frame(log.t[i], log.q[i], forces, points)
+
+
+def _as_point(value: object) -> np.ndarray:
+    """A 3-D point [m]; a 2-D (x, y) one, such as a ZMP, is put on the ground z = 0."""
+    point = np.asarray(value, dtype=float).ravel()
+    return np.concatenate([point, np.zeros(3)])[:3] if point.size < 3 else point[:3]
+
+
+def _points_in_frame(contact: ContactBase) -> np.ndarray:
+    """The contact's points in its frame, 3 x k [m] (the frame origin for a point contact)."""
+    if isinstance(contact, Contact6d):
+        return contact.contact_points
+    return np.zeros((3, contact.n_points or 1))
+
+
+def contacts_of(controller: object) -> dict[str, ContactBase]:
+    """Every contact a controller knows, by name: those in its formulation and its ``contacts`` table."""
+    found = {}
+    for contact in getattr(controller, "contacts", {}).values():
+        found[contact.name] = contact
+    formulation = getattr(controller, "formulation", None)
+    if formulation is not None:
+        found.update(formulation.contacts)
+    return found
