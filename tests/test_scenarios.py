@@ -57,3 +57,27 @@ def test_demo_script_runs_as_a_program():
         check=True,
     )
     assert json.loads(done.stdout)["steps"] == 25
+
+
+def test_scenarios_run_on_every_backend_with_the_same_result(capsys):
+    from tsid_py import installed_backends
+    from tsid_py.scenarios import balance
+
+    errors = {
+        b: balance.run(duration=0.2, backend=b).summary["com_error_max_m"] for b in installed_backends()
+    }
+    assert errors["quadprog"] > 0
+    assert all(abs(e - errors["quadprog"]) < 1e-9 for e in errors.values())
+
+
+def test_bench_command_times_every_backend(capsys):
+    from tsid_py import installed_backends
+
+    assert cli.main(["bench", "--scenario", "balance", "reach", "--duration", "0.1", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["step_time"]
+    assert set(results) == {"balance", "reach"}
+    for per_backend in results.values():
+        assert set(per_backend) == set(installed_backends())
+        for r in per_backend.values():
+            assert r["steps"] == 50 and r["qp_failures"] == 0
+            assert 0 < r["median_us"] <= r["p99_us"]

@@ -3,16 +3,18 @@
 tsid-py balance --robot talos --duration 2 --json
 tsid-py com-sinusoid --robot romeo
 tsid-py analyze MOTION.npz --robot talos --json
+tsid-py bench --json
 """
 
 from __future__ import annotations
 
 import sys
 
+from tsid_py import bench
 from tsid_py.analysis import cli as analyze
 from tsid_py.scenarios import SCENARIOS
 
-COMMANDS = {**SCENARIOS, "analyze": analyze}
+COMMANDS = {**SCENARIOS, "analyze": analyze, "bench": bench}
 
 
 def usage() -> str:
@@ -43,6 +45,7 @@ USAGE_FOOTER = """
 options of every scenario (tsid-py SCENARIO --help lists its own):
   --robot NAME          robot spec (robots/NAME.toml)
   --duration S, --dt S  simulated time and control period [s]
+  --backend NAME        QP backend: quadprog (default) or daqp where installed
   --json                one JSON summary object on stdout (and no progress bar)
   --viewer meshcat      live 3-D view, served on 127.0.0.1 (default: none, headless)
   --viewer-rate HZ      viewer frames per simulated second

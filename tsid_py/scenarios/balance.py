@@ -14,6 +14,7 @@ from tsid_py.controllers.biped import BipedController
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
 from tsid_py.scenarios.runner import Observer, RunResult, run_biped
+from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 
 
@@ -21,11 +22,12 @@ def run(
     robot: str = "talos",
     duration: float = 2.0,
     dt: float = 0.002,
+    backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
 ) -> RunResult:
     """Stand still for ``duration`` seconds; returns the summary and the per-step log."""
-    controller = BipedController(load_robot(robot))
+    controller = BipedController(load_robot(robot), solver=make_solver(backend))
     com_reference = TrajectoryEuclidianConstant("com", controller.com_initial)
     return run_biped(controller, duration, dt, com_reference.sample, "balance", progress, observer)
 
@@ -35,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(args.robot, args.duration, args.dt, progress=not args.json, observer=observer)
+    return run(
+        args.robot, args.duration, args.dt, backend=args.backend, progress=not args.json, observer=observer
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

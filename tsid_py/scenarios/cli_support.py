@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 
 from tsid_py.scenarios.runner import RunResult
+from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
 
 logger = logging.getLogger("tsid_py")
@@ -28,6 +29,7 @@ SUMMARY_LABELS = {
     "max_velocity_ratio": ("|v| / v_max, max", ""),
     "dynamics_residual_max": ("dynamics residual, max (relative)", ""),
     "step_time_median_us": ("step time, median", "us"),
+    "step_time_p99_us": ("step time, 99th percentile", "us"),
     "fell": ("fell", ""),
     "touchdown_error_right_m": ("touch-down error, right foot", "m"),
     "touchdown_error_left_m": ("touch-down error, left foot", "m"),
@@ -46,6 +48,12 @@ def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: 
             "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"
         )
     parser.add_argument("--dt", type=float, default=0.002, help="control period [s] (default: 0.002)")
+    parser.add_argument(
+        "--backend",
+        choices=installed_backends(),
+        default="quadprog",
+        help="QP backend (default: quadprog)",
+    )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the readable summary"
     )

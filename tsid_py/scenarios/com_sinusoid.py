@@ -15,6 +15,7 @@ from tsid_py.controllers.biped import BipedController
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
 from tsid_py.scenarios.runner import Observer, RunResult, run_biped
+from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
 
@@ -24,11 +25,12 @@ def run(
     dt: float = 0.002,
     amplitude: float = 0.05,
     frequency: float = 0.5,
+    backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
 ) -> RunResult:
     """Track the sinusoid for ``duration`` seconds; amplitude [m] and frequency [Hz] along y."""
-    controller = BipedController(load_robot(robot))
+    controller = BipedController(load_robot(robot), solver=make_solver(backend))
     com_reference = TrajectoryEuclidianSinusoid(
         "com", controller.com_initial, np.array([0.0, amplitude, 0.0]), np.array([0.0, frequency, 0.0])
     )
@@ -50,6 +52,7 @@ def run_from_args(args: argparse.Namespace, observer: Observer | None = None) ->
         args.dt,
         args.amplitude,
         args.frequency,
+        backend=args.backend,
         progress=not args.json,
         observer=observer,
     )

@@ -17,6 +17,7 @@ from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
 from tsid_py.scenarios.runner import Observer, RunResult, run_biped
+from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
 
@@ -26,11 +27,12 @@ def run(
     dt: float = 0.002,
     amplitude: float = 0.02,
     frequency: float = 1.0,
+    backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
 ) -> RunResult:
     """Sway the CoM for ``duration`` seconds; amplitude [m] and frequency [Hz] along y."""
-    controller = QuadrupedController(load_robot(robot))
+    controller = QuadrupedController(load_robot(robot), solver=make_solver(backend))
     com_reference = TrajectoryEuclidianSinusoid(
         "com", controller.com_initial, np.array([0.0, amplitude, 0.0]), np.array([0.0, frequency, 0.0])
     )
@@ -46,7 +48,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(args.robot, args.duration, args.dt, args.amplitude, args.frequency, not args.json, observer)
+    return run(
+        args.robot,
+        args.duration,
+        args.dt,
+        args.amplitude,
+        args.frequency,
+        args.backend,
+        not args.json,
+        observer,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

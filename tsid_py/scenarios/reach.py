@@ -28,7 +28,8 @@ from tsid_py.physics import check_solution
 from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunLog, RunResult
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary
+from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar, as_vector
 
@@ -70,6 +71,7 @@ def run(
     dt: float = 0.002,
     mode: str = "target",
     offset: object = (0.1, 0.0, 0.0),
+    backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
 ) -> RunResult:
@@ -79,7 +81,7 @@ def run(
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
     offset = as_vector("offset", offset, 3)
-    controller = ArmController(load_robot(robot), dt, ArmParams(kp_ee=KP_EE[mode]))
+    controller = ArmController(load_robot(robot), dt, ArmParams(kp_ee=KP_EE[mode]), make_solver(backend))
     arm = controller.robot
     reference = ee_reference(mode, controller.ee_initial, offset)
     q, v = controller.q0.copy(), arm.zero_velocity()
@@ -122,7 +124,7 @@ def run(
         "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
         "max_velocity_ratio": float(velocity_ratio),
         "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
-        "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
+        **step_time_summary(step_times),
     }
     if mode == "target":
         summary["ee_target_distance_m"] = float(np.linalg.norm(offset))
@@ -148,7 +150,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(args.robot, args.duration, args.dt, args.mode, args.offset, not args.json, observer)
+    return run(
+        args.robot, args.duration, args.dt, args.mode, args.offset, args.backend, not args.json, observer
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

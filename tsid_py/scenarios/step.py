@@ -26,6 +26,7 @@ from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
 from tsid_py.scenarios.runner import Observer, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_params
+from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
 
 SHIFT = 1.5  # [s] CoM shift, each way
@@ -40,12 +41,15 @@ def run(
     height: float = 0.1,
     dt: float = 0.002,
     params: BipedParams | None = None,
+    backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
 ) -> RunResult:
     """Take one step in place with the right foot, lifting it ``height`` [m]."""
     robot_model = load_robot(robot)
-    controller = BipedController(robot_model, params or stepping_params(robot_model))
+    controller = BipedController(
+        robot_model, params or stepping_params(robot_model), solver=make_solver(backend)
+    )
     sole = controller.robot.spec.sole
     right, left = controller.foot_placement("right"), controller.foot_placement("left")
     com0 = controller.com_initial
@@ -89,7 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(args.robot, args.height, args.dt, progress=not args.json, observer=observer)
+    return run(
+        args.robot, args.height, args.dt, backend=args.backend, progress=not args.json, observer=observer
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,7 @@ from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import Robot
-from tsid_py.scenarios.runner import Observer, RunLog, RunResult
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult, checks_summary
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
@@ -256,14 +256,6 @@ def run_footsteps(
         "com_margin_min_m": com_margin,
         "max_force_jump_n": force_jump,
         "max_force_jump_over_weight": force_jump / weight,
-        "min_normal_force_n": min((c.min_normal_force for c in checks), default=float("nan")),
-        "max_friction_ratio": max((c.max_friction_ratio for c in checks), default=float("nan")),
-        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
-        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
-        "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=float("nan")),
-        "max_normal_bound_violation_n": max(
-            (c.max_normal_bound_violation for c in checks), default=float("nan")
-        ),
-        "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
+        **checks_summary(checks, step_times),
     }
     return RunResult(summary, log, controller)

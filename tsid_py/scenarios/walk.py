@@ -21,6 +21,7 @@ from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
 from tsid_py.scenarios.runner import Observer, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_params
+from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 
 DEFAULT_STEP_LENGTH = {"talos": 0.2, "romeo": 0.1}  # [m]
@@ -36,6 +37,7 @@ def run(
     swing_height: float = 0.05,
     dt: float = 0.002,
     params: BipedParams | None = None,
+    backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
 ) -> RunResult:
@@ -49,7 +51,9 @@ def run(
     robot_model = load_robot(robot)
     if step_length is None:
         step_length = DEFAULT_STEP_LENGTH.get(robot, 0.1)
-    controller = BipedController(robot_model, params or stepping_params(robot_model))
+    controller = BipedController(
+        robot_model, params or stepping_params(robot_model), solver=make_solver(backend)
+    )
     plan = plan_straight_walk(
         robot_model.spec.sole,
         controller.foot_placement("right"),
@@ -102,6 +106,7 @@ def run_from_args(args: argparse.Namespace, observer: Observer | None = None) ->
         args.single_support,
         args.double_support,
         dt=args.dt,
+        backend=args.backend,
         progress=not args.json,
         observer=observer,
     )
