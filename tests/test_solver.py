@@ -136,3 +136,6 @@ def test_limit_blas_threads_sets_one_thread_in_every_loaded_blas():
         tsid.limit_blas_threads()
         blas = [info for info in threadpool_info() if info["user_api"] == "blas"]
         assert blas and all(info["num_threads"] == 1 for info in blas)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(tsid.InvalidParameterError, match="threads"):
+            tsid.limit_blas_threads(bad)

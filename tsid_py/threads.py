@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from threadpoolctl import threadpool_limits
 
+from tsid_py.errors import InvalidParameterError
+
 
 def limit_blas_threads(threads: int = 1) -> None:
     """Limit the BLAS libraries loaded in this process (NumPy's, SciPy's) to ``threads`` threads."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InvalidParameterError(f"threads must be a whole number >= 1, got {threads!r}")
     threadpool_limits(limits=threads, user_api="blas")
