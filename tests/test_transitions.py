@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import arm_with_posture
 
 import tsid_py as tsid
 from tsid_py.controllers import BipedController
@@ -19,16 +20,6 @@ def entry_weight(hqp: tsid.HqpData, name: str) -> float:
 
 def constraint_names(hqp: tsid.HqpData) -> set[str]:
     return {c.name for level in hqp for _, c in level}
-
-
-def arm_with_posture(ur5):
-    q, v = ur5.default_configuration(), ur5.zero_velocity()
-    form = tsid.InverseDynamicsFormulation("arm", ur5)
-    posture = tsid.TaskJointPosture("posture", ur5)
-    posture.kp = 1.0
-    posture.set_reference(tsid.TrajectorySample(q))
-    form.add_motion_task(posture, weight=1e-3)
-    return form, q, v
 
 
 def test_linear_ramp_starts_at_first_use_and_holds_its_end():

@@ -8,10 +8,10 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.planning.support import sole_center
+from tsid_py.planning.support import as_placement, as_sole, ground_point, sole_center
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import SoleGeometry
-from tsid_py.validation import as_scalar
+from tsid_py.validation import as_matrix, as_scalar, as_vector, lookup
 
 SIDES = ("right", "left")
 
@@ -25,6 +25,17 @@ class Footstep:
     target: pin.SE3
     t_lift: float
     t_land: float
+
+    def __post_init__(self) -> None:
+        lookup("side", self.side, dict.fromkeys(SIDES))
+        as_placement("start", self.start)
+        as_placement("target", self.target)
+        t_lift = as_scalar("t_lift", self.t_lift)
+        t_land = as_scalar("t_land", self.t_land)
+        if t_land <= t_lift:
+            raise InvalidParameterError(
+                f"a footstep lands after it lifts off: t_land = {t_land} s <= t_lift = {t_lift} s"
+            )
 
     def swing_trajectory(self, height: float) -> TrajectorySE3SwingFoot:
         """The swing-foot reference of this step, rising ``height`` [m] at mid-swing."""
@@ -56,13 +67,38 @@ class FootstepPlan:
     zmp_points: np.ndarray
     t_end: float
 
+    def __post_init__(self) -> None:
+        as_sole(self.sole)
+        if not isinstance(self.initial, dict) or set(self.initial) != set(SIDES):
+            raise InvalidParameterError(f"initial must map {SIDES} to foot placements, got {self.initial!r}")
+        for side in SIDES:
+            as_placement(f"initial placement of the {side} foot", self.initial[side])
+        if any(not isinstance(step, Footstep) for step in self.steps):
+            raise InvalidParameterError("steps must be Footstep objects")
+        for before, after in zip(self.steps, self.steps[1:], strict=False):
+            if after.t_lift < before.t_land:
+                raise InvalidParameterError(
+                    f"footsteps overlap: one lifts off at {after.t_lift} s before the previous lands at "
+                    f"{before.t_land} s (one foot must stay on the ground)"
+                )
+        times = as_vector("zmp_times", self.zmp_times)
+        points = as_matrix("zmp_points", self.zmp_points, (times.shape[0], 2))
+        if times.shape[0] < 2 or np.any(np.diff(times) < 0):
+            raise InvalidParameterError(f"zmp_times must be >= 2 non-decreasing times [s], got {times}")
+        t_end = as_scalar("t_end", self.t_end)
+        if self.steps and t_end < self.steps[-1].t_land:
+            raise InvalidParameterError(f"t_end = {t_end} s is before the last touch-down")
+        object.__setattr__(self, "zmp_times", times)
+        object.__setattr__(self, "zmp_points", points)
+        object.__setattr__(self, "steps", tuple(self.steps))
+
     def zmp_reference(self, t: np.ndarray | float) -> np.ndarray:
         """The planned ZMP on the ground at time(s) t, shape (..., 2) [m]."""
         t = np.asarray(t, dtype=float)
         return np.stack([np.interp(t, self.zmp_times, self.zmp_points[:, k]) for k in range(2)], axis=-1)
 
     def swinging(self, t: float) -> Footstep | None:
-        """The step whose foot is in the air at time t (lift-off <= t < touch-down), if any."""
+        """The step whose foot is in the air at time t [s] (lift-off <= t < touch-down), if any."""
         for step in self.steps:
             if step.t_lift <= t < step.t_land:
                 return step
@@ -103,6 +139,8 @@ def plan_straight_walk(
         raise InvalidParameterError(f"n_steps must be an integer >= 2, got {n_steps!r}")
     if first not in SIDES:
         raise InvalidParameterError(f"first must be one of {SIDES}, got {first!r}")
+    right, left = as_placement("right", right), as_placement("left", left)
+    com_xy = ground_point("com_xy", com_xy)
     step_length = as_scalar("step_length", step_length)
     single_support = as_scalar("single_support", single_support, minimum=0.0, strict=True)
     double_support = as_scalar("double_support", double_support, minimum=0.0, strict=True)
@@ -112,7 +150,7 @@ def plan_straight_walk(
     feet = {"right": pin.SE3(right), "left": pin.SE3(left)}
     initial = dict(feet)
     x0 = max(right.translation[0], left.translation[0])
-    times, points = [0.0, t_start], [np.asarray(com_xy, dtype=float)[:2]] * 2
+    times, points = [0.0, t_start], [com_xy] * 2
     steps = []
     side, t = first, t_start
     for k in range(1, n_steps + 1):

@@ -25,7 +25,7 @@ from tsid_py.contacts.pressure import center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.integration import integrate
-from tsid_py.physics import check_solution
+from tsid_py.physics import check_solution, summarize_checks
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.lipm import GRAVITY
 from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
@@ -110,6 +110,17 @@ class _Swing:
         return float(np.linalg.norm(error))
 
 
+def _check_unloading_fits(plan: FootstepPlan, unload_duration: float) -> None:
+    """A foot starts unloading ``unload_duration`` before lift-off: not before the previous touch-down."""
+    for before, after in zip(plan.steps, plan.steps[1:], strict=False):
+        gap = after.t_lift - before.t_land
+        if gap < unload_duration - EVENT_TOLERANCE:
+            raise InvalidParameterError(
+                f"the double support before the lift-off at {after.t_lift:g} s lasts {gap:g} s, shorter than "
+                f"the {unload_duration:g} s unloading ramp: both feet would leave the ground"
+            )
+
+
 def _world_net_forces(controller: BipedController, forces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Net force of each foot in world axes [N] (zero for a foot out of the problem)."""
     net = {}
@@ -149,8 +160,14 @@ def run_footsteps(
     is that of the CoM reference, c - (c_z / g) ddc.
     """
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    swing_height = as_scalar("swing_height", swing_height, minimum=0.0)
+    unload_duration = as_scalar("unload_duration", unload_duration, minimum=0.0)
+    load_duration = as_scalar("load_duration", load_duration, minimum=0.0)
     if com_support not in ("contacts", "feet"):
         raise InvalidParameterError(f"com_support must be 'contacts' or 'feet', got {com_support!r}")
+    if not isinstance(plan, FootstepPlan) or not callable(com_reference):
+        raise InvalidParameterError("run_footsteps needs a FootstepPlan and a CoM reference function of t")
+    _check_unloading_fits(plan, unload_duration)
     robot, form, sole = controller.robot, controller.formulation, plan.sole
     weight = robot.total_mass * GRAVITY
     q, v = controller.q0.copy(), robot.zero_velocity()
@@ -252,14 +269,7 @@ def run_footsteps(
         "com_margin_min_m": com_margin,
         "max_force_jump_n": force_jump,
         "max_force_jump_over_weight": force_jump / weight,
-        "min_normal_force_n": min((c.min_normal_force for c in checks), default=float("nan")),
-        "max_friction_ratio": max((c.max_friction_ratio for c in checks), default=float("nan")),
-        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=float("nan")),
-        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=float("nan")),
-        "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=float("nan")),
-        "max_normal_bound_violation_n": max(
-            (c.max_normal_bound_violation for c in checks), default=float("nan")
-        ),
+        **summarize_checks(checks),
         "step_time_median_us": float(np.median(step_times) * 1e6) if step_times else float("nan"),
     }
     return RunResult(summary, log)
