@@ -53,7 +53,9 @@ def solve_dare(A: np.ndarray, B: np.ndarray, Q: np.ndarray, R: np.ndarray, tol: 
     raise InvalidParameterError("the Riccati iteration did not converge: is (A, B) stabilizable?")
 
 
-def cart_table_model(com_height: float, dt: float, gravity: float = GRAVITY):
+def cart_table_model(
+    com_height: float, dt: float, gravity: float = GRAVITY
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, C) of one axis of the cart-table model: state (c, dc, ddc), jerk input, ZMP output.
 
     Args:
