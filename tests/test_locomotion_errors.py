@@ -5,20 +5,9 @@ import pinocchio as pin
 import pytest
 
 import tsid_py as tsid
+from tsid_py import planning
 from tsid_py.contacts.pressure import center_of_pressure
 from tsid_py.controllers import BipedController
-from tsid_py.planning import (
-    Footstep,
-    FootstepPlan,
-    LipmPlan,
-    TrajectorySE3SwingFoot,
-    ZmpPreviewController,
-    convex_hull,
-    plan_com_from_zmp,
-    plan_straight_walk,
-    polygon_margin,
-    sole_polygon,
-)
 from tsid_py.planning.lipm import cart_table_model, solve_dare
 from tsid_py.robot_specs import SoleGeometry
 from tsid_py.scenarios import walk
@@ -40,18 +29,18 @@ def leaving_task(b: BipedController) -> None:
 
 
 def step(t_lift=1.0, t_land=1.8, side="right"):
-    return Footstep(side, RIGHT if side == "right" else LEFT, RIGHT, t_lift, t_land)
+    return planning.Footstep(side, RIGHT if side == "right" else LEFT, RIGHT, t_lift, t_land)
 
 
 def plan(steps=(), times=(0.0, 3.0), points=((0.0, 0.0), (0.0, 0.0)), t_end=3.0):
-    return FootstepPlan(
+    return planning.FootstepPlan(
         SOLE, {"right": RIGHT, "left": LEFT}, tuple(steps), np.array(times), np.array(points), t_end
     )
 
 
 def swing(**overrides):
     args = {"name": "swing", "start": RIGHT, "end": RIGHT, "t0": 0.0, "duration": 0.8, "height": 0.1}
-    return TrajectorySE3SwingFoot(**{**args, **overrides})
+    return planning.TrajectorySE3SwingFoot(**{**args, **overrides})
 
 
 def hands(b: BipedController) -> tsid.ContactTwoFramePositions:
@@ -79,7 +68,7 @@ def walk_plan(**overrides):
         "n_steps": 4,
         "step_length": 0.2,
     }
-    return plan_straight_walk(**{**args, **overrides})
+    return planning.plan_straight_walk(**{**args, **overrides})
 
 
 # (what is wrong, the call on a fresh BipedController (Talos), error type, words in the message)
@@ -217,7 +206,7 @@ CASES = [
     ),
     (
         "plan without one foot",
-        lambda b: FootstepPlan(SOLE, {"right": RIGHT}, (), np.zeros(2), np.zeros((2, 2)), 1.0),
+        lambda b: planning.FootstepPlan(SOLE, {"right": RIGHT}, (), np.zeros(2), np.zeros((2, 2)), 1.0),
         tsid.InvalidParameterError,
         "initial",
     ),
@@ -245,37 +234,37 @@ CASES = [
     ),
     (
         "ZMP reference of the wrong shape",
-        lambda b: plan_com_from_zmp(lambda t: np.zeros(len(t)), 1.0, [0.0, 0.0, 0.88]),
+        lambda b: planning.plan_com_from_zmp(lambda t: np.zeros(len(t)), 1.0, [0.0, 0.0, 0.88]),
         tsid.DimensionError,
         "zmp_reference",
     ),
     (
         "ZMP reference not a function",
-        lambda b: plan_com_from_zmp(np.zeros((5, 2)), 1.0, [0, 0, 0.88]),
+        lambda b: planning.plan_com_from_zmp(np.zeros((5, 2)), 1.0, [0, 0, 0.88]),
         tsid.InvalidParameterError,
         "function",
     ),
     (
         "CoM below the ground",
-        lambda b: plan_com_from_zmp(lambda t: np.zeros((len(t), 2)), 1.0, [0, 0, -0.1]),
+        lambda b: planning.plan_com_from_zmp(lambda t: np.zeros((len(t), 2)), 1.0, [0, 0, -0.1]),
         tsid.InvalidParameterError,
         "above the ground",
     ),
     (
         "preview with a negative CoM height",
-        lambda b: ZmpPreviewController(-0.88),
+        lambda b: planning.ZmpPreviewController(-0.88),
         tsid.InvalidParameterError,
         "com_height",
     ),
     (
         "preview of an empty reference",
-        lambda b: ZmpPreviewController(0.88).run([], [0, 0, 0]),
+        lambda b: planning.ZmpPreviewController(0.88).run([], [0, 0, 0]),
         tsid.InvalidParameterError,
         "empty",
     ),
     (
         "preview from a 2-D state",
-        lambda b: ZmpPreviewController(0.88).run([0.0], [0, 0]),
+        lambda b: planning.ZmpPreviewController(0.88).run([0.0], [0, 0]),
         tsid.DimensionError,
         "state",
     ),
@@ -294,30 +283,40 @@ CASES = [
     ),
     (
         "LIPM plan of mismatched shapes",
-        lambda b: LipmPlan(0.0, 0.01, np.zeros((3, 3, 2)), np.zeros((3, 2)), 0.88, 0.88),
+        lambda b: planning.LipmPlan(0.0, 0.01, np.zeros((3, 3, 2)), np.zeros((3, 2)), 0.88, 0.88),
         tsid.DimensionError,
         "states",
     ),
     (
         "LIPM plan sampled at NaN",
-        lambda b: LipmPlan(0.0, 0.01, np.zeros((2, 3, 2)), np.zeros((1, 2)), 0.88, 0.88).sample(NAN),
+        lambda b: planning.LipmPlan(0.0, 0.01, np.zeros((2, 3, 2)), np.zeros((1, 2)), 0.88, 0.88).sample(NAN),
         tsid.NonFiniteError,
         "t",
     ),
     (
         "hull with a NaN point",
-        lambda b: convex_hull([[0, 0], [1, NAN], [0, 1]]),
+        lambda b: planning.convex_hull([[0, 0], [1, NAN], [0, 1]]),
         tsid.NonFiniteError,
         "points",
     ),
-    ("hull of two points", lambda b: convex_hull([[0, 0], [1, 1]]), tsid.InvalidParameterError, "3 distinct"),
+    (
+        "hull of two points",
+        lambda b: planning.convex_hull([[0, 0], [1, 1]]),
+        tsid.InvalidParameterError,
+        "3 distinct",
+    ),
     (
         "margin of a 4-D point",
-        lambda b: polygon_margin(np.zeros(4), np.eye(3)[:, :2]),
+        lambda b: planning.polygon_margin(np.zeros(4), np.eye(3)[:, :2]),
         tsid.InvalidParameterError,
         "point",
     ),
-    ("sole at a non-placement", lambda b: sole_polygon(SOLE, np.eye(4)), tsid.InvalidParameterError, "SE3"),
+    (
+        "sole at a non-placement",
+        lambda b: planning.sole_polygon(SOLE, np.eye(4)),
+        tsid.InvalidParameterError,
+        "SE3",
+    ),
     (
         "CoP reference of size 2",
         lambda b: tsid.TaskCopEquality("cop", b.robot).set_reference([0, 0]),

@@ -18,7 +18,10 @@ SIDES = ("right", "left")
 
 @dataclass(frozen=True)
 class Footstep:
-    """One swing: ``side`` leaves ``start`` at ``t_lift`` and lands at ``target`` at ``t_land`` [s]."""
+    """One swing: ``side`` leaves ``start`` at ``t_lift`` and lands at ``target`` at ``t_land`` [s].
+
+    ``start`` and ``target`` are placements of the foot frame in the world; t_land > t_lift.
+    """
 
     side: str
     start: pin.SE3
@@ -46,15 +49,16 @@ class Footstep:
 
 @dataclass(frozen=True)
 class FootstepPlan:
-    """A sequence of footsteps with double-support phases between them.
+    """Footsteps in time order, one foot in the air at a time, and the ZMP reference that goes with them.
 
-    Timeline: both feet on the ground until ``t_start``; then for every step a double support of
-    ``double_support`` [s] in which the ZMP moves to the coming stance foot, and a single support
-    of ``single_support`` [s] in which the other foot swings; after the last touch-down the ZMP
-    moves to the middle of the feet during one more double support and stays until ``t_end``.
+    :func:`plan_straight_walk`'s timeline: both feet on the ground until ``t_start``; then for
+    every step a double support in which the ZMP moves to the coming stance foot and a single
+    support in which the other foot swings; after the last touch-down the ZMP moves to the middle
+    of the feet during one more double support and stays until ``t_end``.
 
     Attributes:
-        initial: Foot placements at t = 0, by side.
+        sole: The sole rectangle in the foot frame.
+        initial: Foot-frame placements in the world at t = 0, by side.
         steps: The swings, in time order.
         zmp_times, zmp_points: Knots (times [s], ZMP x-y [m]) of the piecewise-linear ZMP reference.
         t_end: When the plan ends [s].
@@ -134,6 +138,18 @@ def plan_straight_walk(
     position, height and orientation. The ZMP starts under the CoM (``com_xy``), moves to the
     stance sole's centre for every single support and ends between the final feet; ``t_settle``
     [s] of standing follow the last double support.
+
+    Args:
+        sole: The sole rectangle in the foot frame.
+        right, left: Initial foot-frame placements in the world.
+        com_xy: Initial CoM, x-y (or x-y-z) in the world [m].
+        n_steps: Number of swings, >= 2.
+        step_length: Footprint spacing along x [m] (negative walks backwards).
+        single_support: Swing duration [s], > 0.
+        double_support: Duration of each double support [s], > 0.
+        t_start: Standing time before the first double support [s].
+        t_settle: Standing time after the last double support [s].
+        first: The side that swings first, ``"right"`` or ``"left"``.
     """
     if not isinstance(n_steps, (int, np.integer)) or n_steps < 2:
         raise InvalidParameterError(f"n_steps must be an integer >= 2, got {n_steps!r}")
