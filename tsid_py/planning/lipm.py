@@ -81,6 +81,7 @@ class ZmpPreviewController:
         preview_time: How far ahead the ZMP reference is used [s].
         q: Weight of the ZMP error [1/m^2].
         r: Weight of the jerk [s^6/m^2].
+        gravity: g [m/s^2].
     """
 
     def __init__(
@@ -144,6 +145,7 @@ class LipmPlan(Trajectory):
         jerks: (n, 2) jerk held over each period [m/s^3].
         height: The CoM z [m] (world), constant.
         com_height: h of the model (CoM height above the ZMP plane) [m].
+        gravity: g of the model [m/s^2].
     """
 
     def __init__(

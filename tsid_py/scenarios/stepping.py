@@ -147,7 +147,11 @@ def run_footsteps(
     """Run the plan in closed loop until ``plan.t_end``.
 
     Args:
+        controller: A biped standing on both feet at ``controller.q0`` (its formulation is changed).
+        plan: The footsteps; both feet stand in its ``initial`` placements at t = 0.
         com_reference: CoM reference as a function of time (world) [m, m/s, m/s^2].
+        scenario: Name reported in the summary.
+        dt: Control period [s].
         swing_height: Height of the swing trajectories above the straight line [m].
         unload_duration: Contact unloading ramp before each lift-off [s].
         load_duration: Contact loading ramp after each touch-down [s].
@@ -155,6 +159,11 @@ def run_footsteps(
             (quasi-static motions such as a single step); ``"feet"``: above the convex hull of
             both feet, wherever they are (walking, where the CoM passes between the feet).
         cop_task: A CoP task in the controller's formulation; its reference follows the planned ZMP.
+        progress: Show a progress bar on stderr.
+
+    Raises:
+        InvalidParameterError: a negative duration or height, or a double support shorter than
+            ``unload_duration`` (the next foot would start unloading before the other has landed).
 
     The ground is the plane z = 0 (where :class:`BipedController` puts the soles); the planned ZMP
     is that of the CoM reference, c - (c_z / g) ddc.
