@@ -210,6 +210,8 @@ CASES = [
         tsid.InvalidParameterError,
         "initial",
     ),
+    ("ZMP reference at NaN", lambda b: walk_plan().zmp_reference([0.0, NAN]), tsid.NonFiniteError, "finite"),
+    ("swinging foot at NaN", lambda b: walk_plan().swinging(NAN), tsid.NonFiniteError, "t"),
     ("zero steps", lambda b: walk_plan(n_steps=0), tsid.InvalidParameterError, "n_steps"),
     (
         "negative double support",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError
+from tsid_py.errors import InvalidParameterError, NonFiniteError
 from tsid_py.planning.support import as_placement, as_sole, ground_point, sole_center
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import SoleGeometry
@@ -99,17 +99,21 @@ class FootstepPlan:
     def zmp_reference(self, t: np.ndarray | float) -> np.ndarray:
         """The planned ZMP on the ground at time(s) t, shape (..., 2) [m]."""
         t = np.asarray(t, dtype=float)
+        if not np.all(np.isfinite(t)):
+            raise NonFiniteError(f"times of the ZMP reference must be finite, got {t}")
         return np.stack([np.interp(t, self.zmp_times, self.zmp_points[:, k]) for k in range(2)], axis=-1)
 
     def swinging(self, t: float) -> Footstep | None:
         """The step whose foot is in the air at time t [s] (lift-off <= t < touch-down), if any."""
+        t = as_scalar("t", t)
         for step in self.steps:
             if step.t_lift <= t < step.t_land:
                 return step
         return None
 
     def placements(self, t: float) -> dict[str, pin.SE3]:
-        """Where each foot is planned to stand (or has last stood) at time t."""
+        """Where each foot is planned to stand (or has last stood) at time t [s]."""
+        t = as_scalar("t", t)
         feet = dict(self.initial)
         for step in self.steps:
             if step.t_land <= t:
