@@ -40,6 +40,17 @@ def random_state(robot: tsid.RobotWrapper, rng: np.random.Generator) -> tuple[np
     return q, rng.standard_normal(robot.nv)
 
 
+def arm_with_posture(ur5: tsid.RobotWrapper) -> tuple:
+    """UR5 at its default posture with a posture task (kp 1, weight 1e-3) toward it; (form, q, v)."""
+    q, v = ur5.default_configuration(), ur5.zero_velocity()
+    form = tsid.InverseDynamicsFormulation("arm", ur5)
+    posture = tsid.TaskJointPosture("posture", ur5)
+    posture.kp = 1.0
+    posture.set_reference(tsid.TrajectorySample(q))
+    form.add_motion_task(posture, weight=1e-3)
+    return form, q, v
+
+
 def directional_derivative(
     f, robot: tsid.RobotWrapper, q: np.ndarray, direction: np.ndarray, eps: float = 1e-6
 ):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import random_state
 
 import tsid_py as tsid
 from tsid_py.contacts.pressure import center_of_pressure
@@ -91,3 +92,25 @@ def test_cop_task_follows_the_contacts_that_come_and_go(talos):
     assert task.constraint.matrix.shape == (3, 12)
     (weight,) = [w for level in hqp for w, c in level if c.name == "task-cop"]
     assert weight == pytest.approx(0.5e-3)
+
+
+def test_cop_rows_vanish_at_the_centre_of_pressure_of_any_forces_on_tilted_feet(talos, rng):
+    """A f = (p - p_ref) sum_j n . f_j for random feet placements and forces, p from center_of_pressure."""
+    controller = BipedController(talos)
+    q, v = random_state(talos, rng)
+    talos.compute_all_terms(controller.data, q, v)
+    contacts = contacts_with_offsets(controller)
+    task = tsid.TaskCopEquality("cop", talos)
+    task.set_contacts(contacts)
+    forces = rng.standard_normal(24) + np.tile([0.0, 0.0, 50.0], 8)  # mostly along each foot's normal
+    world_normal = sum(
+        (controller.data.oMf[c.frame_id].rotation @ forces[k : k + 12].reshape(4, 3).T)[2].sum()
+        for c, k in contacts
+    )
+    cop = center_of_pressure([(c, forces[k : k + 12]) for c, k in contacts], controller.data)
+    task.set_reference(cop)
+    np.testing.assert_allclose(task.compute(0.0, q, v, controller.data).matrix @ forces, 0.0, atol=1e-9)
+    reference = cop + rng.standard_normal(3)
+    task.set_reference(reference)
+    A = task.compute(0.0, q, v, controller.data).matrix
+    np.testing.assert_allclose(A @ forces, (cop - reference) * world_normal, rtol=1e-12, atol=1e-9)

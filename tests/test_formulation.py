@@ -3,6 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
+from conftest import arm_with_posture
 
 import tsid_py as tsid
 from tsid_py.controllers import BipedController
@@ -13,12 +14,7 @@ G = 9.81
 
 
 def test_fixed_base_arm_at_rest_returns_gravity_torques(ur5):
-    q, v = ur5.default_configuration(), ur5.zero_velocity()
-    form = tsid.InverseDynamicsFormulation("arm", ur5)
-    posture = tsid.TaskJointPosture("posture", ur5)
-    posture.kp = 1.0
-    posture.set_reference(tsid.TrajectorySample(q))
-    form.add_motion_task(posture, weight=1e-3)
+    form, q, v = arm_with_posture(ur5)
     sol = tsid.SolverHQuadProg().solve(form.compute_problem_data(0.0, q, v))
     tau = form.get_actuator_forces(sol)
     gravity = pin.computeGeneralizedGravity(ur5.model, ur5.create_data(), q)

@@ -170,6 +170,8 @@ class InverseDynamicsFormulation:
         force_reg_weight, motion_weight = _weight(force_reg_weight), _weight(motion_weight)
         motion_priority = _priority(motion_priority)
         duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
+        if duration > 0:
+            _check_rampable(contact)
         n = self.n_var + contact.n_force
         level = _ContactLevel(
             contact,
@@ -194,8 +196,9 @@ class InverseDynamicsFormulation:
         self._levels[1].append(level.regularization)
         self._resize_columns()
         if duration > 0:
-            f_min, f_max = contact.min_normal_force, contact.max_normal_force
-            self._transitions.ramp_force_cap(contact.name, min(f_min + _CAP_MARGIN, f_max), f_max, duration)
+            self._transitions.ramp_force_cap(
+                contact.name, _unloaded_cap(contact), contact.max_normal_force, duration
+            )
 
     def add_measured_force(self, measured: Measured6dWrench) -> None:
         """Add a measured external wrench: the dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
@@ -233,17 +236,20 @@ class InverseDynamicsFormulation:
         transition): a cap on its total normal force ramps linearly from its normal force in
         the last solution read from this formulation (f_max if none) down to f_min + 1e-3 N;
         the contact stays active during the ramp and leaves the problem at the first
-        :meth:`compute_problem_data` whose t is past the end of the ramp.
+        :meth:`compute_problem_data` whose t is past the end of the ramp. A second ramped removal
+        during the ramp raises; a removal with duration 0 takes the contact out at once.
+        Bilateral contacts (no normal force) can only be removed at once.
         """
         level = lookup("contact", name, self._contacts)
         duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         if duration > 0:
             contact = level.contact
+            _check_rampable(contact)
             start = contact.max_normal_force
-            if self._last_x is not None and self._last_x.shape == (self.n_var,):
+            if self._last_x is not None:
                 begin = self._nv + level.index
                 start = contact.get_normal_force(self._last_x[begin : begin + contact.n_force])
-            end = min(contact.min_normal_force + _CAP_MARGIN, contact.max_normal_force)
+            end = _unloaded_cap(contact)
             self._transitions.ramp_force_cap(name, max(start, end), end, duration, remove_at_end=True)
             return
         self._transitions.cancel(name)
@@ -255,6 +261,10 @@ class InverseDynamicsFormulation:
         """Change the weight of a task of a cost level, linearly over ``duration`` [s] if > 0."""
         level = lookup("task", name, self._tasks)
         weight, duration = _weight(weight), _ramp_duration(duration, level.priority)
+        if self._transitions.is_leaving(name):
+            raise InvalidParameterError(
+                f"task {name!r} is being removed (its weight is ramping to 0); add it again once it has left"
+            )
         if duration > 0:
             self._transitions.ramp_weight(name, level.entry, weight, duration)
         else:
@@ -273,7 +283,11 @@ class InverseDynamicsFormulation:
 
     def _check_new_name(self, name: str) -> None:
         if name in self._tasks or name in self._contacts:
-            raise DuplicateNameError(f"a task or contact named {name!r} is already in the formulation")
+            leaving = " (it is being ramped out; add it again once it has left)"
+            raise DuplicateNameError(
+                f"a task or contact named {name!r} is already in the formulation"
+                + (leaving if self._transitions.is_leaving(name) else "")
+            )
 
     def _level(self, priority: int) -> list[WeightedConstraint]:
         while len(self._levels) <= priority:
@@ -304,6 +318,7 @@ class InverseDynamicsFormulation:
                 level.entry.columns = slice(self._nv, n)
         self._Jc = np.zeros((self._n_force, self._nv))
         self._tau_map = np.zeros((self.robot.na, n))
+        self._last_x = None  # its force layout is gone
         self._stack()
 
     def _stack(self) -> None:
@@ -450,6 +465,20 @@ def _copy_vectors(target: ConstraintBase, source: ConstraintBase, offset: np.nda
     else:
         np.subtract(source.lower_bound, offset, out=target.lower_bound)
         np.subtract(source.upper_bound, offset, out=target.upper_bound)
+
+
+def _unloaded_cap(contact: ContactBase) -> float:
+    """Where an unloading ramp ends and a loading ramp starts: f_min + _CAP_MARGIN (<= f_max) [N]."""
+    return min(contact.min_normal_force + _CAP_MARGIN, contact.max_normal_force)
+
+
+def _check_rampable(contact: ContactBase) -> None:
+    """A force ramp caps the total normal force, which only a unilateral contact has."""
+    if not contact.unilateral:
+        raise InvalidParameterError(
+            f"contact {contact.name!r} is bilateral (no normal force to ramp): add or remove it "
+            "with transition_duration 0"
+        )
 
 
 def _weight(weight: float) -> float:

@@ -123,3 +123,16 @@ def check_solution(
         max_normal_bound_violation=max(bounds),
         max_torque_ratio=torque_ratio,
     )
+
+
+def summarize_checks(checks: list[SolutionCheck]) -> dict[str, float]:
+    """The worst of each check over a run, under the summary keys of the scenarios (NaN if no check)."""
+    nan = float("nan")
+    return {
+        "min_normal_force_n": min((c.min_normal_force for c in checks), default=nan),
+        "max_friction_ratio": max((c.max_friction_ratio for c in checks), default=nan),
+        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=nan),
+        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=nan),
+        "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=nan),
+        "max_normal_bound_violation_n": max((c.max_normal_bound_violation for c in checks), default=nan),
+    }

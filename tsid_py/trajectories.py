@@ -77,6 +77,15 @@ def vector_to_se3(vector: object) -> pin.SE3:
     return pin.SE3(rotation, vector[:3])
 
 
+def min_jerk_shape(s: float) -> tuple[float, float, float]:
+    """The minimum-jerk blend 10 s^3 - 15 s^4 + 6 s^5 on s in [0, 1] and its first two derivatives in s."""
+    return (
+        s**3 * (10 - 15 * s + 6 * s**2),
+        30 * s**2 * (1 - s) ** 2,
+        60 * s * (1 - s) * (1 - 2 * s),
+    )
+
+
 class Trajectory:
     """A reference trajectory: ``sample(t)`` gives the reference at time t [s]."""
 
@@ -164,7 +173,6 @@ class TrajectoryEuclidianMinJerk(Trajectory):
     def sample(self, t: float) -> TrajectorySample:
         s = min(max((t - self.t0) / self.duration, 0.0), 1.0)
         delta = self.end - self.start
-        shape = 10 * s**3 - 15 * s**4 + 6 * s**5
-        d_shape = (30 * s**2 - 60 * s**3 + 30 * s**4) / self.duration
-        dd_shape = (60 * s - 180 * s**2 + 120 * s**3) / self.duration**2
-        return TrajectorySample(self.start + delta * shape, delta * d_shape, delta * dd_shape)
+        shape, d_shape, dd_shape = min_jerk_shape(s)
+        T = self.duration
+        return TrajectorySample(self.start + delta * shape, delta * d_shape / T, delta * dd_shape / T**2)

@@ -23,19 +23,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tsid_py.errors import InvalidParameterError
 from tsid_py.hqp import WeightedConstraint
+from tsid_py.validation import as_scalar
 
 END_TOLERANCE = 1e-9  # [s] t counts as past the end of a ramp only beyond this margin (t = i dt rounding)
 
 
 @dataclass
 class LinearRamp:
-    """A value moving linearly from ``start`` to ``end`` over ``duration`` [s], from its first use."""
+    """A value moving linearly from ``start`` to ``end`` over ``duration`` [s] >= 0, from its first use."""
 
     start: float
     end: float
     duration: float
     t_start: float | None = None
+
+    def __post_init__(self) -> None:
+        self.start, self.end = as_scalar("ramp start", self.start), as_scalar("ramp end", self.end)
+        self.duration = as_scalar("ramp duration", self.duration, minimum=0.0)
 
     def value(self, t: float) -> float:
         """The value at time t [s]; the first call fixes t_start = t."""
@@ -54,70 +60,69 @@ class LinearRamp:
 
 
 @dataclass
-class _WeightRamp:
-    entry: WeightedConstraint
+class _Ramp:
+    """A ramp of a task weight (``entry`` set) or of a contact's normal-force cap (``entry`` None)."""
+
     ramp: LinearRamp
     remove_at_end: bool
-
-
-@dataclass
-class _ForceCapRamp:
-    ramp: LinearRamp
-    remove_at_end: bool
+    entry: WeightedConstraint | None = None
 
 
 class Transitions:
-    """The ramps in progress of one formulation, by task or contact name."""
+    """The ramps in progress of one formulation, by task or contact name (the names are unique)."""
 
     def __init__(self) -> None:
-        self._weights: dict[str, _WeightRamp] = {}
-        self._caps: dict[str, _ForceCapRamp] = {}
+        self._ramps: dict[str, _Ramp] = {}
         self.force_caps: dict[str, float] = {}  # contact name -> normal-force cap at the last advance [N]
 
     def ramp_weight(
         self, name: str, entry: WeightedConstraint, end: float, duration: float, remove_at_end: bool = False
     ) -> None:
         """Move the weight of ``entry`` from its current value to ``end`` over ``duration`` [s]."""
-        self._weights[name] = _WeightRamp(entry, LinearRamp(entry.weight, end, duration), remove_at_end)
+        self._start(name, _Ramp(LinearRamp(entry.weight, end, duration), remove_at_end, entry))
 
     def ramp_force_cap(
         self, name: str, start: float, end: float, duration: float, remove_at_end: bool = False
     ) -> None:
         """Cap the contact's total normal force by a value moving from ``start`` to ``end`` [N]."""
-        self._caps[name] = _ForceCapRamp(LinearRamp(start, end, duration), remove_at_end)
-        self.force_caps.pop(name, None)
+        self._start(name, _Ramp(LinearRamp(start, end, duration), remove_at_end))
+
+    def _start(self, name: str, ramp: _Ramp) -> None:
+        if self.is_leaving(name):
+            raise InvalidParameterError(
+                f"{name!r} is already being ramped out of the problem; remove it now (duration 0) or wait "
+                "until it has left"
+            )
+        self.cancel(name)
+        self._ramps[name] = ramp
 
     def cancel(self, name: str) -> None:
         """Forget any ramp of this task or contact (its current weight stays)."""
-        self._weights.pop(name, None)
-        self._caps.pop(name, None)
+        self._ramps.pop(name, None)
         self.force_caps.pop(name, None)
 
     def is_leaving(self, name: str) -> bool:
         """Whether the task or contact is being ramped out of the problem."""
-        ramp = self._weights.get(name) or self._caps.get(name)
+        ramp = self._ramps.get(name)
         return ramp is not None and ramp.remove_at_end
 
     def advance(self, t: float) -> list[str]:
         """Set the weights and caps at time t [s]; return the names due for removal now.
 
-        Finished ramps that do not remove anything are dropped, leaving their end value.
+        Finished ramps that do not remove anything are dropped, leaving their end value (a
+        finished loading ramp leaves the contact's own f_max).
         """
         due = []
-        for name, item in list(self._weights.items()):
+        for name, item in list(self._ramps.items()):
             if item.remove_at_end and item.ramp.is_past_end(t):
-                due.append(name)
-                del self._weights[name]
-                continue
-            item.entry.weight = item.ramp.value(t)
-            if not item.remove_at_end and item.ramp.is_at_end(t):
-                del self._weights[name]
-        for name, cap in list(self._caps.items()):
-            if cap.remove_at_end and cap.ramp.is_past_end(t):
                 due.append(name)
                 self.cancel(name)
                 continue
-            self.force_caps[name] = cap.ramp.value(t)
-            if not cap.remove_at_end and cap.ramp.is_past_end(t):
+            value = item.ramp.value(t)
+            if item.entry is not None:
+                item.entry.weight = value
+            else:
+                self.force_caps[name] = value
+            if not item.remove_at_end and item.ramp.is_at_end(t):
                 self.cancel(name)
         return due

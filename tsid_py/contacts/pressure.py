@@ -23,8 +23,11 @@ def contact_points_world(contact: ContactBase, data: pin.Data) -> tuple[np.ndarr
 
     The points are a Contact6d's corners (``contact_points``) or the frame origin of a point
     contact; forces are in the contact frame, or in world axes for a point contact using
-    world-aligned axes.
+    world-aligned axes. A bilateral contact (two frames held together) has no contact surface:
+    it raises :class:`InvalidParameterError`.
     """
+    if not contact.unilateral:
+        raise InvalidParameterError(f"contact {contact.name!r} is bilateral: it has no centre of pressure")
     placement = data.oMf[contact.frame_id]
     points = getattr(contact, "contact_points", np.zeros((3, 1)))
     world = placement.rotation @ points + placement.translation[:, None]
@@ -40,6 +43,7 @@ def center_of_pressure(
     For contact points on a plane of normal n this is the ZMP of the contact forces. ``contacts``
     yields (contact, its force variables).
     """
+    normal = as_vector("normal", normal, 3)
     weighted, total = np.zeros(3), 0.0
     for contact, forces in contacts:
         points, rotation = contact_points_world(contact, data)

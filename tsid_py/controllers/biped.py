@@ -18,7 +18,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_6d import Contact6d
-from tsid_py.errors import RobotSpecError
+from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -30,7 +30,7 @@ from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_joint_posture import TaskJointPosture
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.trajectories import TrajectorySample
-from tsid_py.validation import lookup
+from tsid_py.validation import as_scalar, lookup
 
 
 @dataclass(frozen=True)
@@ -198,6 +198,9 @@ class BipedController:
         (:meth:`InverseDynamicsFormulation.remove_rigid_contact`); its SE3 task starts holding the
         current placement until :meth:`set_foot_reference` moves it."""
         contact, task = lookup("foot", side, self.contacts), self.foot_tasks[side]
+        if task.name in self.formulation.tasks:
+            raise InvalidParameterError(f"the {side} foot is already lifted (or being unloaded)")
+        transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         task.set_reference(self.foot_placement(side))
         self.formulation.add_motion_task(task, weight=self.params.w_foot, priority=1)
         self.formulation.remove_rigid_contact(contact.name, transition_duration)
@@ -207,6 +210,11 @@ class BipedController:
         leaves, and with ``transition_duration`` > 0 [s] the contact's normal force is allowed to grow
         linearly from f_min to f_max over it (no force jump at touch-down)."""
         contact = lookup("foot", side, self.contacts)
+        if self.formulation.check_contact(contact.name):
+            raise InvalidParameterError(
+                f"the {side} foot is in contact (or its contact is still being unloaded): nothing to add"
+            )
+        transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         contact.set_reference(self.foot_placement(side))
         self.formulation.remove_task(self.foot_tasks[side].name)
         self.formulation.add_rigid_contact(
@@ -223,7 +231,7 @@ class BipedController:
 
     def foot_placement(self, side: str) -> pin.SE3:
         """Current placement of the ``right`` or ``left`` foot frame."""
-        return self.robot.frame_placement(self.data, self.robot.spec.feet[side])
+        return self.robot.frame_placement(self.data, lookup("foot", side, self.robot.spec.feet))
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
         """Solve one control step; the solution status tells whether it succeeded."""

@@ -7,24 +7,38 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError
-from tsid_py.planning.support import sole_center
+from tsid_py.errors import InvalidParameterError, NonFiniteError
+from tsid_py.planning.support import as_placement, as_sole, ground_point, sole_center
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import SoleGeometry
-from tsid_py.validation import as_scalar
+from tsid_py.validation import as_matrix, as_scalar, as_vector, lookup
 
 SIDES = ("right", "left")
 
 
 @dataclass(frozen=True)
 class Footstep:
-    """One swing: ``side`` leaves ``start`` at ``t_lift`` and lands at ``target`` at ``t_land`` [s]."""
+    """One swing: ``side`` leaves ``start`` at ``t_lift`` and lands at ``target`` at ``t_land`` [s].
+
+    ``start`` and ``target`` are placements of the foot frame in the world; t_land > t_lift.
+    """
 
     side: str
     start: pin.SE3
     target: pin.SE3
     t_lift: float
     t_land: float
+
+    def __post_init__(self) -> None:
+        lookup("side", self.side, dict.fromkeys(SIDES))
+        as_placement("start", self.start)
+        as_placement("target", self.target)
+        t_lift = as_scalar("t_lift", self.t_lift)
+        t_land = as_scalar("t_land", self.t_land)
+        if t_land <= t_lift:
+            raise InvalidParameterError(
+                f"a footstep lands after it lifts off: t_land = {t_land} s <= t_lift = {t_lift} s"
+            )
 
     def swing_trajectory(self, height: float) -> TrajectorySE3SwingFoot:
         """The swing-foot reference of this step, rising ``height`` [m] at mid-swing."""
@@ -35,15 +49,16 @@ class Footstep:
 
 @dataclass(frozen=True)
 class FootstepPlan:
-    """A sequence of footsteps with double-support phases between them.
+    """Footsteps in time order, one foot in the air at a time, and the ZMP reference that goes with them.
 
-    Timeline: both feet on the ground until ``t_start``; then for every step a double support of
-    ``double_support`` [s] in which the ZMP moves to the coming stance foot, and a single support
-    of ``single_support`` [s] in which the other foot swings; after the last touch-down the ZMP
-    moves to the middle of the feet during one more double support and stays until ``t_end``.
+    :func:`plan_straight_walk`'s timeline: both feet on the ground until ``t_start``; then for
+    every step a double support in which the ZMP moves to the coming stance foot and a single
+    support in which the other foot swings; after the last touch-down the ZMP moves to the middle
+    of the feet during one more double support and stays until ``t_end``.
 
     Attributes:
-        initial: Foot placements at t = 0, by side.
+        sole: The sole rectangle in the foot frame.
+        initial: Foot-frame placements in the world at t = 0, by side.
         steps: The swings, in time order.
         zmp_times, zmp_points: Knots (times [s], ZMP x-y [m]) of the piecewise-linear ZMP reference.
         t_end: When the plan ends [s].
@@ -56,20 +71,49 @@ class FootstepPlan:
     zmp_points: np.ndarray
     t_end: float
 
+    def __post_init__(self) -> None:
+        as_sole(self.sole)
+        if not isinstance(self.initial, dict) or set(self.initial) != set(SIDES):
+            raise InvalidParameterError(f"initial must map {SIDES} to foot placements, got {self.initial!r}")
+        for side in SIDES:
+            as_placement(f"initial placement of the {side} foot", self.initial[side])
+        if any(not isinstance(step, Footstep) for step in self.steps):
+            raise InvalidParameterError("steps must be Footstep objects")
+        for before, after in zip(self.steps, self.steps[1:], strict=False):
+            if after.t_lift < before.t_land:
+                raise InvalidParameterError(
+                    f"footsteps overlap: one lifts off at {after.t_lift} s before the previous lands at "
+                    f"{before.t_land} s (one foot must stay on the ground)"
+                )
+        times = as_vector("zmp_times", self.zmp_times)
+        points = as_matrix("zmp_points", self.zmp_points, (times.shape[0], 2))
+        if times.shape[0] < 2 or np.any(np.diff(times) < 0):
+            raise InvalidParameterError(f"zmp_times must be >= 2 non-decreasing times [s], got {times}")
+        t_end = as_scalar("t_end", self.t_end)
+        if self.steps and t_end < self.steps[-1].t_land:
+            raise InvalidParameterError(f"t_end = {t_end} s is before the last touch-down")
+        object.__setattr__(self, "zmp_times", times)
+        object.__setattr__(self, "zmp_points", points)
+        object.__setattr__(self, "steps", tuple(self.steps))
+
     def zmp_reference(self, t: np.ndarray | float) -> np.ndarray:
         """The planned ZMP on the ground at time(s) t, shape (..., 2) [m]."""
         t = np.asarray(t, dtype=float)
+        if not np.all(np.isfinite(t)):
+            raise NonFiniteError(f"times of the ZMP reference must be finite, got {t}")
         return np.stack([np.interp(t, self.zmp_times, self.zmp_points[:, k]) for k in range(2)], axis=-1)
 
     def swinging(self, t: float) -> Footstep | None:
-        """The step whose foot is in the air at time t (lift-off <= t < touch-down), if any."""
+        """The step whose foot is in the air at time t [s] (lift-off <= t < touch-down), if any."""
+        t = as_scalar("t", t)
         for step in self.steps:
             if step.t_lift <= t < step.t_land:
                 return step
         return None
 
     def placements(self, t: float) -> dict[str, pin.SE3]:
-        """Where each foot is planned to stand (or has last stood) at time t."""
+        """Where each foot is planned to stand (or has last stood) at time t [s]."""
+        t = as_scalar("t", t)
         feet = dict(self.initial)
         for step in self.steps:
             if step.t_land <= t:
@@ -98,11 +142,25 @@ def plan_straight_walk(
     position, height and orientation. The ZMP starts under the CoM (``com_xy``), moves to the
     stance sole's centre for every single support and ends between the final feet; ``t_settle``
     [s] of standing follow the last double support.
+
+    Args:
+        sole: The sole rectangle in the foot frame.
+        right, left: Initial foot-frame placements in the world.
+        com_xy: Initial CoM, x-y (or x-y-z) in the world [m].
+        n_steps: Number of swings, >= 2.
+        step_length: Footprint spacing along x [m] (negative walks backwards).
+        single_support: Swing duration [s], > 0.
+        double_support: Duration of each double support [s], > 0.
+        t_start: Standing time before the first double support [s].
+        t_settle: Standing time after the last double support [s].
+        first: The side that swings first, ``"right"`` or ``"left"``.
     """
     if not isinstance(n_steps, (int, np.integer)) or n_steps < 2:
         raise InvalidParameterError(f"n_steps must be an integer >= 2, got {n_steps!r}")
     if first not in SIDES:
         raise InvalidParameterError(f"first must be one of {SIDES}, got {first!r}")
+    right, left = as_placement("right", right), as_placement("left", left)
+    com_xy = ground_point("com_xy", com_xy)
     step_length = as_scalar("step_length", step_length)
     single_support = as_scalar("single_support", single_support, minimum=0.0, strict=True)
     double_support = as_scalar("double_support", double_support, minimum=0.0, strict=True)
@@ -112,7 +170,7 @@ def plan_straight_walk(
     feet = {"right": pin.SE3(right), "left": pin.SE3(left)}
     initial = dict(feet)
     x0 = max(right.translation[0], left.translation[0])
-    times, points = [0.0, t_start], [np.asarray(com_xy, dtype=float)[:2]] * 2
+    times, points = [0.0, t_start], [com_xy] * 2
     steps = []
     side, t = first, t_start
     for k in range(1, n_steps + 1):

@@ -22,9 +22,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tsid_py.errors import InvalidParameterError
+from tsid_py.errors import DimensionError, InvalidParameterError, NonFiniteError
 from tsid_py.trajectories import Trajectory, TrajectorySample
-from tsid_py.validation import as_scalar, as_vector
+from tsid_py.validation import as_matrix, as_scalar, as_vector
 
 GRAVITY = 9.81  # [m/s^2]
 
@@ -36,7 +36,13 @@ def solve_dare(A: np.ndarray, B: np.ndarray, Q: np.ndarray, R: np.ndarray, tol: 
     to P from A_0 = A, G_0 = B R^-1 B^T, H_0 = Q, with W = (I + G_k H_k)^-1,
     A_k+1 = A_k W A_k, G_k+1 = G_k + A_k W G_k A_k^T, H_k+1 = H_k + A_k^T H_k W A_k.
     """
+    A = as_matrix("A", A, (None, None))
     n = A.shape[0]
+    A = as_matrix("A", A, (n, n))
+    B = as_matrix("B", B, (n, None))
+    Q, R = as_matrix("Q", Q, (n, n)), as_matrix("R", R, (B.shape[1], B.shape[1]))
+    if np.any(np.linalg.eigvalsh((R + R.T) / 2) <= 0):
+        raise InvalidParameterError("R must be positive definite")
     G, H = B @ np.linalg.solve(R, B.T), Q.copy()
     for _ in range(100):
         W = np.linalg.inv(np.eye(n) + G @ H)
@@ -47,8 +53,19 @@ def solve_dare(A: np.ndarray, B: np.ndarray, Q: np.ndarray, R: np.ndarray, tol: 
     raise InvalidParameterError("the Riccati iteration did not converge: is (A, B) stabilizable?")
 
 
-def cart_table_model(com_height: float, dt: float, gravity: float = GRAVITY):
-    """(A, B, C) of one axis of the cart-table model: state (c, dc, ddc), jerk input, ZMP output."""
+def cart_table_model(
+    com_height: float, dt: float, gravity: float = GRAVITY
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, B, C) of one axis of the cart-table model: state (c, dc, ddc), jerk input, ZMP output.
+
+    Args:
+        com_height: h, CoM height above the ZMP plane [m], > 0.
+        dt: Period over which the jerk is held [s], > 0.
+        gravity: g [m/s^2], > 0.
+    """
+    com_height = as_scalar("com_height", com_height, minimum=0.0, strict=True)
+    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    gravity = as_scalar("gravity", gravity, minimum=0.0, strict=True)
     A = np.array([[1.0, dt, dt**2 / 2], [0.0, 1.0, dt], [0.0, 0.0, 1.0]])
     B = np.array([dt**3 / 6, dt**2 / 2, dt])
     C = np.array([1.0, 0.0, -com_height / gravity])
@@ -64,6 +81,7 @@ class ZmpPreviewController:
         preview_time: How far ahead the ZMP reference is used [s].
         q: Weight of the ZMP error [1/m^2].
         r: Weight of the jerk [s^6/m^2].
+        gravity: g [m/s^2].
     """
 
     def __init__(
@@ -102,6 +120,8 @@ class ZmpPreviewController:
         """
         reference = as_vector("zmp_reference", zmp_reference)
         n = reference.shape[0]
+        if n == 0:
+            raise InvalidParameterError("zmp_reference is empty: it needs at least one sample")
         padded = np.concatenate([reference, np.full(self.n_preview + 1, reference[-1])])
         states = np.empty((n + 1, 3))
         states[0] = as_vector("state", state, 3)
@@ -125,6 +145,7 @@ class LipmPlan(Trajectory):
         jerks: (n, 2) jerk held over each period [m/s^3].
         height: The CoM z [m] (world), constant.
         com_height: h of the model (CoM height above the ZMP plane) [m].
+        gravity: g of the model [m/s^2].
     """
 
     def __init__(
@@ -138,9 +159,19 @@ class LipmPlan(Trajectory):
         gravity: float = GRAVITY,
     ) -> None:
         super().__init__("lipm-com")
-        self.t0, self.dt = t0, dt
-        self.states, self.jerks = states, jerks
-        self.height, self.com_height, self.gravity = height, com_height, gravity
+        self.t0 = as_scalar("t0", t0)
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        jerks = np.asarray(jerks, dtype=float)
+        if jerks.ndim != 2 or jerks.shape[1] != 2 or np.asarray(states).shape != (jerks.shape[0] + 1, 3, 2):
+            raise DimensionError(
+                f"states must be (n + 1, 3, 2) and jerks (n, 2), got {np.shape(states)} and {jerks.shape}"
+            )
+        self.states, self.jerks = np.asarray(states, dtype=float), jerks
+        if not (np.all(np.isfinite(self.states)) and np.all(np.isfinite(jerks))):
+            raise NonFiniteError("states and jerks of a LIPM plan must be finite")
+        self.height = as_scalar("height", height)
+        self.com_height = as_scalar("com_height", com_height, minimum=0.0, strict=True)
+        self.gravity = as_scalar("gravity", gravity, minimum=0.0, strict=True)
 
     @property
     def t_end(self) -> float:
@@ -149,6 +180,7 @@ class LipmPlan(Trajectory):
 
     def _state(self, t: float) -> np.ndarray:
         """(c, dc, ddc) x (x, y) at time t, held at the last state after the end."""
+        t = as_scalar("t", t)
         n = self.jerks.shape[0]
         k = int(np.floor((t - self.t0) / self.dt))
         if k >= n:
@@ -188,14 +220,20 @@ def plan_com_from_zmp(
     Args:
         zmp_reference: Maps times [s] (array) to ZMP x-y points (array (n, 2)) [m].
         duration: Length of the plan [s].
-        com: The initial CoM (world) [m]; its height above ``ground_height`` is the LIPM's h.
+        com: The initial CoM (world) [m]; its height above ``ground_height`` [m] is the LIPM's h.
         dt: Planning period [s] (the plan is sampled exactly at any rate afterwards).
+        preview_time: How far ahead the preview controller reads the reference [s].
     """
+    if not callable(zmp_reference):
+        raise InvalidParameterError(f"zmp_reference must be a function of time, got {zmp_reference!r}")
     com = as_vector("com", com, 3)
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
-    controller = ZmpPreviewController(com[2] - ground_height, dt, preview_time)
-    n = int(np.ceil(duration / dt))
-    reference = np.asarray(zmp_reference(np.arange(n) * dt), dtype=float)
+    height = com[2] - as_scalar("ground_height", ground_height)
+    if height <= 0:
+        raise InvalidParameterError(f"the CoM must be above the ground, got {height} m")
+    controller = ZmpPreviewController(height, dt, preview_time)
+    n = int(np.ceil(duration / controller.dt))
+    reference = as_matrix("zmp_reference(t)", zmp_reference(np.arange(n) * controller.dt), (n, 2))
     states, jerks = np.empty((n + 1, 3, 2)), np.empty((n, 2))
     for axis in range(2):
         states[:, :, axis], jerks[:, axis] = controller.run(reference[:, axis], [com[axis], 0.0, 0.0])

@@ -5,17 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.trajectories import Trajectory, TrajectorySample
+from tsid_py.planning.support import as_placement
+from tsid_py.trajectories import Trajectory, TrajectorySample, min_jerk_shape
 from tsid_py.validation import as_scalar
-
-
-def min_jerk_shape(s: float) -> tuple[float, float, float]:
-    """The minimum-jerk blend 10 s^3 - 15 s^4 + 6 s^5 on s in [0, 1] and its first two derivatives in s."""
-    return (
-        s**3 * (10 - 15 * s + 6 * s**2),
-        30 * s**2 * (1 - s) ** 2,
-        60 * s * (1 - s) * (1 - 2 * s),
-    )
 
 
 def bump_shape(s: float) -> tuple[float, float, float]:
@@ -45,14 +37,14 @@ class TrajectorySE3SwingFoot(Trajectory):
         self, name: str, start: pin.SE3, end: pin.SE3, t0: float, duration: float, height: float
     ) -> None:
         super().__init__(name)
-        self.start, self.end = pin.SE3(start), pin.SE3(end)
+        self.start, self.end = pin.SE3(as_placement("start", start)), pin.SE3(as_placement("end", end))
         self.t0 = as_scalar("t0", t0)
         self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
         self.height = as_scalar("height", height)
         self._rotation_axis_world = start.rotation @ pin.log3(start.rotation.T @ end.rotation)  # [rad]
 
     def sample(self, t: float) -> TrajectorySample:
-        s = min(max((t - self.t0) / self.duration, 0.0), 1.0)
+        s = min(max((as_scalar("t", t) - self.t0) / self.duration, 0.0), 1.0)
         blend, d_blend, dd_blend = min_jerk_shape(s)
         bump, d_bump, dd_bump = bump_shape(s)
         T = self.duration

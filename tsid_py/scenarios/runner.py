@@ -16,7 +16,7 @@ import numpy as np
 from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.integration import integrate
-from tsid_py.physics import SolutionCheck, check_solution
+from tsid_py.physics import check_solution, summarize_checks
 from tsid_py.progress import progress_bar
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
@@ -120,23 +120,10 @@ def run_biped(
         "com_error_max_m": float(com_error.max()),
         "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
         "foot_drift_max_m": foot_drift,
-        **checks_summary(checks, step_times),
-    }
-    return RunResult(summary, log, controller)
-
-
-def checks_summary(checks: list[SolutionCheck], step_times: list[float]) -> dict[str, float]:
-    """The worst physics check over a run's steps, and its step times (see :func:`step_time_summary`)."""
-    nan = float("nan")
-    return {
-        "min_normal_force_n": min((c.min_normal_force for c in checks), default=nan),
-        "max_friction_ratio": max((c.max_friction_ratio for c in checks), default=nan),
-        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=nan),
-        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=nan),
-        "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=nan),
-        "max_normal_bound_violation_n": max((c.max_normal_bound_violation for c in checks), default=nan),
+        **summarize_checks(checks),
         **step_time_summary(step_times),
     }
+    return RunResult(summary, log, controller)
 
 
 def step_time_summary(step_times: list[float]) -> dict[str, float]:

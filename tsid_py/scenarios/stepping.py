@@ -25,14 +25,14 @@ from tsid_py.contacts.pressure import center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.integration import integrate
-from tsid_py.physics import check_solution
+from tsid_py.physics import check_solution, summarize_checks
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.lipm import GRAVITY
 from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import Robot
-from tsid_py.scenarios.runner import Observer, RunLog, RunResult, checks_summary
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
@@ -110,6 +110,17 @@ class _Swing:
         return float(np.linalg.norm(error))
 
 
+def _check_unloading_fits(plan: FootstepPlan, unload_duration: float) -> None:
+    """A foot starts unloading ``unload_duration`` before lift-off: not before the previous touch-down."""
+    for before, after in zip(plan.steps, plan.steps[1:], strict=False):
+        gap = after.t_lift - before.t_land
+        if gap < unload_duration - EVENT_TOLERANCE:
+            raise InvalidParameterError(
+                f"the double support before the lift-off at {after.t_lift:g} s lasts {gap:g} s, shorter than "
+                f"the {unload_duration:g} s unloading ramp: both feet would leave the ground"
+            )
+
+
 def _world_net_forces(controller: BipedController, forces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Net force of each foot in world axes [N] (zero for a foot out of the problem)."""
     net = {}
@@ -137,7 +148,11 @@ def run_footsteps(
     """Run the plan in closed loop until ``plan.t_end``.
 
     Args:
+        controller: A biped standing on both feet at ``controller.q0`` (its formulation is changed).
+        plan: The footsteps; both feet stand in its ``initial`` placements at t = 0.
         com_reference: CoM reference as a function of time (world) [m, m/s, m/s^2].
+        scenario: Name reported in the summary.
+        dt: Control period [s].
         swing_height: Height of the swing trajectories above the straight line [m].
         unload_duration: Contact unloading ramp before each lift-off [s].
         load_duration: Contact loading ramp after each touch-down [s].
@@ -145,14 +160,25 @@ def run_footsteps(
             (quasi-static motions such as a single step); ``"feet"``: above the convex hull of
             both feet, wherever they are (walking, where the CoM passes between the feet).
         cop_task: A CoP task in the controller's formulation; its reference follows the planned ZMP.
+        progress: Show a progress bar on stderr.
         observer: Called with (controller, log) after every logged step (e.g. a live viewer).
+
+    Raises:
+        InvalidParameterError: a negative duration or height, or a double support shorter than
+            ``unload_duration`` (the next foot would start unloading before the other has landed).
 
     The ground is the plane z = 0 (where :class:`BipedController` puts the soles); the planned ZMP
     is that of the CoM reference, c - (c_z / g) ddc.
     """
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    swing_height = as_scalar("swing_height", swing_height, minimum=0.0)
+    unload_duration = as_scalar("unload_duration", unload_duration, minimum=0.0)
+    load_duration = as_scalar("load_duration", load_duration, minimum=0.0)
     if com_support not in ("contacts", "feet"):
         raise InvalidParameterError(f"com_support must be 'contacts' or 'feet', got {com_support!r}")
+    if not isinstance(plan, FootstepPlan) or not callable(com_reference):
+        raise InvalidParameterError("run_footsteps needs a FootstepPlan and a CoM reference function of t")
+    _check_unloading_fits(plan, unload_duration)
     robot, form, sole = controller.robot, controller.formulation, plan.sole
     weight = robot.total_mass * GRAVITY
     q, v = controller.q0.copy(), robot.zero_velocity()
@@ -256,6 +282,7 @@ def run_footsteps(
         "com_margin_min_m": com_margin,
         "max_force_jump_n": force_jump,
         "max_force_jump_over_weight": force_jump / weight,
-        **checks_summary(checks, step_times),
+        **summarize_checks(checks),
+        **step_time_summary(step_times),
     }
     return RunResult(summary, log, controller)

@@ -8,6 +8,7 @@ import numpy as np
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.contacts.pressure import GROUND_NORMAL, contact_points_world
+from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskContactForce
 from tsid_py.validation import as_vector
@@ -57,11 +58,24 @@ class TaskCopEquality(TaskContactForce):
     def set_contact_normal(self, normal: object) -> None:
         """Set the world ground normal (normalized here)."""
         normal = as_vector("contact normal", normal, 3)
-        self._normal = normal / np.linalg.norm(normal)
+        norm = np.linalg.norm(normal)
+        if norm < 1e-9:
+            raise InvalidParameterError("the contact normal must be a non-zero 3-vector")
+        self._normal = normal / norm
 
     def set_contacts(self, contacts: list[tuple[ContactBase, int]]) -> None:
-        """The active contacts with the offsets of their force variables in f."""
-        self._contacts = list(contacts)
+        """The active contacts with the offsets of their force variables in f (the formulation calls this)."""
+        contacts = list(contacts)
+        offset = 0
+        for contact, index in contacts:
+            if not getattr(contact, "unilateral", False):  # a ContactBase with a contact surface
+                raise InvalidParameterError(f"{self.name!r}: {contact!r} is not a unilateral contact")
+            if index != offset:
+                raise InvalidParameterError(
+                    f"{self.name!r}: the forces of {contact.name!r} start at {index}, expected {offset}"
+                )
+            offset += contact.n_force
+        self._contacts = contacts
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
         n_force = sum(contact.n_force for contact, _ in self._contacts)
