@@ -81,3 +81,18 @@ def test_bench_command_times_every_backend(capsys):
         for r in per_backend.values():
             assert r["steps"] == 50 and r["qp_failures"] == 0
             assert 0 < r["median_us"] <= r["p99_us"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["walk", "--steps", "1", "--json"], "steps"),
+        (["walk", "--step-length", "nan", "--json"], "step_length"),
+        (["balance", "--duration", "-1", "--json"], "duration"),
+        (["balance", "--robot", "nao", "--json"], "nao"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, message):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

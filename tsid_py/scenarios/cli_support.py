@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import Callable
 
+from tsid_py.errors import TsidError
 from tsid_py.scenarios.runner import RunResult
 from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
@@ -114,7 +115,8 @@ def scenario_main(
     """Parse the arguments, run the scenario, print the summary, write the replay and plots.
 
     ``run(args)`` runs the scenario; with ``--viewer meshcat`` it is called as ``run(args, viewer)``
-    and passes the viewer on as the runner's per-step observer. Exit code 1 on a QP failure.
+    and passes the viewer on as the runner's per-step observer. Exit code 1 on a QP failure, 2 on
+    bad input (a :class:`~tsid_py.errors.TsidError`, printed as one line).
     """
     parser = argparse.ArgumentParser(description=description)
     build_parser(parser)
@@ -127,7 +129,13 @@ def scenario_main(
         from tsid_py.viz.meshcat_viewer import LiveViewer
 
         viewer = LiveViewer(args.viewer_rate, args.viewer_url, wait_for_browser=interactive)
-    result = run(args) if viewer is None else run(args, viewer)
+    try:
+        result = run(args) if viewer is None else run(args, viewer)
+    except TsidError as error:  # bad input: say what is wrong, no traceback
+        if viewer is not None:
+            viewer.close()
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
     print(report(result, args.json))
     if args.html:
         from tsid_py.viz.html_replay import write_html_replay
