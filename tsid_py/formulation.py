@@ -20,7 +20,13 @@ import numpy as np
 from tsid_py.constraints import ConstraintBase, ConstraintEquality, ConstraintInequality
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.measured_6d_wrench import Measured6dWrench
-from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFailedError, UnknownNameError
+from tsid_py.errors import (
+    DimensionError,
+    DuplicateNameError,
+    InvalidParameterError,
+    SolverFailedError,
+    UnknownNameError,
+)
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -201,6 +207,11 @@ class InverseDynamicsFormulation:
         """Add a measured external wrench: the dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
         if not isinstance(measured, Measured6dWrench):
             raise InvalidParameterError(f"{measured!r} is not a Measured6dWrench")
+        if measured.robot.nv != self._nv:
+            raise DimensionError(
+                f"measured force {measured.name!r} is on a robot with nv = {measured.robot.nv}, "
+                f"the formulation's robot has nv = {self._nv}"
+            )
         if measured.name in self._measured:
             raise DuplicateNameError(
                 f"a measured force named {measured.name!r} is already in the formulation"
