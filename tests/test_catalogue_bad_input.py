@@ -176,6 +176,11 @@ CASES = {
         "no reference",
     ),
     "grasp: negative kp": (lambda k: setattr(k.grasp, "kp", -1.0), InvalidParameterError, "kp"),
+    "grasp: a loading ramp": (
+        lambda k: k.form.add_rigid_contact(k.grasp, transition_duration=0.1),
+        InvalidParameterError,
+        "bilateral",
+    ),
     # Measured6dWrench and the formulation
     "push: unknown frame": (
         lambda k: tsid.Measured6dWrench("p", k.talos, "torso"),

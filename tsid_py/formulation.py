@@ -175,7 +175,7 @@ class InverseDynamicsFormulation:
         self._check_new_name(contact.name)
         force_reg_weight, motion_weight = _weight(force_reg_weight), _weight(motion_weight)
         motion_priority = _priority(motion_priority)
-        duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
+        duration = _contact_ramp_duration(contact, transition_duration)
         n = self.n_var + contact.n_force
         level = _ContactLevel(
             contact,
@@ -247,7 +247,7 @@ class InverseDynamicsFormulation:
         :meth:`compute_problem_data` whose t is past the end of the ramp.
         """
         level = lookup("contact", name, self._contacts)
-        duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
+        duration = _contact_ramp_duration(level.contact, transition_duration)
         if duration > 0:
             contact = level.contact
             start = contact.max_normal_force
@@ -472,6 +472,17 @@ def _ramp_duration(duration: float, priority: int) -> float:
     duration = as_scalar("transition duration", duration, minimum=0.0)
     if duration > 0 and priority == 0:
         raise InvalidParameterError("a weight transition needs a cost level (priority >= 1), not level 0")
+    return duration
+
+
+def _contact_ramp_duration(contact: ContactBase, duration: float) -> float:
+    """A contact transition duration [s] >= 0; only a unilateral contact has a normal force to ramp."""
+    duration = as_scalar("transition_duration", duration, minimum=0.0)
+    if duration > 0 and not contact.unilateral:
+        raise InvalidParameterError(
+            f"{contact.name!r} is bilateral: it has no normal force to ramp; add or remove it "
+            "without a transition_duration"
+        )
     return duration
 
 

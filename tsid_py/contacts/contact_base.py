@@ -40,6 +40,8 @@ class ContactBase:
     wrench_size: int = 6
     motion_mask: tuple[float, ...] = (1.0,) * 6  # which rows of the 6-D frame acceleration are held
 
+    unilateral = True  # it pushes along a normal: its total normal force can be ramped (transitions)
+
     def __init__(
         self,
         name: str,

@@ -25,6 +25,7 @@ class ContactTwoFramePositions(ContactBase):
     n_force = 3
     wrench_size = 3
     motion_mask = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
+    unilateral = False
 
     def __init__(
         self, name: str, robot: RobotWrapper, frame1: Frame, frame2: Frame, f_min: float, f_max: float
