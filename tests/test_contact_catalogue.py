@@ -3,6 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
+from conftest import random_state
 
 import tsid_py as tsid
 from tsid_py.controllers.biped import BipedController
@@ -88,3 +89,29 @@ def test_a_measured_push_is_carried_by_the_feet(talos):
     controller.formulation.remove_measured_force("push")
     with pytest.raises(tsid.UnknownNameError, match="push"):
         controller.formulation.remove_measured_force("push")
+
+
+def test_a_measured_wrench_is_the_same_in_local_or_world_axes(talos, rng):
+    """J_local^T w = J_world^T (R w): the two ways of stating one wrench give one joint torque."""
+    q, v = random_state(talos, rng)
+    data = talos.create_data()
+    talos.compute_all_terms(data, q, v)
+    wrench = rng.standard_normal(6)
+    local = tsid.Measured6dWrench("local", talos, "torso_2_joint")
+    local.set_measured_contact_force(wrench)
+    world = tsid.Measured6dWrench("world", talos, "torso_2_joint")
+    world.use_local_frame(False)
+    rotation = data.oMf[talos.frame_id("torso_2_joint")].rotation
+    world.set_measured_contact_force(np.concatenate([rotation @ wrench[:3], rotation @ wrench[3:]]))
+    np.testing.assert_allclose(
+        local.compute_joint_torques(data), world.compute_joint_torques(data), atol=1e-10
+    )
+    # and it is the generalized force of an external wrench in RNEA: tau_ext = J^T w
+    zero = np.zeros(talos.nv)
+    joint = talos.model.frames[talos.frame_id("torso_2_joint")].parentJoint
+    placement = talos.model.frames[talos.frame_id("torso_2_joint")].placement
+    external = [pin.Force.Zero() for _ in range(talos.model.njoints)]
+    external[joint] = placement.act(pin.Force(wrench))
+    no_wrench = pin.rnea(talos.model, talos.create_data(), q, v, zero)
+    with_wrench = pin.rnea(talos.model, talos.create_data(), q, v, zero, external)
+    np.testing.assert_allclose(no_wrench - with_wrench, local.compute_joint_torques(data), atol=1e-8)

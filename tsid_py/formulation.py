@@ -20,7 +20,13 @@ import numpy as np
 from tsid_py.constraints import ConstraintBase, ConstraintEquality, ConstraintInequality
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.measured_6d_wrench import Measured6dWrench
-from tsid_py.errors import DuplicateNameError, InvalidParameterError, SolverFailedError, UnknownNameError
+from tsid_py.errors import (
+    DimensionError,
+    DuplicateNameError,
+    InvalidParameterError,
+    SolverFailedError,
+    UnknownNameError,
+)
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -169,9 +175,7 @@ class InverseDynamicsFormulation:
         self._check_new_name(contact.name)
         force_reg_weight, motion_weight = _weight(force_reg_weight), _weight(motion_weight)
         motion_priority = _priority(motion_priority)
-        duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
-        if duration > 0:
-            _check_rampable(contact)
+        duration = _contact_ramp_duration(contact, transition_duration)
         n = self.n_var + contact.n_force
         level = _ContactLevel(
             contact,
@@ -204,6 +208,11 @@ class InverseDynamicsFormulation:
         """Add a measured external wrench: the dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
         if not isinstance(measured, Measured6dWrench):
             raise InvalidParameterError(f"{measured!r} is not a Measured6dWrench")
+        if measured.robot.nv != self._nv:
+            raise DimensionError(
+                f"measured force {measured.name!r} is on a robot with nv = {measured.robot.nv}, "
+                f"the formulation's robot has nv = {self._nv}"
+            )
         if measured.name in self._measured:
             raise DuplicateNameError(
                 f"a measured force named {measured.name!r} is already in the formulation"
@@ -241,10 +250,9 @@ class InverseDynamicsFormulation:
         Bilateral contacts (no normal force) can only be removed at once.
         """
         level = lookup("contact", name, self._contacts)
-        duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
+        duration = _contact_ramp_duration(level.contact, transition_duration)
         if duration > 0:
             contact = level.contact
-            _check_rampable(contact)
             start = contact.max_normal_force
             if self._last_x is not None:
                 begin = self._nv + level.index
@@ -472,15 +480,6 @@ def _unloaded_cap(contact: ContactBase) -> float:
     return min(contact.min_normal_force + _CAP_MARGIN, contact.max_normal_force)
 
 
-def _check_rampable(contact: ContactBase) -> None:
-    """A force ramp caps the total normal force, which only a unilateral contact has."""
-    if not contact.unilateral:
-        raise InvalidParameterError(
-            f"contact {contact.name!r} is bilateral (no normal force to ramp): add or remove it "
-            "with transition_duration 0"
-        )
-
-
 def _weight(weight: float) -> float:
     return as_scalar("weight", weight, minimum=0.0)
 
@@ -490,6 +489,17 @@ def _ramp_duration(duration: float, priority: int) -> float:
     duration = as_scalar("transition duration", duration, minimum=0.0)
     if duration > 0 and priority == 0:
         raise InvalidParameterError("a weight transition needs a cost level (priority >= 1), not level 0")
+    return duration
+
+
+def _contact_ramp_duration(contact: ContactBase, duration: float) -> float:
+    """A contact transition duration [s] >= 0; only a unilateral contact has a normal force to ramp."""
+    duration = as_scalar("transition_duration", duration, minimum=0.0)
+    if duration > 0 and not contact.unilateral:
+        raise InvalidParameterError(
+            f"{contact.name!r} is bilateral: it has no normal force to ramp; add or remove it "
+            "without a transition_duration"
+        )
     return duration
 
 

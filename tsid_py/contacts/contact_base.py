@@ -39,7 +39,8 @@ class ContactBase:
     n_force: int = 0
     wrench_size: int = 6
     motion_mask: tuple[float, ...] = (1.0,) * 6  # which rows of the 6-D frame acceleration are held
-    unilateral: bool = True  # the last force-inequality row bounds the total normal force (f_min..f_max)
+    unilateral: bool = True  # pushes along a normal: the last force-inequality row bounds the total
+    # normal force (f_min..f_max), which transitions ramp
 
     def __init__(
         self,

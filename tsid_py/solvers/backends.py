@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 
-from tsid_py.errors import UnknownNameError
+from tsid_py.errors import InvalidParameterError, UnknownNameError
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.validation import unknown_name_message
 
@@ -22,8 +23,14 @@ def installed_backends() -> list[str]:
 
 
 def make_solver(backend: str = "quadprog", **options: object) -> Solver:
-    """A solver for the named backend (``"quadprog"`` or ``"daqp"``)."""
+    """A solver for the named backend (``"quadprog"`` or ``"daqp"``), built with ``options``
+    (``warm_start`` for both, and DAQP's settings for ``"daqp"``)."""
     if backend not in installed_backends():
         raise UnknownNameError(unknown_name_message("installed QP backend", backend, installed_backends()))
-    module, cls = _BACKENDS[backend][1].split(":")
-    return getattr(importlib.import_module(module), cls)(backend, **options)
+    module, name = _BACKENDS[backend][1].split(":")
+    cls = getattr(importlib.import_module(module), name)
+    try:
+        inspect.signature(cls).bind(backend, **options)
+    except TypeError as exc:
+        raise InvalidParameterError(f"options {sorted(options)} for the {backend} backend: {exc}") from None
+    return cls(backend, **options)

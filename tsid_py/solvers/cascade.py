@@ -69,9 +69,8 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
         if not out.ok:
             if index == 0 and out.status == QPStatus.INFEASIBLE:
                 return infeasible_output(hqp, out.message, solve_qp)
-            out.message = (
-                f"priority level {priority}, solved under the optima of the levels above: {out.message}"
-            )
+            above = "the optima of the levels above" if index else "the hard constraints of level 0"
+            out.message = f"priority level {priority}, solved under {above}: {out.message}"
             out.problem = hqp.snapshot()
             return out
         if index + 1 < len(levels):

@@ -9,6 +9,7 @@ set whose removal restores feasibility, and reported by name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,8 +26,9 @@ SLACK_TOLERANCE = 1e-6  # a slack above this (in units of the row's scaled resid
 PHASE_ONE_REGULARIZATION = 1e-8
 
 
-def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[str]:
-    """Names of the hard constraints whose rows need a non-zero slack, in row order.
+def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[str] | None:
+    """Names of the hard constraints whose rows need a non-zero slack, in row order (None if the
+    phase-1 QP itself fails).
 
     Unknowns (x, s+, s-, t): relaxed equalities a x + s+ - s- = b; inequalities a x + t >= lb and
     a x - t <= ub; s+, s-, t >= 0; cost sum(s+ + s- + t). The equality rows of :data:`PHYSICS` (the
@@ -61,7 +63,7 @@ def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[st
     g = np.concatenate([np.zeros(n), np.ones(m)])
     out = solve_qp(DenseQp(H, g, phase_one))
     if not out.ok:
-        return []
+        return None
     slack = out.x[n:]
     relaxed_names = [name for name, free in zip(hard.eq_names, relaxed, strict=True) if free]
     names = relaxed_names * 2 + hard.in_names
@@ -86,8 +88,17 @@ def without(hard: HardConstraints, dropped: list[str]) -> HardConstraints:
 def infeasible_output(hqp: HqpData, message: str, solve_qp: SolveQp) -> HqpOutput:
     """An INFEASIBLE output that names the level-0 constraints in conflict and keeps the problem.
 
-    The constraints found by :func:`conflicting_constraints` are pruned one by one while dropping
-    the rest still restores feasibility, so the reported set is irreducible.
+    Two lists of names (the equation of motion is never in them: it is not a choice):
+
+    - ``infeasible_constraints``: what to relax. The constraints found by
+      :func:`conflicting_constraints`, pruned one by one while dropping the rest still restores
+      feasibility, so no smaller subset of them would do.
+    - ``conflicting_set``: what conflicts. An irreducible infeasible subset of level 0 (deletion
+      filter: a constraint leaves the set when the set stays infeasible without it), e.g. a CoM task
+      and the two feet's friction cones.
+
+    When the phase-1 QP needs no slack at all, level 0 is feasible and the backend failed for
+    another reason (e.g. linearly dependent equality rows): the status is then ERROR.
     """
     n = hqp.n_var
     hard = HardConstraints.from_level(hqp.levels[0] if hqp.levels else [], n)
@@ -96,19 +107,53 @@ def infeasible_output(hqp: HqpData, message: str, solve_qp: SolveQp) -> HqpOutpu
         return solve_qp(DenseQp(np.eye(n), np.zeros(n), without(hard, dropped))).ok
 
     names = conflicting_constraints(hard, solve_qp)
-    if names and feasible_without(names):
-        for name in list(names):
-            rest = [other for other in names if other != name]
-            if rest and feasible_without(rest):
-                names = rest
+    if names is None:
+        status = QPStatus.INFEASIBLE
+        names, conflict = [], []
+    elif not names:
+        return HqpOutput(
+            QPStatus.ERROR,
+            message=f"{message}; level 0 (hard constraints) is feasible (a phase-1 QP needs no slack): "
+            "the backend failed on a degenerate problem (e.g. linearly dependent equality rows)",
+            problem=hqp.snapshot(),
+        )
+    else:
+        status = QPStatus.INFEASIBLE
+        if feasible_without(names):
+            for name in list(names):
+                rest = [other for other in names if other != name]
+                if rest and feasible_without(rest):
+                    names = rest
+        conflict = irreducible_conflict(hard, feasible_without)
         message = (
             f"{message}; level 0 (hard constraints) is infeasible: relaxing "
-            f"{', '.join(repr(name) for name in names)} restores feasibility"
+            f"{', '.join(map(repr, names))} restores feasibility"
         )
-    elif names:
-        message = (
-            f"{message}; level 0 (hard constraints) is infeasible; involved: {', '.join(map(repr, names))}"
-        )
+        if conflict:
+            message += (
+                f"; the conflicting set is {', '.join(map(repr, conflict))} (with the equation of motion)"
+            )
     return HqpOutput(
-        QPStatus.INFEASIBLE, message=message, problem=hqp.snapshot(), infeasible_constraints=names
+        status,
+        message=message,
+        problem=hqp.snapshot(),
+        infeasible_constraints=names,
+        conflicting_set=conflict,
     )
+
+
+def irreducible_conflict(hard: HardConstraints, feasible_without: Callable[[list[str]], bool]) -> list[str]:
+    """An irreducible infeasible subset of the hard constraints (names in row order), by deletion.
+
+    Every constraint but the equation of motion is tried once: it is dropped for good when the
+    constraints left stay infeasible without it. What remains is infeasible, and feasible as soon as
+    any one of its members is removed. Empty if level 0 turns out feasible.
+    """
+    names = [name for name in dict.fromkeys(hard.eq_names + hard.in_names) if name not in PHYSICS]
+    if feasible_without([]):
+        return []
+    dropped: list[str] = []
+    for name in names:
+        if not feasible_without([*dropped, name]):
+            dropped.append(name)
+    return [name for name in names if name not in dropped]

@@ -38,6 +38,8 @@ class HqpOutput:
         problem: A copy of the problem, kept when the solve failed so it can be inspected.
         infeasible_constraints: When level 0 is infeasible, the names of the hard constraints
             that must give way for it to become feasible (see :mod:`tsid_py.solvers.diagnostics`).
+        conflicting_set: When level 0 is infeasible, an irreducible set of hard constraints that
+            conflict (besides the equation of motion): dropping any one of them restores feasibility.
     """
 
     status: QPStatus
@@ -48,6 +50,7 @@ class HqpOutput:
     message: str = ""
     problem: HqpData | None = None
     infeasible_constraints: list[str] = field(default_factory=list)
+    conflicting_set: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

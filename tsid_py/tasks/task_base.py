@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase
+from tsid_py.constraints import ConstraintBase, ConstraintEquality
 from tsid_py.validation import as_gain, as_mask, mask_rows
 
 if TYPE_CHECKING:
@@ -126,3 +126,51 @@ class Masked:
 
     def _apply_mask(self) -> None:
         raise NotImplementedError
+
+
+class GainVector:
+    """A gain attribute (e.g. ``kp``) validated on assignment: a scalar or a vector of the owner's
+    ``gain_size``, every entry >= 0, stored as a vector. The docstring given states its unit."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name, self._attribute = name, f"_{name}"
+
+    def __get__(self, task: object, owner: type | None = None) -> np.ndarray:
+        if task is None:
+            return self  # type: ignore[return-value]
+        return getattr(task, self._attribute)
+
+    def __set__(self, task: object, value: object) -> None:
+        setattr(task, self._attribute, as_gain(self._name, value, task.gain_size))  # type: ignore[attr-defined]
+
+
+class TaskMotionTracking(Masked, TaskMotion, PdGains):
+    """A motion task that tracks an error of ``size`` components with PD gains.
+
+    The constraint is J dv = a* - drift on the rows the 0/1 ``mask`` (one entry per component)
+    selects, with a* = Kp e + Kd de (+ a feed-forward) computed by the subclass. The last
+    ``position_error``, ``velocity_error``, ``desired_acceleration`` and drift are kept, all
+    components, in the units of the task.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
+        TaskMotion.__init__(self, name, robot)
+        PdGains.__init__(self, size)
+        self.position_error = np.zeros(size)
+        self.velocity_error = np.zeros(size)
+        self.desired_acceleration = np.zeros(size)
+        self._drift = np.zeros(size)
+        self.mask = np.ones(size)
+
+    def _mask_size(self) -> int:
+        return self._size
+
+    def _apply_mask(self) -> None:
+        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
+
+    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
+        """The task-space acceleration J dv + drift implied by dv, on the masked rows."""
+        return self._constraint.matrix @ dv + self._drift[self._rows]

@@ -33,6 +33,8 @@ class TaskCapturePointInequality(TaskMotion):
         self.support_max = np.full(2, np.inf)
         self.safety_margin = np.zeros(2)
         self.gravity = float(np.linalg.norm(robot.model.gravity.linear))  # [m/s^2]
+        if self.gravity <= 0.0:
+            raise InvalidParameterError(f"{name!r}: the capture point needs gravity, the model has none")
         self.omega = 0.0
         self.capture_point = np.zeros(2)
         self._drift = np.zeros(2)
@@ -48,19 +50,33 @@ class TaskCapturePointInequality(TaskMotion):
 
     def _set_limits(self, axis: int, label: str, low: float, high: float) -> None:
         low, high = as_scalar(f"{label}_min", low), as_scalar(f"{label}_max", high)
-        if low > high:
-            raise InvalidParameterError(
-                f"{self.name!r}: {label}_min = {low} m must be <= {label}_max = {high} m"
-            )
+        self._check_room(label, low, high, self.safety_margin[axis])
         self.support_min[axis], self.support_max[axis] = low, high
 
     def set_safety_margin(self, x_margin: float, y_margin: float) -> None:
-        """Distances kept from the support limits along x and y [m]."""
-        self.safety_margin = np.array([as_scalar("x_margin", x_margin), as_scalar("y_margin", y_margin)])
+        """Distances (>= 0) kept from the support limits along x and y [m]."""
+        margin = np.array(
+            [as_scalar("x_margin", x_margin, minimum=0.0), as_scalar("y_margin", y_margin, minimum=0.0)]
+        )
+        for axis, label in enumerate("xy"):
+            self._check_room(label, self.support_min[axis], self.support_max[axis], margin[axis])
+        self.safety_margin = margin
+
+    def _check_room(self, label: str, low: float, high: float, margin: float) -> None:
+        """The limits must leave an interval once the margin is taken off both sides."""
+        if low + margin > high - margin:
+            raise InvalidParameterError(
+                f"{self.name!r}: support limits along {label} [{low}, {high}] m with a safety margin of "
+                f"{margin} m leave no room: need {label}_min + margin <= {label}_max - margin"
+            )
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintInequality:
         robot, dt = self.robot, self.dt
         com, com_vel = robot.com(data), robot.com_vel(data)
+        if com[2] <= 0.0:
+            raise InvalidParameterError(
+                f"{self.name!r}: the CoM height must be > 0 for a capture point, got {com[2]} m"
+            )
         self._drift = robot.com_acc(data)[:2]
         self.omega = w = np.sqrt(self.gravity / com[2])
         self.capture_point = com[:2] + com_vel[:2] / w

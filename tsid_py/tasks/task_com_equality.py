@@ -7,33 +7,21 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
+from tsid_py.tasks.task_base import TaskMotionTracking
 from tsid_py.trajectories import TrajectorySample, as_sample
 
 
-class TaskComEquality(Masked, TaskMotion, PdGains):
+class TaskComEquality(TaskMotionTracking):
     """Track a CoM reference c_ref(t).
 
     Error e = c - c_ref [m], de = dc - dc_ref [m/s]. Desired acceleration
-    a* = ddc_ref - Kp e - Kd de. Constraint: J_com dv = a* - dJ_com v, rows selected by the mask.
+    a* = ddc_ref - Kp e - Kd de. Constraint: J_com dv = a* - dJ_com v, rows selected by the mask
+    (x, y, z in the world frame).
     """
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
-        TaskMotion.__init__(self, name, robot)
-        PdGains.__init__(self, 3)
+        super().__init__(name, robot, 3)
         self._reference = TrajectorySample(np.zeros(3))
-        self.mask = np.ones(3)
-        self.position_error = np.zeros(3)
-        self.velocity_error = np.zeros(3)
-        self.desired_acceleration = np.zeros(3)
-        self._drift = np.zeros(3)
-
-    def _mask_size(self) -> int:
-        """mask: which of x, y, z are controlled (0/1 per axis)."""
-        return 3
-
-    def _apply_mask(self) -> None:
-        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
 
     @property
     def reference(self) -> TrajectorySample:
@@ -52,7 +40,3 @@ class TaskComEquality(Masked, TaskMotion, PdGains):
         self._constraint.matrix[:] = self.robot.com_jacobian(data)[self._rows]
         self._constraint.vector[:] = (self.desired_acceleration - self._drift)[self._rows]
         return self._constraint
-
-    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
-        """CoM acceleration J_com dv + drift implied by dv (masked rows) [m/s^2]."""
-        return self._constraint.matrix @ dv + self._drift[self._rows]

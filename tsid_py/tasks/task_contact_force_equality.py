@@ -8,10 +8,11 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
+from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskContactForce
+from tsid_py.tasks.task_base import GainVector, TaskContactForce
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_gain, as_scalar
+from tsid_py.validation import as_scalar
 
 if TYPE_CHECKING:
     from tsid_py.contacts.contact_base import ContactBase
@@ -27,13 +28,21 @@ class TaskContactForceEquality(TaskContactForce):
     ``contact`` (which must be in it).
     """
 
+    kp = GainVector("Proportional gains on the wrench error [-].")
+    kd = GainVector("Derivative gains on the wrench-rate error [s].")
+    ki = GainVector("Integral gains on the leaky integral of the wrench error [1/s].")
+
     def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: ContactBase) -> None:
+        from tsid_py.contacts.contact_base import ContactBase  # contacts import the tasks package
+
         super().__init__(name, robot)
+        if not isinstance(contact, ContactBase):
+            raise InvalidParameterError(f"{name!r} needs a contact (e.g. a Contact6d), got {contact!r}")
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
         self.contact = contact
         self.contact_name = contact.name
         size = contact.wrench_size
-        self._kp, self._kd, self._ki = np.zeros(size), np.zeros(size), np.zeros(size)
+        self.kp = self.kd = self.ki = 0.0
         self.leak_rate = 0.05  # [1/s], TSID's default
         self.integral_error = np.zeros(size)
         self._reference = TrajectorySample(np.zeros(size))
@@ -41,31 +50,9 @@ class TaskContactForceEquality(TaskContactForce):
         self._constraint = ConstraintEquality(name, size, contact.n_force)
 
     @property
-    def kp(self) -> np.ndarray:
-        """Proportional gains on the wrench error [-]."""
-        return self._kp
-
-    @kp.setter
-    def kp(self, value: object) -> None:
-        self._kp = as_gain("kp", value, self.contact.wrench_size)
-
-    @property
-    def kd(self) -> np.ndarray:
-        """Derivative gains [s]."""
-        return self._kd
-
-    @kd.setter
-    def kd(self, value: object) -> None:
-        self._kd = as_gain("kd", value, self.contact.wrench_size)
-
-    @property
-    def ki(self) -> np.ndarray:
-        """Integral gains [1/s]."""
-        return self._ki
-
-    @ki.setter
-    def ki(self, value: object) -> None:
-        self._ki = as_gain("ki", value, self.contact.wrench_size)
+    def gain_size(self) -> int:
+        """Size of the gains: the contact's wrench size (6 for a Contact6d)."""
+        return self.contact.wrench_size
 
     def set_leak_rate(self, leak_rate: float) -> None:
         """Leak of the integral term [1/s]."""
@@ -86,7 +73,7 @@ class TaskContactForceEquality(TaskContactForce):
         error = ref.pos - ext.pos
         self._constraint.matrix[:] = self.contact.force_generator
         self._constraint.vector[:] = (
-            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * self.integral_error
+            ref.pos + self.kp * error + self.kd * (ref.vel - ext.vel) + self.ki * self.integral_error
         )
         self.integral_error = self.integral_error + self.dt * (error - self.leak_rate * self.integral_error)
         return self._constraint

@@ -71,7 +71,7 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         self.impose_position = self.impose_viability = True
 
     def set_velocity_bounds(self, upper: object) -> None:
-        """v_max >= 0 (|v| <= v_max), size na [rad/s]."""
+        """v_max > 0 (|v| <= v_max), size na [rad/s]."""
         self.v_max = self._absolute("velocity", upper)
         self.impose_velocity = True
 
@@ -99,8 +99,10 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         return self._constraint
 
     def acceleration_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(a_lb, a_ub) of every actuated joint at the joint positions q and velocities v."""
+        """(a_lb, a_ub) [rad/s^2] of every actuated joint at its positions q and velocities v (size na)."""
         na = self.robot.na
+        q = as_vector("actuated joint positions", q, na)
+        v = as_vector("actuated joint velocities", v, na)
         for kind in self.lower_bounds:
             self.lower_bounds[kind], self.upper_bounds[kind] = np.full(na, -np.inf), np.full(na, np.inf)
         if self.impose_position:

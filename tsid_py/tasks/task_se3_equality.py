@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
+from tsid_py.tasks.task_base import TaskMotionTracking
 from tsid_py.trajectories import TrajectorySample, as_sample, vector_to_se3
 
 
@@ -22,7 +22,7 @@ def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
     return np.concatenate([error.translation, pin.log3(error.rotation)])
 
 
-class TaskSE3Equality(Masked, TaskMotion, PdGains):
+class TaskSE3Equality(TaskMotionTracking):
     """Track a reference placement of a frame.
 
     In the local frame (default): e = se3_error(M, M_ref) points from the frame to the reference,
@@ -34,26 +34,13 @@ class TaskSE3Equality(Masked, TaskMotion, PdGains):
     """
 
     def __init__(self, name: str, robot: RobotWrapper, frame: Frame) -> None:
-        TaskMotion.__init__(self, name, robot)
-        PdGains.__init__(self, 6)
+        super().__init__(name, robot, 6)
         self.frame_id = robot.frame_id(frame)
         self.frame_name = robot.frame_name(frame)
         self.local_frame = True
         self._reference_placement = pin.SE3.Identity()
         self._reference = TrajectorySample.from_se3(self._reference_placement)
         self._reference_moves = False
-        self.mask = np.ones(6)
-        self.position_error = np.zeros(6)
-        self.velocity_error = np.zeros(6)
-        self.desired_acceleration = np.zeros(6)
-        self._drift = np.zeros(6)
-
-    def _mask_size(self) -> int:
-        """mask: which of (x, y, z, rx, ry, rz) are controlled (0/1 each)."""
-        return 6
-
-    def _apply_mask(self) -> None:
-        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
 
     def use_local_frame(self, local_frame: bool) -> None:
         """Express the task in the local frame (True, default) or in world-aligned axes (False)."""
@@ -83,13 +70,13 @@ class TaskSE3Equality(Masked, TaskMotion, PdGains):
             jacobian = robot.frame_jacobian_local(data, frame)
             self.position_error = error
             if self._reference_moves:
-                ref_vel, ref_acc = _rotate_back(rotation, ref_vel), _rotate_back(rotation, ref_acc)
+                ref_vel, ref_acc = rotate_motion(rotation.T, ref_vel), rotate_motion(rotation.T, ref_acc)
             self.velocity_error = ref_vel - velocity
         else:
             velocity = robot.frame_velocity_world_oriented(data, frame).vector
             drift = robot.frame_classic_acceleration_world_oriented(data, frame).vector
             jacobian = robot.frame_jacobian_world_oriented(data, frame)
-            self.position_error = _rotate_back(rotation.T, error)
+            self.position_error = rotate_motion(rotation, error)
             self.velocity_error = ref_vel - velocity
         self._drift = drift
         self.desired_acceleration = self.kp * self.position_error + self.kd * self.velocity_error + ref_acc
@@ -98,11 +85,7 @@ class TaskSE3Equality(Masked, TaskMotion, PdGains):
         self._constraint.vector[:] = (self.desired_acceleration - drift)[rows]
         return self._constraint
 
-    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
-        """Frame (classical) acceleration implied by dv, masked rows."""
-        return self._constraint.matrix @ dv + self._drift[self._rows]
 
-
-def _rotate_back(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
-    """R^T applied to both 3-D halves of a 6-vector (each half as a row: m^T R = (R^T m)^T)."""
-    return (motion.reshape(2, 3) @ rotation).reshape(6)
+def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
+    """R applied to both 3-D halves (linear, angular) of a 6-vector: a change of axes, no transport."""
+    return (motion.reshape(2, 3) @ rotation.T).reshape(6)

@@ -6,46 +6,35 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
+from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
-from tsid_py.tasks.task_se3_equality import se3_error
+from tsid_py.tasks.task_base import TaskMotionTracking
+from tsid_py.tasks.task_se3_equality import rotate_motion, se3_error
 
 
-def _rotate(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
-    return np.concatenate([rotation @ motion[:3], rotation @ motion[3:]])
-
-
-class TaskTwoFramesEquality(Masked, TaskMotion, PdGains):
+class TaskTwoFramesEquality(TaskMotionTracking):
     """Drive frame 1 onto frame 2, all quantities in world-aligned axes (TSID's TaskTwoFramesEquality).
 
-    e = R_1 se3_error(M_1, M_2) (from frame 1 to frame 2), de = v_2 - v_1 (LOCAL_WORLD_ALIGNED
-    velocities), a* = Kp e + Kd de, and the constraint is (J_1 - J_2) dv = a* - (a_1 - a_2) with
-    J_k the LOCAL_WORLD_ALIGNED Jacobians and a_k the classical acceleration drifts. Rows are
-    selected by the 6-D mask (linear x, y, z, angular x, y, z).
+    e = R_1 se3_error(M_1, M_2) (from frame 1 to frame 2: its linear part is p_2 - p_1 [m], its
+    angular part [rad]), de = v_2 - v_1 (LOCAL_WORLD_ALIGNED velocities [m/s, rad/s]),
+    a* = Kp e + Kd de, and the constraint is (J_1 - J_2) dv = a* - (a_1 - a_2) with J_k the
+    LOCAL_WORLD_ALIGNED Jacobians and a_k the classical acceleration drifts. Rows are selected by
+    the 6-D mask (linear x, y, z, angular x, y, z).
     """
 
     def __init__(self, name: str, robot: RobotWrapper, frame1: Frame, frame2: Frame) -> None:
-        TaskMotion.__init__(self, name, robot)
-        PdGains.__init__(self, 6)
+        super().__init__(name, robot, 6)
         self.frame_id1, self.frame_id2 = robot.frame_id(frame1), robot.frame_id(frame2)
         self.frame_name1, self.frame_name2 = robot.frame_name(frame1), robot.frame_name(frame2)
-        self.mask = np.ones(6)
-        self.position_error = np.zeros(6)
-        self.velocity_error = np.zeros(6)
-        self.desired_acceleration = np.zeros(6)
-        self._drift = np.zeros(6)
-
-    def _mask_size(self) -> int:
-        """mask: which of (x, y, z, rx, ry, rz) are controlled (0/1 each)."""
-        return 6
-
-    def _apply_mask(self) -> None:
-        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
+        if self.frame_id1 == self.frame_id2:
+            raise InvalidParameterError(
+                f"{name!r} relates two frames, got {self.frame_name1!r} twice: give two different frames"
+            )
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
         robot, f1, f2 = self.robot, self.frame_id1, self.frame_id2
         placement1 = data.oMf[f1]
-        self.position_error = _rotate(placement1.rotation, se3_error(placement1, data.oMf[f2]))
+        self.position_error = rotate_motion(placement1.rotation, se3_error(placement1, data.oMf[f2]))
         self.velocity_error = (
             robot.frame_velocity_world_oriented(data, f2).vector
             - robot.frame_velocity_world_oriented(data, f1).vector
@@ -58,10 +47,7 @@ class TaskTwoFramesEquality(Masked, TaskMotion, PdGains):
         jacobian = robot.frame_jacobian_world_oriented(data, f1) - robot.frame_jacobian_world_oriented(
             data, f2
         )
-        self._constraint.matrix[:] = jacobian[self._mask]
-        self._constraint.vector[:] = (self.desired_acceleration - self._drift)[self._mask]
+        rows = self._rows
+        self._constraint.matrix[:] = jacobian[rows]
+        self._constraint.vector[:] = (self.desired_acceleration - self._drift)[rows]
         return self._constraint
-
-    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
-        """Relative (classical) acceleration a_1 - a_2 implied by dv, masked rows."""
-        return self._constraint.matrix @ dv + self._drift[self._mask]
