@@ -96,3 +96,16 @@ def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, message):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("demo", ["balance", "com_sinusoid", "step", "walk", "reach", "quadruped"])
+def test_every_demo_script_answers_help(demo):
+    """`python demos/NAME.py --help` works for every demo (the scripts are thin wrappers)."""
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "demos" / f"{demo}.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "--json" in done.stdout and "--plot" in done.stdout
