@@ -54,10 +54,10 @@ def solve_with_active_set(
             return None
     else:
         S, multipliers = None, np.zeros(0)
-    with np.errstate(invalid="ignore", over="ignore"):  # a singular guess gives inf/NaN: rejected below
-        x, _ = lapack.dtrtrs(L, V @ multipliers - w, lower=1, trans=1)
-        finite = np.isfinite(x @ x)
-    if not finite:
+    if not np.isfinite(multipliers @ multipliers):  # a singular guess (LAPACK and BLAS do not warn)
+        return None
+    x, _ = lapack.dtrtrs(L, V @ multipliers - w, lower=1, trans=1)
+    if not np.isfinite(x @ x):
         return None
     for attempt in range(REFINEMENTS + 1):
         residual = E @ x - e
