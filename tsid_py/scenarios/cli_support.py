@@ -61,6 +61,19 @@ def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: 
     add_viewing_arguments(parser)
 
 
+def add_sway_arguments(parser: argparse.ArgumentParser, amplitude: float, frequency: float) -> None:
+    """--amplitude [m] and --frequency [Hz] of a CoM sway along y."""
+    parser.add_argument(
+        "--amplitude",
+        type=float,
+        default=amplitude,
+        help=f"sway amplitude along y [m] (default: {amplitude})",
+    )
+    parser.add_argument(
+        "--frequency", type=float, default=frequency, help=f"sway frequency [Hz] (default: {frequency})"
+    )
+
+
 def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
     """--viewer, --viewer-rate, --viewer-url, --html, --plot, --log-level (read by :func:`scenario_main`)."""
     see = parser.add_argument_group("viewing the run")

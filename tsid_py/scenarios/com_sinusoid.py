@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from tsid_py.controllers.biped import BipedController
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunResult, run_biped
+from tsid_py.scenarios.cli_support import add_common_arguments, add_sway_arguments, scenario_main
+from tsid_py.scenarios.runner import Observer, RunResult, run_sway
 from tsid_py.solvers import make_solver
-from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
 
 def run(
@@ -31,18 +28,12 @@ def run(
 ) -> RunResult:
     """Track the sinusoid for ``duration`` seconds; amplitude [m] and frequency [Hz] along y."""
     controller = BipedController(load_robot(robot), solver=make_solver(backend))
-    com_reference = TrajectoryEuclidianSinusoid(
-        "com", controller.com_initial, np.array([0.0, amplitude, 0.0]), np.array([0.0, frequency, 0.0])
-    )
-    return run_biped(controller, duration, dt, com_reference.sample, "com-sinusoid", progress, observer)
+    return run_sway(controller, duration, dt, amplitude, frequency, "com-sinusoid", progress, observer)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="talos", duration=10.0)
-    parser.add_argument(
-        "--amplitude", type=float, default=0.05, help="sway amplitude along y [m] (default: 0.05)"
-    )
-    parser.add_argument("--frequency", type=float, default=0.5, help="sway frequency [Hz] (default: 0.5)")
+    add_sway_arguments(parser, amplitude=0.05, frequency=0.5)
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:

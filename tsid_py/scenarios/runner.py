@@ -18,7 +18,7 @@ from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution, summarize_checks
 from tsid_py.progress import progress_bar
-from tsid_py.trajectories import TrajectorySample
+from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar
 
 
@@ -124,6 +124,23 @@ def run_biped(
         **step_time_summary(step_times),
     }
     return RunResult(summary, log, controller)
+
+
+def run_sway(
+    controller: object,
+    duration: float,
+    dt: float,
+    amplitude: float,
+    frequency: float,
+    scenario: str,
+    progress: bool = False,
+    observer: Observer | None = None,
+) -> RunResult:
+    """Sway the CoM along y, c(t) = c0 + a sin(2 pi f t) e_y (a [m], f [Hz]), with :func:`run_biped`."""
+    sway = TrajectoryEuclidianSinusoid(
+        "com", controller.com_initial, [0.0, amplitude, 0.0], [0.0, frequency, 0.0]
+    )
+    return run_biped(controller, duration, dt, sway.sample, scenario, progress, observer)
 
 
 def step_time_summary(step_times: list[float]) -> dict[str, float]:
