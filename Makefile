@@ -25,9 +25,20 @@ lint: setup
 	$(BIN)/ruff check tsid_py tests demos benchmarks
 	$(BIN)/ruff format --check tsid_py tests demos benchmarks
 
-# The C++ TSID, built from source against the installed pin: a test oracle, never a dependency.
+# The C++ TSID 1.10.0, a test oracle (never a dependency): the registry's prebuilt wheels do not
+# match the ABI of current pin, so libtsid and tsid are built from their source packages against
+# the installed pin, with build headers of the same versions. About 4 min on 2 cores the first time;
+# pip caches the built wheels, so later installs take seconds.
+ORACLE_CHECK = import tsid, pinocchio as pin; tsid.RobotWrapper(pin.buildSampleModelManipulator(), False)
+
 oracle: setup
-	bash ../shared/oracle/install-tsid-oracle.sh $(VENV)
+	@if $(BIN)/python -c "$(ORACLE_CHECK)" 2>/dev/null; then echo "the TSID oracle is installed"; else \
+	  pin=$$($(BIN)/python -c "import importlib.metadata as m; print(m.version('pin'))") && \
+	  $(BIN)/python -m pip install -q cmeel-eigen cmeel-urdfdom-headers "libpinocchio[build]==$$pin" \
+	    "eigenpy[build]" "eiquadprog[build]" "libcoal[build]" && \
+	  CMEEL_RUN_TESTS=OFF $(BIN)/python -m pip install -q --no-deps --no-binary libtsid,tsid libtsid==1.10.0 && \
+	  CMEEL_RUN_TESTS=OFF $(BIN)/python -m pip install -q --no-deps --no-binary tsid tsid==1.10.0 && \
+	  $(BIN)/python -c "$(ORACLE_CHECK); print('the TSID oracle is installed')"; fi
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

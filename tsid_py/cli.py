@@ -44,15 +44,16 @@ USAGE_FOOTER = """
 
 options of every scenario (tsid-py SCENARIO --help lists its own):
   --robot NAME          robot spec (robots/NAME.toml)
-  --duration S, --dt S  simulated time and control period [s]
+  --duration S, --dt S  simulated time (not step and walk: their plan sets it) and control period [s]
   --backend NAME        QP backend: quadprog (default) or daqp where installed
   --json                one JSON summary object on stdout (and no progress bar)
   --viewer meshcat      live 3-D view, served on 127.0.0.1 (default: none, headless)
   --viewer-rate HZ      viewer frames per simulated second
+  --viewer-url URL      ZMQ address of a running meshcat server (default: start one on 127.0.0.1)
   --html FILE           self-contained HTML replay of the run (opens offline)
   --plot DIR            PNG plots: CoM, end effector, contact forces, torques, top view
   --log-level LEVEL     debug, info, warning (default) or error
-The exit code is 1 when a QP failed during the run."""
+The exit code is 1 when a QP failed during the run, 2 on bad input."""
 
 
 if __name__ == "__main__":
