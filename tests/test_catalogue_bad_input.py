@@ -197,7 +197,7 @@ CASES = {
     "push: not a wrench": (
         lambda k: k.form.add_measured_force(k.foot),
         InvalidParameterError,
-        "Measured6dWrench",
+        "Measured6dWrench or a Measured3dForce",
     ),
     "push: other robot": (
         lambda k: k.form.add_measured_force(tsid.Measured6dWrench("arm", k.ur5, "ee_fixed_joint")),

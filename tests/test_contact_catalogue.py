@@ -1,4 +1,5 @@
-"""Closed kinematic chains (ContactTwoFramePositions) and measured external wrenches (Measured6dWrench)."""
+"""Closed kinematic chains (ContactTwoFramePositions), measured external forces (Measured6dWrench,
+Measured3dForce)."""
 
 import numpy as np
 import pinocchio as pin
@@ -115,3 +116,32 @@ def test_a_measured_wrench_is_the_same_in_local_or_world_axes(talos, rng):
     no_wrench = pin.rnea(talos.model, talos.create_data(), q, v, zero)
     with_wrench = pin.rnea(talos.model, talos.create_data(), q, v, zero, external)
     np.testing.assert_allclose(no_wrench - with_wrench, local.compute_joint_torques(data), atol=1e-8)
+
+
+@pytest.mark.parametrize("local", [True, False])
+def test_a_measured_3d_force_is_a_pure_force_at_the_frame_origin(talos, rng, local):
+    """Measured3dForce f equals Measured6dWrench (f, 0), in either axes, and RNEA's external force."""
+    q, v = random_state(talos, rng)
+    data = talos.create_data()
+    talos.compute_all_terms(data, q, v)
+    force = rng.standard_normal(3)
+    point = tsid.Measured3dForce("hand", talos, "arm_right_7_joint")
+    wrench = tsid.Measured6dWrench("hand-wrench", talos, "arm_right_7_joint")
+    for measured in (point, wrench):
+        measured.use_local_frame(local)
+    point.set_measured_contact_force(force)
+    wrench.set_measured_contact_force(np.concatenate([force, np.zeros(3)]))
+    torques = point.compute_joint_torques(data)
+    np.testing.assert_allclose(torques, wrench.compute_joint_torques(data), atol=1e-12)
+    frame = talos.model.frames[talos.frame_id("arm_right_7_joint")]
+    local_force = force if local else data.oMf[talos.frame_id("arm_right_7_joint")].rotation.T @ force
+    external = [pin.Force.Zero() for _ in range(talos.model.njoints)]
+    external[frame.parentJoint] = frame.placement.act(pin.Force(local_force, np.zeros(3)))
+    zero = np.zeros(talos.nv)
+    no_force = pin.rnea(talos.model, talos.create_data(), q, v, zero)
+    with_force = pin.rnea(talos.model, talos.create_data(), q, v, zero, external)
+    np.testing.assert_allclose(no_force - with_force, torques, atol=1e-8)
+    form = tsid.InverseDynamicsFormulation("f", talos)
+    form.add_measured_force(point)
+    with pytest.raises(tsid.DimensionError, match="size 3"):
+        point.set_measured_contact_force(np.zeros(6))

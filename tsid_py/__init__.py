@@ -1,7 +1,14 @@
 """tsid_py: task-space inverse dynamics for robots, in Python, on Pinocchio."""
 
 from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
-from tsid_py.contacts import Contact6d, ContactBase, ContactPoint, ContactTwoFramePositions, Measured6dWrench
+from tsid_py.contacts import (
+    Contact6d,
+    ContactBase,
+    ContactPoint,
+    ContactTwoFramePositions,
+    Measured3dForce,
+    Measured6dWrench,
+)
 from tsid_py.errors import (
     DimensionError,
     DuplicateNameError,
@@ -67,6 +74,7 @@ __all__ = [
     "HqpOutput",
     "InvalidParameterError",
     "InverseDynamicsFormulation",
+    "Measured3dForce",
     "Measured6dWrench",
     "NonFiniteError",
     "QPStatus",

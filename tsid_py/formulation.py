@@ -19,7 +19,7 @@ import numpy as np
 
 from tsid_py.constraints import ConstraintBase, ConstraintEquality, ConstraintInequality
 from tsid_py.contacts.contact_base import ContactBase
-from tsid_py.contacts.measured_6d_wrench import Measured6dWrench
+from tsid_py.contacts.measured_force import MeasuredForceBase
 from tsid_py.errors import (
     DimensionError,
     DuplicateNameError,
@@ -85,7 +85,7 @@ class InverseDynamicsFormulation:
         self._actuation_tasks = False
         self._transitions = Transitions()
         self._last_x: np.ndarray | None = None  # the last solution read, to start contact unloading ramps
-        self._measured: dict[str, Measured6dWrench] = {}
+        self._measured: dict[str, MeasuredForceBase] = {}
         self._h = np.zeros(self._nv)  # h - sum J^T w of the measured wrenches, at the last problem
         self._stack()
 
@@ -204,10 +204,11 @@ class InverseDynamicsFormulation:
                 contact.name, _unloaded_cap(contact), contact.max_normal_force, duration
             )
 
-    def add_measured_force(self, measured: Measured6dWrench) -> None:
-        """Add a measured external wrench: the dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
-        if not isinstance(measured, Measured6dWrench):
-            raise InvalidParameterError(f"{measured!r} is not a Measured6dWrench")
+    def add_measured_force(self, measured: MeasuredForceBase) -> None:
+        """Add a measured external force (:class:`Measured6dWrench`, :class:`Measured3dForce`): the
+        dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
+        if not isinstance(measured, MeasuredForceBase):
+            raise InvalidParameterError(f"{measured!r} is not a Measured6dWrench or a Measured3dForce")
         if measured.robot.nv != self._nv:
             raise DimensionError(
                 f"measured force {measured.name!r} is on a robot with nv = {measured.robot.nv}, "

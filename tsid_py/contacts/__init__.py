@@ -4,6 +4,14 @@ from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.contact_point import ContactPoint
 from tsid_py.contacts.contact_two_frame_positions import ContactTwoFramePositions
-from tsid_py.contacts.measured_6d_wrench import Measured6dWrench
+from tsid_py.contacts.measured_force import Measured3dForce, Measured6dWrench, MeasuredForceBase
 
-__all__ = ["Contact6d", "ContactBase", "ContactPoint", "ContactTwoFramePositions", "Measured6dWrench"]
+__all__ = [
+    "Contact6d",
+    "ContactBase",
+    "ContactPoint",
+    "ContactTwoFramePositions",
+    "Measured3dForce",
+    "Measured6dWrench",
+    "MeasuredForceBase",
+]
