@@ -82,7 +82,6 @@ class InverseDynamicsFormulation:
         self.t = 0.0
         self._Jc = np.zeros((0, self._nv))
         self._tau_map = np.zeros((robot.na, self._nv))
-        self._actuation_tasks = False
         self._transitions = Transitions()
         self._last_x: np.ndarray | None = None  # the last solution read, to start contact unloading ramps
         self._measured: dict[str, MeasuredForceBase] = {}
@@ -149,7 +148,6 @@ class InverseDynamicsFormulation:
         entry = WeightedConstraint(weight, constraint_type(task.name, template.rows, self.n_var), columns)
         self._tasks[task.name] = _TaskLevel(task, priority, entry)
         self._level(priority).append(entry)
-        self._actuation_tasks = any(level.task.family == "actuation" for level in self._tasks.values())
         if duration > 0:
             entry.weight = 0.0
             self._transitions.ramp_weight(task.name, entry, weight, duration)
@@ -236,7 +234,6 @@ class InverseDynamicsFormulation:
         self._transitions.cancel(name)
         self._remove_entries([level.entry])
         del self._tasks[name]
-        self._actuation_tasks = any(level.task.family == "actuation" for level in self._tasks.values())
         self._stack()
 
     def remove_rigid_contact(self, name: str, transition_duration: float = 0.0) -> None:
@@ -376,11 +373,10 @@ class InverseDynamicsFormulation:
             base.matrix[:, :nv] = M[:nu]
             np.negative(self._Jc[:, :nu].T, out=base.matrix[:, nv:])
             np.negative(h[:nu], out=base.vector)
-        if self._actuation_tasks:
-            tau_map = self._tau_map  # tau = tau_map x + h_a
-            tau_map[:, :nv] = M[nu:]
-            np.negative(self._Jc[:, nu:].T, out=tau_map[:, nv:])
-            h_a = h[nu:]
+        tau_map = self._tau_map  # tau = tau_map x + h_a, the actuated rows of the dynamics
+        tau_map[:, :nv] = M[nu:]
+        np.negative(self._Jc[:, nu:].T, out=tau_map[:, nv:])
+        h_a = h[nu:]
 
         for level in self._tasks.values():
             task = level.task
@@ -444,10 +440,7 @@ class InverseDynamicsFormulation:
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
         """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m]."""
-        x = self._x(sol)
-        nu, nv = self._nu, self._nv
-        M, h = self.robot.mass(self.data), self._h
-        return M[nu:] @ x[:nv] + h[nu:] - self._Jc[:, nu:].T @ x[nv:]
+        return self._tau_map @ self._x(sol) + self._h[self._nu :]
 
     def check_contact(self, name: str) -> bool:
         """Whether a contact of this name is active."""
