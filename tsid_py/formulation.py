@@ -346,18 +346,22 @@ class InverseDynamicsFormulation:
                 self.remove_rigid_contact(name)
         force_caps = self._transitions.force_caps
 
+        Jc = self._Jc
         for level in self._contacts.values():
             contact = level.contact
             columns = level.regularization.columns
             motion = contact.compute_motion_task(t, q, v, data)
-            level.motion.constraint.matrix[:, :nv] = motion.matrix
-            level.motion.constraint.vector[:] = motion.vector
-            self._Jc[level.index : level.index + contact.n_force] = contact.force_generator.T @ motion.matrix
+            target = level.motion.constraint
+            target.matrix[:, :nv] = motion.matrix
+            target.vector[:] = motion.vector
+            np.matmul(
+                contact.force_generator.T, motion.matrix, out=Jc[level.index : level.index + contact.n_force]
+            )
             force, source = level.force.constraint, contact.force_constraint
             force.matrix[:, columns] = source.matrix
             force.lower_bound[:] = source.lower_bound
             force.upper_bound[:] = source.upper_bound
-            if contact.name in force_caps:
+            if force_caps and contact.name in force_caps:
                 force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
             regularization, source = level.regularization.constraint, contact.force_regularization
             regularization.matrix[:, columns] = source.matrix
@@ -371,26 +375,31 @@ class InverseDynamicsFormulation:
         if self._base_dynamics is not None:
             base = self._base_dynamics.constraint
             base.matrix[:, :nv] = M[:nu]
-            np.negative(self._Jc[:, :nu].T, out=base.matrix[:, nv:])
+            np.negative(Jc[:, :nu].T, out=base.matrix[:, nv:])
             np.negative(h[:nu], out=base.vector)
         tau_map = self._tau_map  # tau = tau_map x + h_a, the actuated rows of the dynamics
         tau_map[:, :nv] = M[nu:]
-        np.negative(self._Jc[:, nu:].T, out=tau_map[:, nv:])
+        np.negative(Jc[:, nu:].T, out=tau_map[:, nv:])
         h_a = h[nu:]
 
         for level in self._tasks.values():
             task = level.task
-            if task.family == "force":
+            family = task.family
+            if family == "force":
                 task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
             c = task.compute(t, q, v, data)
             target = level.entry.constraint
-            family = task.family
             if family == "motion":
                 target.matrix[:, :nv] = c.matrix
                 _copy_vectors(target, c)
             elif family == "actuation":
-                np.matmul(c.matrix, tau_map, out=target.matrix)
-                _copy_vectors(target, c, offset=c.matrix @ h_a)
+                joints = task.selected_joints
+                if joints is None:
+                    np.matmul(c.matrix, tau_map, out=target.matrix)
+                    _copy_vectors(target, c, offset=c.matrix @ h_a)
+                else:  # the matrix selects joints: copy their rows of the torque map
+                    target.matrix[:] = tau_map[joints]
+                    _copy_vectors(target, c, offset=h_a[joints])
             else:
                 target.matrix[:, self._force_columns(task)] = c.matrix
                 _copy_vectors(target, c)

@@ -51,13 +51,16 @@ class StackedLevels:
         ordered = [e for key in sorted(groups) for e in groups[key]]
         self.S, self.s = _rows(n, ordered, ("matrix",), ("vector",))
         self.groups = []
-        self._row_weights: list[tuple[tuple[float, ...], np.ndarray]] = []
+        self._row_weights: list[tuple[list[float], np.ndarray]] = []
+        self._H, self._g = np.zeros((n, n)), np.zeros(n)
+        self._diagonal = self._H.ravel()[:: n + 1]  # a view: adds to the diagonal of H in place
+        self._disjoint = (0, n) not in groups or len(groups) == 1
         first = 0
         for (start, stop), entries in sorted(groups.items()):
             rows = sum(e.constraint.rows for e in entries)
             counts = np.array([e.constraint.rows for e in entries])
             self.groups.append((slice(first, first + rows), slice(start, stop), entries, counts))
-            self._row_weights.append(((), np.zeros(rows)))
+            self._row_weights.append(([], np.zeros((rows, 1))))
             first += rows
         self._signature = self.signature([hard, cost])
 
@@ -71,25 +74,33 @@ class StackedLevels:
         return self.signature(levels) == self._signature
 
     def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
-        """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights."""
-        n = self.n
-        H, g = np.zeros((n, n)), np.zeros(n)
-        for index, (rows, columns, entries, counts) in enumerate(self.groups):
-            weights = self._weights_per_row(index, entries, counts)
+        """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights.
+
+        H and g are buffers of this layout, overwritten by the next call. When the groups' blocks
+        are disjoint (no cost row spans dv and f), each product is written in place.
+        """
+        H, g, disjoint = self._H, self._g, self._disjoint
+        H.fill(0.0)
+        g.fill(0.0)
+        for index, (rows, columns, entries, _) in enumerate(self.groups):
             S = self.S[rows, columns]
-            WS = weights[:, None] * S
-            H[columns, columns] += S.T @ WS
-            g[columns] -= WS.T @ self.s[rows]
-        H.ravel()[:: n + 1] += regularization
+            WS = self._weights_per_row(index, entries) * S
+            if disjoint:
+                np.matmul(S.T, WS, out=H[columns, columns])
+                np.matmul(WS.T, self.s[rows], out=g[columns])
+            else:
+                H[columns, columns] += S.T @ WS
+                g[columns] += WS.T @ self.s[rows]
+        np.negative(g, out=g)
+        self._diagonal += regularization
         return H, g
 
-    def _weights_per_row(
-        self, group: int, entries: list[WeightedConstraint], counts: np.ndarray
-    ) -> np.ndarray:
-        """Each row's weight in a cost group, rebuilt only when a weight changed."""
-        weights = tuple(e.weight for e in entries)
+    def _weights_per_row(self, group: int, entries: list[WeightedConstraint]) -> np.ndarray:
+        """Each row's weight in a cost group, as a column; rebuilt only when a weight changed."""
+        weights = [e.weight for e in entries]
         if weights != self._row_weights[group][0]:
-            self._row_weights[group] = (weights, np.repeat(weights, counts))
+            counts = self.groups[group][3]
+            self._row_weights[group] = (weights, np.repeat(weights, counts)[:, None])
         return self._row_weights[group][1]
 
 

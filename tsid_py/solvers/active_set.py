@@ -15,6 +15,10 @@ inequality, and the multipliers l of W push the right way (l >= 0 at a lower bou
 upper bound), x satisfies the KKT conditions of the full QP, and since H is positive definite it
 is the unique optimum: no active-set iteration is needed. Otherwise the
 guess is rejected and the caller solves from scratch.
+
+This runs at every control step, so it is written for few NumPy calls: one product gives V^T V
+and V^T w together, the tolerances are checked on squared norms, and the scale of a violation is
+computed only when there is one.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from scipy.linalg import lapack
 
 from tsid_py.solvers.dense_qp import DenseQp
 
-PRIMAL_TOLERANCE = 1e-12  # relative to 1 + max |A_in x|
+PRIMAL_TOLERANCE = 1e-12  # relative to 1 + |e| (rows held, 2-norm) or 1 + max |A_in x| (inequalities)
 DUAL_TOLERANCE = 1e-12  # relative to 1 + max |multiplier|
 REFINEMENTS = 2  # iterative-refinement steps allowed when the rows held are not met to rounding
 
@@ -43,40 +47,47 @@ def solve_with_active_set(
     if rows.size:
         E = np.concatenate([E, c.A_in[rows]])
         e = np.concatenate([e, np.where(sides > 0, c.lb[rows], c.ub[rows])])
-    L, info = lapack.dpotrf(qp.H, lower=1, clean=1)
+    L, info = lapack.dpotrf(qp.H, lower=1)
     if info != 0:
         return None
-    Vw, info = lapack.dtrtrs(L, np.column_stack([E.T, qp.g]), lower=1)
-    V, w = Vw[:, :-1], Vw[:, -1]
-    if E.shape[0]:
-        S, multipliers, info = lapack.dposv(V.T @ V, e + V.T @ w, lower=1)
+    Vw, _ = lapack.dtrtrs(L, np.column_stack([E.T, qp.g]), lower=1)
+    m = e.size
+    if m:
+        Schur = Vw[:, :m].T @ Vw  # [V^T V, V^T w]
+        S, multipliers, info = lapack.dposv(Schur[:, :m], Schur[:, m] + e, lower=1, overwrite_a=1)
         if info != 0:
             return None
+        x, _ = lapack.dtrtrs(L, Vw[:, :m] @ multipliers - Vw[:, m], lower=1, trans=1)
     else:
-        S, multipliers = None, np.zeros(0)
-    if not np.isfinite(multipliers @ multipliers):  # a singular guess (LAPACK and BLAS do not warn)
+        multipliers = np.zeros(0)
+        x, _ = lapack.dtrtrs(L, -Vw[:, 0], lower=1, trans=1)
+    if not np.isfinite(x @ x):  # a singular guess (LAPACK and BLAS do not warn)
         return None
-    x, _ = lapack.dtrtrs(L, V @ multipliers - w, lower=1, trans=1)
-    if not np.isfinite(x @ x):
-        return None
-    for attempt in range(REFINEMENTS + 1):
-        residual = E @ x - e
-        if not e.size or np.abs(residual).max() <= PRIMAL_TOLERANCE * (1.0 + np.abs(e).max()):
-            break
-        if attempt == REFINEMENTS:
-            return None  # too ill-conditioned: leave it to the caller
-        # one step of iterative refinement of the KKT system, with the same factors
-        u, _ = lapack.dtrtrs(L, E.T @ multipliers - qp.H @ x - qp.g, lower=1)
-        step, _ = lapack.dpotrs(S, -residual - V.T @ u, lower=1)
-        correction, _ = lapack.dtrtrs(L, u + V @ step, lower=1, trans=1)
-        x, multipliers = x + correction, multipliers + step
-    held = multipliers[c.n_eq :]
-    tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max(initial=0.0))
-    if held.size and np.any((sides * held < -tolerance) & (c.lb[rows] != c.ub[rows])):
-        return None
-    Ax = c.A_in @ x
-    if Ax.size and np.maximum(c.lb - Ax, Ax - c.ub).max() > PRIMAL_TOLERANCE * (1.0 + np.abs(Ax).max()):
-        return None
-    l_in = np.zeros(c.n_in)
-    l_in[rows] = held
-    return x, np.concatenate([multipliers[: c.n_eq], l_in])
+    if m:
+        bound = PRIMAL_TOLERANCE**2 * (1.0 + e @ e)
+        for attempt in range(REFINEMENTS + 1):
+            residual = E @ x - e
+            if residual @ residual <= bound:
+                break
+            if attempt == REFINEMENTS:
+                return None  # too ill-conditioned: leave it to the caller
+            # one step of iterative refinement of the KKT system, with the same factors
+            u, _ = lapack.dtrtrs(L, E.T @ multipliers - qp.H @ x - qp.g, lower=1)
+            step, _ = lapack.dpotrs(S, -residual - Vw[:, :m].T @ u, lower=1)
+            correction, _ = lapack.dtrtrs(L, u + Vw[:, :m] @ step, lower=1, trans=1)
+            x, multipliers = x + correction, multipliers + step
+    n_eq = c.n_eq
+    if rows.size:
+        held = multipliers[n_eq:]
+        tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max())
+        if np.any((sides * held < -tolerance) & (c.lb[rows] != c.ub[rows])):
+            return None
+    if c.n_in:
+        Ax = c.A_in @ x
+        violation = np.maximum(c.lb - Ax, Ax - c.ub).max()
+        if violation > PRIMAL_TOLERANCE and violation > PRIMAL_TOLERANCE * (1.0 + np.abs(Ax).max()):
+            return None
+    all_multipliers = np.zeros(n_eq + c.n_in)
+    all_multipliers[:n_eq] = multipliers[:n_eq]
+    all_multipliers[n_eq + rows] = multipliers[n_eq:]
+    return x, all_multipliers

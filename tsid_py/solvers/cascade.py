@@ -55,9 +55,12 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
     multipliers of the level-0 rows. A failed level returns its status with the problem kept
     (and, when level 0 itself is infeasible, the names of the constraints involved).
     """
-    n = hqp.n_var
     levels = cost_levels(hqp)
     qp = qp_matrices(hqp, levels[0][0])
+    if len(levels) == 1:  # one QP: the common case, kept short
+        out = solve_qp(qp)
+        return out if out.ok else _failed(hqp, out, levels[0][0], 0, solve_qp)
+    n = hqp.n_var
     base = qp.constraints
     hard, fixed = base, base.A_eq  # the QP's constraints; the rows the next pins must be independent of
     iterations = 0
@@ -67,12 +70,7 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
         out = solve_qp(qp)
         iterations += out.iterations
         if not out.ok:
-            if index == 0 and out.status == QPStatus.INFEASIBLE:
-                return infeasible_output(hqp, out.message, solve_qp)
-            above = "the optima of the levels above" if index else "the hard constraints of level 0"
-            out.message = f"priority level {priority}, solved under {above}: {out.message}"
-            out.problem = hqp.snapshot()
-            return out
+            return _failed(hqp, out, priority, index, solve_qp)
         if index + 1 < len(levels):
             R, r = optimal_set(level, fixed, out.x)
             width = PIN_TOLERANCE * max(1.0, float(np.abs(r).max(initial=0.0)))
@@ -81,6 +79,16 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
     out.iterations = iterations
     if out.lagrange_multipliers.size == hard.n_eq + hard.n_in:  # keep the level-0 rows (they come first)
         out.lagrange_multipliers = out.lagrange_multipliers[: base.n_eq + base.n_in]
+    return out
+
+
+def _failed(hqp: HqpData, out: HqpOutput, priority: int, index: int, solve_qp: SolveQp) -> HqpOutput:
+    """The output of a failed level ``index`` (priority ``priority``), with the problem kept."""
+    if index == 0 and out.status == QPStatus.INFEASIBLE:
+        return infeasible_output(hqp, out.message, solve_qp)
+    above = "the optima of the levels above" if index else "the hard constraints of level 0"
+    out.message = f"priority level {priority}, solved under {above}: {out.message}"
+    out.problem = hqp.snapshot()
     return out
 
 

@@ -6,7 +6,8 @@ Level 0 gives the constraints (infinite bounds mean "no bound"). A cost level gi
 H = sum w A^T A + eps I, g = -sum w A^T b, with eps = 1e-8 as TSID's
 DEFAULT_HESSIAN_REGULARIZATION, so H is positive definite even where the costs leave
 directions free. When the formulation keeps its levels 0 and 1 in stacked buffers
-(:mod:`tsid_py.stacked`), nothing is copied.
+(:mod:`tsid_py.stacked`), nothing is copied, and H and g are that layout's buffers too: the
+next call overwrites them.
 """
 
 from __future__ import annotations

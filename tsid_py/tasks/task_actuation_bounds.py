@@ -30,6 +30,7 @@ class TaskActuationBounds(Masked, TaskActuation):
         rows = int(self._mask.sum())
         self._constraint = ConstraintInequality(self.name, rows, self.robot.na)
         self._constraint.matrix[np.arange(rows), np.flatnonzero(self._mask)] = 1.0
+        self.selected_joints = self._rows
         self._lower = np.full(self.robot.na, -np.inf)
         self._upper = np.full(self.robot.na, np.inf)
 

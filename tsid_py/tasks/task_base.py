@@ -50,9 +50,15 @@ class TaskMotion(TaskBase):
 
 
 class TaskActuation(TaskBase):
-    """A task on joint torques tau (size na)."""
+    """A task on joint torques tau (size na).
+
+    ``selected_joints`` (a slice or indices) says the constraint matrix is the rows of the
+    identity for those joints, so the formulation can copy rows of its torque map instead of
+    multiplying by the matrix; None (the default) means a general matrix.
+    """
 
     family = "actuation"
+    selected_joints: slice | np.ndarray | None = None
 
 
 class TaskContactForce(TaskBase):
