@@ -4,21 +4,21 @@ Between two control steps the set of inequalities at a bound rarely changes. Giv
 (inequality rows and the side they sit on: +1 lower bound, -1 upper bound), solve the QP with the
 equalities and the rows of W held at their bounds, E x = e with E = [A_eq; A_in,W] and
 e = [b_eq; bounds of W]. Its KKT conditions H x + g = E^T l, E x = e are solved by the Schur
-complement of the positive definite H = L L^T: with V = L^-1 E^T and w = L^-1 g,
+complement of the positive definite H: with [X, y] = H^-1 [E^T, g] (one Cholesky factorization
+and its solves, a single LAPACK call),
 
-    (V^T V) l = e + V^T w,        x = L^-T (V l - w)
+    (E X) l = e + E y,        x = X l - y
 
-(two Cholesky factorizations and triangular solves, about half the work of an LU of the KKT
-matrix), refined iteratively when ill-conditioning leaves the rows held unmet. If x meets the rows
-held (to rounding: a system that refinement cannot fix is left to the caller) and every
-inequality, and the multipliers l of W push the right way (l >= 0 at a lower bound, l <= 0 at an
-upper bound), x satisfies the KKT conditions of the full QP, and since H is positive definite it
-is the unique optimum: no active-set iteration is needed. Otherwise the
-guess is rejected and the caller solves from scratch.
+refined iteratively when ill-conditioning leaves the rows held unmet. If x meets the rows held
+(to rounding: a system that refinement cannot fix is left to the caller) and every inequality,
+and the multipliers l of W push the right way (l >= 0 at a lower bound, l <= 0 at an upper
+bound), x satisfies the KKT conditions of the full QP, and since H is positive definite it is the
+unique optimum: no active-set iteration is needed. Otherwise the guess is rejected and the caller
+solves from scratch.
 
-This runs at every control step, so it is written for few NumPy calls: one product gives V^T V
-and V^T w together, the tolerances are checked on squared norms, and the scale of a violation is
-computed only when there is one.
+This runs at every control step, so it is written for few NumPy calls: one product gives E X and
+E y together, a NaN from a singular guess fails the residual test (NaN compares false), and the
+scale of a violated inequality is computed only when there is one.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import lapack
 
-from tsid_py.solvers.dense_qp import DenseQp
+from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
 
 PRIMAL_TOLERANCE = 1e-12  # relative to 1 + |e| (rows held, 2-norm) or 1 + max |A_in x| (inequalities)
 DUAL_TOLERANCE = 1e-12  # relative to 1 + max |multiplier|
@@ -47,47 +47,48 @@ def solve_with_active_set(
     if rows.size:
         E = np.concatenate([E, c.A_in[rows]])
         e = np.concatenate([e, np.where(sides > 0, c.lb[rows], c.ub[rows])])
-    L, info = lapack.dpotrf(qp.H, lower=1)
+    m = e.size
+    factor, Xy, info = lapack.dposv(qp.H, np.concatenate([E, qp.g[None]]).T, lower=1, overwrite_b=1)
     if info != 0:
         return None
-    Vw, _ = lapack.dtrtrs(L, np.column_stack([E.T, qp.g]), lower=1)
-    m = e.size
-    if m:
-        Schur = Vw[:, :m].T @ Vw  # [V^T V, V^T w]
-        S, multipliers, info = lapack.dposv(Schur[:, :m], Schur[:, m] + e, lower=1, overwrite_a=1)
-        if info != 0:
-            return None
-        x, _ = lapack.dtrtrs(L, Vw[:, :m] @ multipliers - Vw[:, m], lower=1, trans=1)
-    else:
-        multipliers = np.zeros(0)
-        x, _ = lapack.dtrtrs(L, -Vw[:, 0], lower=1, trans=1)
-    if not np.isfinite(x @ x):  # a singular guess (LAPACK and BLAS do not warn)
+    X, y = Xy[:, :m], Xy[:, m]
+    if not m:
+        x = -y
+        return (x, np.zeros(c.n_in)) if np.isfinite(x @ x) and _feasible(c, x) else None
+    EXy = E @ Xy  # [E X, E y]
+    schur, multipliers, info = lapack.dposv(EXy[:, :m], EXy[:, m] + e, lower=1, overwrite_a=1)
+    if info != 0:
         return None
-    if m:
-        bound = PRIMAL_TOLERANCE**2 * (1.0 + e @ e)
-        for attempt in range(REFINEMENTS + 1):
-            residual = E @ x - e
-            if residual @ residual <= bound:
-                break
-            if attempt == REFINEMENTS:
-                return None  # too ill-conditioned: leave it to the caller
-            # one step of iterative refinement of the KKT system, with the same factors
-            u, _ = lapack.dtrtrs(L, E.T @ multipliers - qp.H @ x - qp.g, lower=1)
-            step, _ = lapack.dpotrs(S, -residual - Vw[:, :m].T @ u, lower=1)
-            correction, _ = lapack.dtrtrs(L, u + Vw[:, :m] @ step, lower=1, trans=1)
-            x, multipliers = x + correction, multipliers + step
+    x = X @ multipliers - y
+    bound = PRIMAL_TOLERANCE**2 * (1.0 + e @ e)
+    for attempt in range(REFINEMENTS + 1):
+        residual = e - E @ x
+        if residual @ residual <= bound:
+            break
+        if attempt == REFINEMENTS:
+            return None  # too ill-conditioned (or singular: NaN): leave it to the caller
+        # one step of iterative refinement of the KKT system, with the same factors
+        u, _ = lapack.dpotrs(factor, E.T @ multipliers - qp.H @ x - qp.g, lower=1)
+        step, _ = lapack.dpotrs(schur, residual - E @ u, lower=1)
+        x, multipliers = x + u + X @ step, multipliers + step
     n_eq = c.n_eq
     if rows.size:
         held = multipliers[n_eq:]
         tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max())
         if np.any((sides * held < -tolerance) & (c.lb[rows] != c.ub[rows])):
             return None
-    if c.n_in:
-        Ax = c.A_in @ x
-        violation = np.maximum(c.lb - Ax, Ax - c.ub).max()
-        if violation > PRIMAL_TOLERANCE and violation > PRIMAL_TOLERANCE * (1.0 + np.abs(Ax).max()):
-            return None
+    if not _feasible(c, x):
+        return None
     all_multipliers = np.zeros(n_eq + c.n_in)
     all_multipliers[:n_eq] = multipliers[:n_eq]
     all_multipliers[n_eq + rows] = multipliers[n_eq:]
     return x, all_multipliers
+
+
+def _feasible(c: HardConstraints, x: np.ndarray) -> bool:
+    """Whether x meets every inequality row, to PRIMAL_TOLERANCE relative to 1 + max |A_in x|."""
+    if not c.n_in:
+        return True
+    Ax = c.A_in @ x
+    violation = np.maximum(c.lb - Ax, Ax - c.ub).max()
+    return violation <= PRIMAL_TOLERANCE or violation <= PRIMAL_TOLERANCE * (1.0 + np.abs(Ax).max())
