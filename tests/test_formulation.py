@@ -201,3 +201,21 @@ def test_stacked_layout_equals_generic_stacking_and_follows_changes(talos):
     assert not hqp.stacked.matches(hqp.levels)
     assert qp_matrices(hqp).H[0, 0] == pytest.approx(qp_matrices(hqp.snapshot()).H[0, 0])
     hqp.levels[1].pop()
+
+
+def test_solution_of_an_earlier_layout_is_refused(talos):
+    """A contact removed and another of the same size added: x has the right size but the old layout."""
+    controller = BipedController(talos)
+    form, solver = controller.formulation, tsid.SolverHQuadProg()
+    q, v = controller.q0, talos.zero_velocity()
+    old = solver.solve(form.compute_problem_data(0.0, q, v))
+    tau = form.get_actuator_forces(old)
+    contact = form.contacts["contact_rfoot"]
+    form.remove_rigid_contact("contact_rfoot")
+    form.add_rigid_contact(contact)  # same n_var as before, but the feet's forces have swapped places
+    assert list(form.contacts) == ["contact_lfoot", "contact_rfoot"]
+    assert old.x.shape == (form.n_var,)
+    with pytest.raises(tsid.SolverFailedError, match="before a task or contact was added or removed"):
+        form.get_actuator_forces(old)
+    new = solver.solve(form.compute_problem_data(0.0, q, v))
+    np.testing.assert_allclose(form.get_actuator_forces(new), tau, atol=1e-6 * np.abs(tau).max())

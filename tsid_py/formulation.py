@@ -425,6 +425,11 @@ class InverseDynamicsFormulation:
                 f"cannot read a solution from a failed solve (status {sol.status.name}): {sol.message}; "
                 "sol.problem keeps the problem"
             )
+        if sol.layout is not None and sol.layout is not self._stacked:
+            raise SolverFailedError(
+                "the solution was computed before a task or contact was added or removed; "
+                "solve the current problem (compute_problem_data, then solve) and read that solution"
+            )
         if sol.x.shape != (self.n_var,):
             raise SolverFailedError(
                 f"the solution has {sol.x.shape[0]} variables but the formulation has {self.n_var}; "

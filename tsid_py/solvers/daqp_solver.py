@@ -10,8 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from tsid_py.errors import InvalidParameterError, UnknownNameError, UnsupportedProblemError
-from tsid_py.hqp import HqpData
-from tsid_py.solvers.cascade import solve_hierarchy
 from tsid_py.solvers.dense_qp import DenseQp
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
 from tsid_py.solvers.solver_base import Solver
@@ -74,9 +72,6 @@ class SolverDAQP(Solver):
         self.warm_start = bool(warm_start)
         self.settings = {key: _setting(key, value) for key, value in settings.items()}
         self._active_sets: dict[tuple[int, int, int], np.ndarray] = {}
-
-    def solve(self, hqp: HqpData) -> HqpOutput:
-        return solve_hierarchy(hqp, self.solve_qp)
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
         """Solve one dense QP; multipliers: equality rows, then inequality rows (lower side > 0)."""

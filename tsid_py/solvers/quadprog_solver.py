@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import quadprog
 
-from tsid_py.hqp import HqpData
 from tsid_py.solvers.active_set import solve_with_active_set
-from tsid_py.solvers.cascade import solve_hierarchy
 from tsid_py.solvers.dense_qp import DenseQp
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
 from tsid_py.solvers.solver_base import Solver
@@ -30,9 +28,6 @@ class SolverHQuadProg(Solver):
         super().__init__(name)
         self.warm_start = bool(warm_start)
         self._guesses: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
-
-    def solve(self, hqp: HqpData) -> HqpOutput:
-        return solve_hierarchy(hqp, self.solve_qp)
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
         """Solve one dense QP; multipliers: equality rows, then inequality rows (lower side > 0)."""

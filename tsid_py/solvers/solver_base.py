@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tsid_py.hqp import HqpData
+from tsid_py.solvers.cascade import solve_hierarchy
 from tsid_py.solvers.hqp_output import HqpOutput
 
 if TYPE_CHECKING:
@@ -12,13 +13,17 @@ if TYPE_CHECKING:
 
 
 class Solver:
-    """Turns an :class:`HqpData` into an :class:`HqpOutput`."""
+    """Turns an :class:`HqpData` into an :class:`HqpOutput`; a backend provides :meth:`solve_qp`."""
 
     def __init__(self, name: str = "solver") -> None:
         self.name = name
 
     def solve(self, hqp: HqpData) -> HqpOutput:
-        raise NotImplementedError
+        """Solve every priority level (:func:`~tsid_py.solvers.cascade.solve_hierarchy`); the output
+        remembers the problem's layout, so a formulation can refuse a solution of another one."""
+        out = solve_hierarchy(hqp, self.solve_qp)
+        out.layout = hqp.stacked
+        return out
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
         """Solve one dense QP (the primitive of the priority cascade, :mod:`tsid_py.solvers.cascade`)."""
