@@ -9,6 +9,7 @@ control step, computed with zero joint acceleration, so that accelerations read 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tsid_py.errors import InvalidParameterError, UnknownFrameError, UnknownName
 from tsid_py.validation import as_vector, unknown_name_message
 
 Frame = str | int
+_FLOAT64 = np.dtype(np.float64)
 
 
 class RobotWrapper:
@@ -96,7 +98,22 @@ class RobotWrapper:
         return np.array(configurations[name], dtype=float)
 
     def check_state(self, q: object, v: object) -> tuple[np.ndarray, np.ndarray]:
-        """Validate sizes and finiteness of (q, v); return them as float arrays."""
+        """Validate sizes and finiteness of (q, v); return them as float arrays.
+
+        The common case, float64 vectors of sizes (nq, nv), is checked in one go: q.q + v.v is
+        finite only if every entry is (a NaN or inf propagates; a huge finite entry that overflows
+        only sends the pair to the full checks of :func:`as_vector`, which give the messages).
+        """
+        if (
+            type(q) is np.ndarray
+            and type(v) is np.ndarray
+            and q.dtype == _FLOAT64
+            and v.dtype == _FLOAT64
+            and q.shape == (self.nq,)
+            and v.shape == (self.nv,)
+            and math.isfinite(np.dot(q, q) + np.dot(v, v))
+        ):
+            return q, v
         return as_vector("q", q, self.nq), as_vector("v", v, self.nv)
 
     def compute_all_terms(self, data: pin.Data, q: object, v: object) -> None:
@@ -133,7 +150,7 @@ class RobotWrapper:
 
     def com_acc(self, data: pin.Data) -> np.ndarray:
         """CoM acceleration at dv = 0 (the drift dJ_com v) [m/s^2]."""
-        return np.asarray(data.dhg.linear) / self.total_mass
+        return data.dhg.linear / self.total_mass
 
     def com_jacobian(self, data: pin.Data) -> np.ndarray:
         """CoM Jacobian J_com(q), 3 x nv."""
@@ -149,7 +166,7 @@ class RobotWrapper:
 
     def angular_momentum_time_variation(self, data: pin.Data) -> np.ndarray:
         """Angular part of dA_g v, the angular-momentum drift at dv = 0 [N m]."""
-        return np.asarray(data.dhg.angular)
+        return data.dhg.angular
 
     # ---------------------------------------------------------------- frames
     def frame_id(self, frame: Frame) -> int:

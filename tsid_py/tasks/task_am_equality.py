@@ -48,13 +48,15 @@ class TaskAMEquality(TaskMotion):
         self._reference = as_sample(f"reference of task {self.name!r}", sample, 3)
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+        """A_g,ang dv = dL_ref - Kp (A_g,ang v - L_ref) - dA_g,ang v."""
+        ref, constraint = self._reference, self._constraint
         A_ang = self.robot.momentum_jacobian(data)[3:]
-        self._drift = self.robot.angular_momentum_time_variation(data)
-        self.momentum_error = A_ang @ v - self._reference.pos
-        self.desired_momentum_rate = self._reference.vel - self._kp * self.momentum_error
-        self._constraint.matrix[:] = A_ang
-        self._constraint.vector[:] = self.desired_momentum_rate - self._drift
-        return self._constraint
+        self._drift = drift = self.robot.angular_momentum_time_variation(data)
+        self.momentum_error = momentum_error = A_ang @ v - ref.pos
+        self.desired_momentum_rate = desired = ref.vel - self._kp * momentum_error
+        constraint.matrix[...] = A_ang
+        np.subtract(desired, drift, out=constraint.vector)
+        return constraint
 
     def get_momentum_rate(self, dv: np.ndarray) -> np.ndarray:
         """dL implied by dv [N m]."""

@@ -32,11 +32,14 @@ class TaskComEquality(TaskMotionTracking):
         self._reference = as_sample(f"reference of task {self.name!r}", sample, 3)
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
-        ref = self._reference
-        self._drift = self.robot.com_acc(data)
-        self.position_error = self.robot.com(data) - ref.pos
-        self.velocity_error = self.robot.com_vel(data) - ref.vel
-        self.desired_acceleration = ref.acc - self.kp * self.position_error - self.kd * self.velocity_error
-        self._constraint.matrix[:] = self.robot.com_jacobian(data)[self._rows]
-        self._constraint.vector[:] = (self.desired_acceleration - self._drift)[self._rows]
-        return self._constraint
+        """J_com dv = ddc_ref - Kp e - Kd de - dJ_com v on the masked rows (fresh error arrays each call)."""
+        robot, ref, rows, constraint = self.robot, self._reference, self._rows, self._constraint
+        self._drift = drift = robot.com_acc(data)
+        self.position_error = position_error = robot.com(data) - ref.pos
+        self.velocity_error = velocity_error = robot.com_vel(data) - ref.vel
+        desired = ref.acc - self._kp * position_error
+        desired -= self._kd * velocity_error
+        self.desired_acceleration = desired
+        constraint.matrix[...] = robot.com_jacobian(data)[rows]
+        np.subtract(desired[rows], drift[rows], out=constraint.vector)
+        return constraint

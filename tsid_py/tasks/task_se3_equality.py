@@ -59,31 +59,38 @@ class TaskSE3Equality(TaskMotionTracking):
         self._reference_moves = bool(np.any(self._reference.vel) or np.any(self._reference.acc))
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
-        robot, frame = self.robot, self.frame_id
-        placement = data.oMf[frame]
-        rotation = placement.rotation
+        """J dv = Kp e + Kd de + a_ref - a_drift on the masked rows, in the task's axes.
+
+        Local axes: e = se3_error(M, M_ref), de = R^T v_ref - v, a_ref -> R^T a_ref. World axes:
+        e = R se3_error(M, M_ref), de = v_ref - v, a_ref as is. A static reference (v_ref = a_ref =
+        0, see :meth:`set_reference`) is neither rotated nor added. Pinocchio is called directly
+        with the frame index validated at construction.
+        """
+        model, frame = self.robot.model, self.frame_id
+        # recomputes data.oMf[frame] from oMi (the same value), faster than indexing data.oMf
+        placement = pin.updateFramePlacement(model, data, frame)
         error = se3_error(placement, self._reference_placement)
         ref_vel, ref_acc = self._reference.vel, self._reference.acc
         if self.local_frame:
-            velocity = robot.frame_velocity(data, frame).vector
-            drift = robot.frame_classic_acceleration(data, frame).vector
-            jacobian = robot.frame_jacobian_local(data, frame)
-            self.position_error = error
+            axes = pin.LOCAL
             if self._reference_moves:
-                ref_vel, ref_acc = rotate_motion(rotation.T, ref_vel), rotate_motion(rotation.T, ref_acc)
-            self.velocity_error = ref_vel - velocity
+                rotation_t = placement.rotation.T
+                ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
         else:
-            velocity = robot.frame_velocity_world_oriented(data, frame).vector
-            drift = robot.frame_classic_acceleration_world_oriented(data, frame).vector
-            jacobian = robot.frame_jacobian_world_oriented(data, frame)
-            self.position_error = rotate_motion(rotation, error)
-            self.velocity_error = ref_vel - velocity
-        self._drift = drift
-        self.desired_acceleration = self.kp * self.position_error + self.kd * self.velocity_error + ref_acc
-        rows = self._rows
-        self._constraint.matrix[:] = jacobian[rows]
-        self._constraint.vector[:] = (self.desired_acceleration - drift)[rows]
-        return self._constraint
+            axes = pin.LOCAL_WORLD_ALIGNED
+            error = rotate_motion(placement.rotation, error)
+        drift = pin.getFrameClassicalAcceleration(model, data, frame, axes).vector
+        velocity_error = ref_vel - pin.getFrameVelocity(model, data, frame, axes).vector
+        desired = self._kp * error
+        desired += self._kd * velocity_error
+        if self._reference_moves:
+            desired += ref_acc
+        self.position_error, self.velocity_error = error, velocity_error
+        self.desired_acceleration, self._drift = desired, drift
+        rows, constraint = self._rows, self._constraint
+        constraint.matrix[...] = pin.getFrameJacobian(model, data, frame, axes)[rows]
+        np.subtract(desired[rows], drift[rows], out=constraint.vector)
+        return constraint
 
 
 def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
