@@ -3,22 +3,26 @@
 Between two control steps the set of inequalities at a bound rarely changes. Given a guess W
 (inequality rows and the side they sit on: +1 lower bound, -1 upper bound), solve the QP with the
 equalities and the rows of W held at their bounds, E x = e with E = [A_eq; A_in,W] and
-e = [b_eq; bounds of W]. Its KKT conditions H x + g = E^T l, E x = e are solved by the Schur
-complement of the positive definite H: with [X, y] = H^-1 [E^T, g] (one Cholesky factorization
-and its solves, a single LAPACK call),
+e = [b_eq; bounds of W], i.e. the KKT system H x + g = E^T l, E x = e. If x meets every
+inequality and the multipliers l of W push the right way (l >= 0 at a lower bound, l <= 0 at an
+upper bound; either sign on a row with lb = ub or a pinned row, which stand for equalities), x
+satisfies the KKT conditions of the full QP, and since H is positive definite it
+is the unique optimum: no active-set iteration is needed. Otherwise the guess is rejected and the
+caller solves from scratch.
 
-    (E X) l = e + E y,        x = X l - y
+The KKT system is solved in the range space of E (Nocedal & Wright, Numerical Optimization,
+16.2): with [X, y] = H^-1 [E^T, g] (one Cholesky factorization and its solves, a single LAPACK
+call),
 
-refined iteratively when ill-conditioning leaves the rows held unmet. If x meets the rows held
-(to rounding: a system that refinement cannot fix is left to the caller) and every inequality,
-and the multipliers l of W push the right way (l >= 0 at a lower bound, l <= 0 at an upper
-bound), x satisfies the KKT conditions of the full QP, and since H is positive definite it is the
-unique optimum: no active-set iteration is needed. Otherwise the guess is rejected and the caller
-solves from scratch.
+    (E X) l = e + E y,        x = X l - y,
 
-This runs at every control step, so it is written for few NumPy calls: one product gives E X and
-E y together, a NaN from a singular guess fails the residual test (NaN compares false), and the
-scale of a violated inequality is computed only when there is one.
+refined iteratively when rounding leaves the rows held unmet (E H^-1 E^T can be ill-conditioned:
+Romeo with 16 friction faces active, a lower level of a priority cascade); a system that
+refinement cannot fix is left to the caller.
+
+This runs at every control step, so the range-space path is written for few NumPy calls: one
+product gives E X and E y together, a NaN from a singular guess fails the residual test (NaN
+compares false), and the scale of a violated inequality is computed only when there is one.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ def solve_with_active_set(
     """(x, multipliers [l_eq; l_in]) if the guess (rows, sides) is the optimal active set, else None.
 
     ``l_in`` has one entry per inequality row: positive at an active lower bound, negative at an
-    active upper bound (either sign on a row with lb = ub), zero elsewhere, with
+    active upper bound (either sign on a row with lb = ub or pinned), zero elsewhere, with
     H x + g = A_eq^T l_eq + A_in^T l_in.
     """
     c = qp.constraints
@@ -47,6 +51,29 @@ def solve_with_active_set(
     if rows.size:
         E = np.concatenate([E, c.A_in[rows]])
         e = np.concatenate([e, np.where(sides > 0, c.lb[rows], c.ub[rows])])
+    solution = _range_space(qp, E, e)
+    if solution is None:
+        return None
+    x, multipliers = solution
+    n_eq = c.n_eq
+    if rows.size:
+        held = multipliers[n_eq:]
+        tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max())
+        one_sided = c.lb[rows] != c.ub[rows]
+        if c.pinned is not None:
+            one_sided &= ~c.pinned[rows]
+        if np.any((sides * held < -tolerance) & one_sided):
+            return None
+    if not _feasible(c, x):
+        return None
+    all_multipliers = np.zeros(n_eq + c.n_in)
+    all_multipliers[:n_eq] = multipliers[:n_eq]
+    all_multipliers[n_eq + rows] = multipliers[n_eq:]
+    return x, all_multipliers
+
+
+def _range_space(qp: DenseQp, E: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(x, l) from the Schur complement E H^-1 E^T, or None when the rows held stay unmet."""
     m = e.size
     factor, Xy, info = lapack.dposv(qp.H, np.concatenate([E, qp.g[None]]).T, lower=1, overwrite_b=1)
     if info != 0:
@@ -54,7 +81,7 @@ def solve_with_active_set(
     X, y = Xy[:, :m], Xy[:, m]
     if not m:
         x = -y
-        return (x, np.zeros(c.n_in)) if np.isfinite(x @ x) and _feasible(c, x) else None
+        return (x, np.zeros(0)) if np.isfinite(x @ x) else None
     EXy = E @ Xy  # [E X, E y]
     schur, multipliers, info = lapack.dposv(EXy[:, :m], EXy[:, m] + e, lower=1, overwrite_a=1)
     if info != 0:
@@ -64,25 +91,14 @@ def solve_with_active_set(
     for attempt in range(REFINEMENTS + 1):
         residual = e - E @ x
         if residual @ residual <= bound:
-            break
+            return x, multipliers
         if attempt == REFINEMENTS:
-            return None  # too ill-conditioned (or singular: NaN): leave it to the caller
+            return None  # too ill-conditioned (or singular: NaN)
         # one step of iterative refinement of the KKT system, with the same factors
         u, _ = lapack.dpotrs(factor, E.T @ multipliers - qp.H @ x - qp.g, lower=1)
         step, _ = lapack.dpotrs(schur, residual - E @ u, lower=1)
         x, multipliers = x + u + X @ step, multipliers + step
-    n_eq = c.n_eq
-    if rows.size:
-        held = multipliers[n_eq:]
-        tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max())
-        if np.any((sides * held < -tolerance) & (c.lb[rows] != c.ub[rows])):
-            return None
-    if not _feasible(c, x):
-        return None
-    all_multipliers = np.zeros(n_eq + c.n_in)
-    all_multipliers[:n_eq] = multipliers[:n_eq]
-    all_multipliers[n_eq + rows] = multipliers[n_eq:]
-    return x, all_multipliers
+    return None
 
 
 def _feasible(c: HardConstraints, x: np.ndarray) -> bool:

@@ -18,7 +18,13 @@ from tsid_py.hqp import WeightedConstraint
 
 @dataclass
 class HardConstraints:
-    """The constraints of level 0: equalities and two-sided inequalities, with row names."""
+    """The constraints of level 0: equalities and two-sided inequalities, with row names.
+
+    ``pinned`` (one flag per inequality row, None when there are none) marks rows that stand for
+    equalities but are given as slabs lb <= A x <= ub a rounding error wide (a priority cascade
+    pins the optimum of a level so; see :mod:`tsid_py.solvers.cascade`): a warm start may hold
+    them at either side, with a multiplier of either sign.
+    """
 
     A_eq: np.ndarray
     b_eq: np.ndarray
@@ -27,6 +33,7 @@ class HardConstraints:
     ub: np.ndarray
     eq_names: list[str]
     in_names: list[str]
+    pinned: np.ndarray | None = None
 
     @classmethod
     def from_level(cls, level: list[WeightedConstraint], n: int) -> HardConstraints:
@@ -56,8 +63,11 @@ class HardConstraints:
     def n_in(self) -> int:
         return self.A_in.shape[0]
 
-    def with_inequalities(self, A: np.ndarray, lb: np.ndarray, ub: np.ndarray, name: str) -> HardConstraints:
-        """These constraints plus the rows lb <= A x <= ub named ``name``."""
+    def with_inequalities(
+        self, A: np.ndarray, lb: np.ndarray, ub: np.ndarray, name: str, pinned: bool = False
+    ) -> HardConstraints:
+        """These constraints plus the rows lb <= A x <= ub named ``name`` (``pinned``: see the class)."""
+        before = np.zeros(self.n_in, dtype=bool) if self.pinned is None else self.pinned
         return HardConstraints(
             self.A_eq,
             self.b_eq,
@@ -66,6 +76,7 @@ class HardConstraints:
             np.concatenate([self.ub, ub]),
             self.eq_names,
             self.in_names + [name] * A.shape[0],
+            np.concatenate([before, np.full(A.shape[0], pinned)]),
         )
 
 
