@@ -122,3 +122,21 @@ def test_three_level_humanoid_balances_while_swaying(talos, solver):
     assert summary["com_error_max_m"] < 0.02
     assert summary["foot_drift_max_m"] < 1e-4
     assert summary["max_torque_ratio"] <= 1.0 + 1e-9
+
+
+def test_three_level_warm_start_holds_the_pinned_optimum(talos):
+    """The optimum of level 1 is pinned by slabs whose active side flips from step to step; the
+    warm start holds them at either side, so balancing needs quadprog only on the first step, and
+    its solutions are the cold solves' (to the slabs' 1e-10 relative width)."""
+    controller = three_level_biped(talos, tsid.SolverHQuadProg())
+    form, cold = controller.formulation, tsid.SolverHQuadProg(warm_start=False)
+    q, v, dt = controller.q0.copy(), talos.zero_velocity(), 0.002
+    iterations = []
+    for i in range(100):
+        hqp = form.compute_problem_data(i * dt, q, v)
+        warm, reference = controller.solver.solve(hqp), cold.solve(hqp)
+        assert warm.ok and reference.ok
+        np.testing.assert_allclose(warm.x, reference.x, atol=1e-7 * np.abs(reference.x).max())
+        iterations.append(warm.iterations)
+        q, v = tsid.integrate(talos, q, v, form.get_accelerations(warm), dt)
+    assert iterations[0] > 0 and not any(iterations[1:])  # 0 iterations: confirmed by the KKT test
