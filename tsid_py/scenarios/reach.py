@@ -87,6 +87,7 @@ def run(
     q, v = controller.q0.copy(), arm.zero_velocity()
     log = ArmRunLog()
     checks, step_times, failures = [], [], 0
+    check_data = arm.create_data()  # one scratch Data for the checks, not a new one per step
     for i in progress_bar(range(int(round(duration / dt))), progress, "reach"):
         t = i * dt
         sample = reference(t)
@@ -97,7 +98,7 @@ def run(
         if not out.solution.ok:
             failures += 1
             break
-        checks.append(check_solution(arm, q, v, out.dv, out.tau, {}, controller.tau_max))
+        checks.append(check_solution(arm, q, v, out.dv, out.tau, {}, controller.tau_max, check_data))
         log.t.append(t)
         log.q.append(q)
         log.v.append(v)

@@ -80,6 +80,7 @@ def run_biped(
     feet_reference = {side: c.reference.translation.copy() for side, c in controller.contacts.items()}
     log = RunLog(forces={c.name: [] for c in controller.contacts.values()})
     checks, step_times, foot_drift, failures = [], [], 0.0, 0
+    check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
     for i in progress_bar(range(steps), progress, scenario):
         t = i * dt
         reference = com_reference(t)
@@ -91,7 +92,7 @@ def run_biped(
             failures += 1
             break
         contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
-        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max))
+        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max, check_data))
         log.t.append(t)
         log.q.append(q)
         log.v.append(v)
