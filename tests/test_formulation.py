@@ -1,5 +1,7 @@
 """The formulation end to end: physics invariants, known answers, errors on bad input."""
 
+import copy
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -193,6 +195,11 @@ def test_stacked_layout_equals_generic_stacking_and_follows_changes(talos):
     assert not np.allclose(before, after.H)
     form.remove_task("task-am")
     compare()
+    torque = tsid.TaskActuationEquality("torque-reference", talos)  # a cost on tau: rows span dv and f
+    torque.set_reference(np.ones(talos.na))
+    form.add_actuation_task(torque, weight=1e-4, priority=1)
+    compare()
+    form.remove_task("torque-reference")
     form.remove_rigid_contact("contact_lfoot")
     assert compare().constraints.A_eq.shape == (12, talos.nv + 12)
     hqp = form.compute_problem_data(0.0, q, v)
@@ -215,7 +222,36 @@ def test_solution_of_an_earlier_layout_is_refused(talos):
     form.add_rigid_contact(contact)  # same n_var as before, but the feet's forces have swapped places
     assert list(form.contacts) == ["contact_lfoot", "contact_rfoot"]
     assert old.x.shape == (form.n_var,)
-    with pytest.raises(tsid.SolverFailedError, match="before a task or contact was added or removed"):
+    with pytest.raises(tsid.SolverFailedError, match="before a contact was added or removed"):
         form.get_actuator_forces(old)
     new = solver.solve(form.compute_problem_data(0.0, q, v))
     np.testing.assert_allclose(form.get_actuator_forces(new), tau, atol=1e-6 * np.abs(tau).max())
+    # a task added, or a copy of the solution: x keeps its layout, the solution stays readable
+    form.add_motion_task(tsid.TaskJointPosture("another-posture", talos), weight=1e-3, priority=2)
+    np.testing.assert_array_equal(form.get_actuator_forces(copy.deepcopy(new)), form.get_actuator_forces(new))
+
+
+def test_torque_bounds_on_some_joints_bound_those_joints_only(talos):
+    """A mask that selects non-adjacent joints (the knees): their rows of the torque map, exactly."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = controller.q0, np.full(talos.nv, 0.01)
+    free = controller.compute(0.0, q, v).tau
+    knees = [3, 9]
+    form.remove_task("task-actuation-bounds")
+    bounds = tsid.TaskActuationBounds("knee-bounds", talos)
+    bounds.mask = np.isin(np.arange(talos.na), knees).astype(float)
+    tau_max = np.full(talos.na, np.inf)
+    tau_max[knees] = 0.8 * np.abs(free[knees])
+    bounds.set_bounds(-tau_max, tau_max)
+    form.add_actuation_task(bounds, weight=1.0, priority=0)
+    out = controller.compute(0.0, q, v)
+    assert out.solution.ok
+    rows = next(
+        e.constraint for e in form.compute_problem_data(0.0, q, v)[0] if e.constraint.name == "knee-bounds"
+    )
+    h = pin.nonLinearEffects(talos.model, talos.create_data(), q, v)[talos.nv - talos.na :]
+    np.testing.assert_allclose(rows.matrix @ out.solution.x, (out.tau - h)[knees], atol=1e-9)
+    np.testing.assert_allclose(np.abs(out.tau[knees]), tau_max[knees], rtol=1e-9)  # both knees at their bound
+    contacts = {n: (form.contacts[n], f) for n, f in out.forces.items()}
+    assert check_solution(talos, q, v, out.dv, out.tau, contacts, None).dynamics_residual < 1e-8

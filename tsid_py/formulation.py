@@ -13,6 +13,7 @@ the second line. Same structure as TSID's InverseDynamicsFormulationAccForce.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +36,7 @@ from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, T
 from tsid_py.transitions import Transitions
 from tsid_py.validation import as_scalar, lookup
 
+_LAYOUTS = itertools.count(1)  # layout numbers, unique across formulations
 _CAP_MARGIN = 1e-3  # [N] a removal ramp ends at f_min + this, keeping f_min < cap (as TSID)
 
 
@@ -86,6 +88,7 @@ class InverseDynamicsFormulation:
         self._last_x: np.ndarray | None = None  # the last solution read, to start contact unloading ramps
         self._measured: dict[str, MeasuredForceBase] = {}
         self._h = np.zeros(self._nv)  # h - sum J^T w of the measured wrenches, at the last problem
+        self._layout = next(_LAYOUTS)  # names the order of the contact forces in x
         self._stack()
 
     # ------------------------------------------------------------------ sizes
@@ -325,6 +328,7 @@ class InverseDynamicsFormulation:
         self._Jc = np.zeros((self._n_force, self._nv))
         self._tau_map = np.zeros((self.robot.na, n))
         self._last_x = None  # its force layout is gone
+        self._layout = next(_LAYOUTS)
         self._stack()
 
     def _stack(self) -> None:
@@ -403,7 +407,7 @@ class InverseDynamicsFormulation:
             else:
                 target.matrix[:, self._force_columns(task)] = c.matrix
                 _copy_vectors(target, c)
-        return HqpData(self._levels, self.n_var, self._stacked)
+        return HqpData(self._levels, self.n_var, self._stacked, self._layout)
 
     def _force_columns(self, task: TaskContactForce) -> slice:
         """The columns of x a force task acts on: one contact's forces, or all of them."""
@@ -425,10 +429,10 @@ class InverseDynamicsFormulation:
                 f"cannot read a solution from a failed solve (status {sol.status.name}): {sol.message}; "
                 "sol.problem keeps the problem"
             )
-        if sol.layout is not None and sol.layout is not self._stacked:
+        if sol.layout is not None and sol.layout != self._layout:
             raise SolverFailedError(
-                "the solution was computed before a task or contact was added or removed; "
-                "solve the current problem (compute_problem_data, then solve) and read that solution"
+                "the solution was computed before a contact was added or removed (the contact forces "
+                "are laid out differently now); solve the current problem and read that solution"
             )
         if sol.x.shape != (self.n_var,):
             raise SolverFailedError(

@@ -37,12 +37,22 @@ class HqpData:
         n_var: Size of the decision vector x.
         stacked: Optionally, the :class:`~tsid_py.stacked.StackedLevels` whose buffers the
             constraints of levels 0 and 1 are views of (solvers then skip the stacking).
+        layout: Optionally, a number naming the layout of x (where each contact's forces sit)
+            in the formulation that made the problem; solvers copy it into their output, so the
+            formulation can refuse to read a solution laid out otherwise.
     """
 
-    def __init__(self, levels: list[list[WeightedConstraint]], n_var: int, stacked: object = None) -> None:
+    def __init__(
+        self,
+        levels: list[list[WeightedConstraint]],
+        n_var: int,
+        stacked: object = None,
+        layout: int | None = None,
+    ) -> None:
         self.levels = levels
         self.n_var = n_var
         self.stacked = stacked  # a tsid_py.stacked.StackedLevels when the formulation keeps one
+        self.layout = layout
 
     def __len__(self) -> int:
         return len(self.levels)

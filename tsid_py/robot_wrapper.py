@@ -17,10 +17,9 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, UnknownFrameError, UnknownNameError
-from tsid_py.validation import as_vector, unknown_name_message
+from tsid_py.validation import as_vector, is_plain_vector, unknown_name_message
 
 Frame = str | int
-_FLOAT64 = np.dtype(np.float64)
 
 
 class RobotWrapper:
@@ -105,12 +104,8 @@ class RobotWrapper:
         only sends the pair to the full checks of :func:`as_vector`, which give the messages).
         """
         if (
-            type(q) is np.ndarray
-            and type(v) is np.ndarray
-            and q.dtype == _FLOAT64
-            and v.dtype == _FLOAT64
-            and q.shape == (self.nq,)
-            and v.shape == (self.nv,)
+            is_plain_vector(q, self.nq)
+            and is_plain_vector(v, self.nv)
             and math.isfinite(np.dot(q, q) + np.dot(v, v))
         ):
             return q, v

@@ -15,16 +15,21 @@ from tsid_py.errors import (
 )
 
 
-def as_vector(name: str, value: object, size: int | None = None, *, finite: bool = True) -> np.ndarray:
-    """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness."""
-    if (
+def is_plain_vector(value: object, size: int | None = None) -> bool:
+    """Whether ``value`` is already a 1-D float64 ndarray (of ``size`` entries, if given): the common
+    case, which hot paths check cheaply; a NaN or inf in it makes ``value @ value`` non-finite."""
+    return (
         type(value) is np.ndarray
         and value.dtype == np.float64
         and value.ndim == 1
         and (size is None or value.shape[0] == size)
-        and (not finite or np.isfinite(value @ value))
-    ):
-        return value  # the common case, checked cheaply (a NaN or inf makes value @ value non-finite)
+    )
+
+
+def as_vector(name: str, value: object, size: int | None = None, *, finite: bool = True) -> np.ndarray:
+    """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness."""
+    if is_plain_vector(value, size) and (not finite or np.isfinite(value @ value)):
+        return value
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -27,6 +27,8 @@ compares false), and the scale of a violated inequality is computed only when th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg import lapack
 
@@ -49,8 +51,11 @@ def solve_with_active_set(
     c = qp.constraints
     E, e = c.A_eq, c.b_eq
     if rows.size:
+        held_bounds = np.where(sides > 0, c.lb[rows], c.ub[rows])
+        if not math.isfinite(held_bounds @ held_bounds):
+            return None  # a row held at an infinite bound (a guess from another QP of this shape)
         E = np.concatenate([E, c.A_in[rows]])
-        e = np.concatenate([e, np.where(sides > 0, c.lb[rows], c.ub[rows])])
+        e = np.concatenate([e, held_bounds])
     solution = _range_space(qp, E, e)
     if solution is None:
         return None
@@ -73,7 +78,8 @@ def solve_with_active_set(
 
 
 def _range_space(qp: DenseQp, E: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(x, l) from the Schur complement E H^-1 E^T, or None when the rows held stay unmet."""
+    """(x, l) from the Schur complement E H^-1 E^T; None when H or E H^-1 E^T is not positive
+    definite (to LAPACK) or the rows held stay unmet after refinement."""
     m = e.size
     factor, Xy, info = lapack.dposv(qp.H, np.concatenate([E, qp.g[None]]).T, lower=1, overwrite_b=1)
     if info != 0:

@@ -40,7 +40,7 @@ class HqpOutput:
             that must give way for it to become feasible (see :mod:`tsid_py.solvers.diagnostics`).
         conflicting_set: When level 0 is infeasible, an irreducible set of hard constraints that
             conflict (besides the equation of motion): dropping any one of them restores feasibility.
-        layout: The stacked layout of the problem solved (``HqpData.stacked``), when it had one:
+        layout: The layout number of the problem solved (``HqpData.layout``), when it had one:
             a formulation reads x only from a solution of its current layout.
     """
 
@@ -53,7 +53,7 @@ class HqpOutput:
     problem: HqpData | None = None
     infeasible_constraints: list[str] = field(default_factory=list)
     conflicting_set: list[str] = field(default_factory=list)
-    layout: object = None
+    layout: int | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:

@@ -20,9 +20,9 @@ class Solver:
 
     def solve(self, hqp: HqpData) -> HqpOutput:
         """Solve every priority level (:func:`~tsid_py.solvers.cascade.solve_hierarchy`); the output
-        remembers the problem's layout, so a formulation can refuse a solution of another one."""
+        carries the problem's ``layout``, so a formulation can refuse a solution of another one."""
         out = solve_hierarchy(hqp, self.solve_qp)
-        out.layout = hqp.stacked
+        out.layout = hqp.layout
         return out
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:

@@ -51,7 +51,11 @@ class TaskSE3Equality(TaskMotionTracking):
         return self._reference
 
     def set_reference(self, reference: TrajectorySample | pin.SE3) -> None:
-        """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc)."""
+        """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc).
+
+        The sample is read here (the placement, whether it moves): after changing its arrays in
+        place, set it again.
+        """
         if isinstance(reference, pin.SE3):
             reference = TrajectorySample.from_se3(reference)
         self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
