@@ -15,7 +15,6 @@ equation-of-motion checks of every step.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,7 +27,7 @@ from tsid_py.physics import check_solution
 from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary, timed_compute
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar, as_vector
@@ -92,18 +91,12 @@ def run(
         t = i * dt
         sample = reference(t)
         controller.set_ee_reference(sample)
-        start = time.perf_counter()
-        out = controller.compute(t, q, v)
-        step_times.append(time.perf_counter() - start)
+        out = timed_compute(controller, t, q, v, step_times)
         if not out.solution.ok:
             failures += 1
             break
         checks.append(check_solution(arm, q, v, out.dv, out.tau, {}, controller.tau_max, check_data))
-        log.t.append(t)
-        log.q.append(q)
-        log.v.append(v)
-        log.dv.append(out.dv)
-        log.tau.append(out.tau)
+        log.record_step(t, q, v, out)
         log.ee.append(controller.ee_placement().translation.copy())
         log.ee_ref.append(sample.pos.copy())
         if observer is not None:

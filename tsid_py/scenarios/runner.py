@@ -10,10 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
-from tsid_py.controllers.biped import BipedController
+from tsid_py.controllers.biped import BipedController, ControlOutput
 from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution, summarize_checks
@@ -35,11 +36,25 @@ class RunLog:
     com_ref: list[np.ndarray] = field(default_factory=list)
     forces: dict[str, list[np.ndarray]] = field(default_factory=dict)
 
+    def record_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+        """The state (t [s], q, v) a control step started from and its dv and tau."""
+        self.t.append(t)
+        self.q.append(q)
+        self.v.append(v)
+        self.dv.append(out.dv)
+        self.tau.append(out.tau)
+
     def arrays(self) -> dict[str, np.ndarray]:
         """Every series as a NumPy array (forces as ``forces/<contact>``)."""
         out = {name: np.array(getattr(self, name)) for name in ("t", "q", "v", "dv", "tau", "com", "com_ref")}
         out.update({f"forces/{name}": np.array(values) for name, values in self.forces.items()})
         return out
+
+
+class StepController(Protocol):
+    """What a scenario drives: one control step at (t, q, v) (the biped, quadruped and arm controllers)."""
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput: ...
 
 
 Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
@@ -85,19 +100,13 @@ def run_biped(
         t = i * dt
         reference = com_reference(t)
         controller.set_com_reference(reference)
-        start = time.perf_counter()
-        out = controller.compute(t, q, v)
-        step_times.append(time.perf_counter() - start)
+        out = timed_compute(controller, t, q, v, step_times)
         if not out.solution.ok:
             failures += 1
             break
         contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
         checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max, check_data))
-        log.t.append(t)
-        log.q.append(q)
-        log.v.append(v)
-        log.dv.append(out.dv)
-        log.tau.append(out.tau)
+        log.record_step(t, q, v, out)
         log.com.append(robot.com(controller.data).copy())
         log.com_ref.append(reference.pos.copy())
         for name, f in out.forces.items():
@@ -142,6 +151,17 @@ def run_sway(
         "com", controller.com_initial, [0.0, amplitude, 0.0], [0.0, frequency, 0.0]
     )
     return run_biped(controller, duration, dt, sway.sample, scenario, progress, observer)
+
+
+def timed_compute(
+    controller: StepController, t: float, q: np.ndarray, v: np.ndarray, step_times: list[float]
+) -> ControlOutput:
+    """``controller.compute(t, q, v)``, its duration [s] appended to ``step_times``: the control step
+    a scenario reports, without the checks and the logging around it."""
+    start = time.perf_counter()
+    out = controller.compute(t, q, v)
+    step_times.append(time.perf_counter() - start)
+    return out
 
 
 def step_time_summary(step_times: list[float]) -> dict[str, float]:

@@ -14,7 +14,6 @@ problem has zero force), the touch-down error of every swing and the swing heigh
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -32,7 +31,7 @@ from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import Robot
-from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary
+from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary, timed_compute
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
@@ -207,9 +206,7 @@ def run_footsteps(
         if cop_task is not None:
             cop_task.set_reference(np.append(zmp_ref, 0.0))
 
-        start = time.perf_counter()
-        out = controller.compute(t, q, v)
-        step_times.append(time.perf_counter() - start)
+        out = timed_compute(controller, t, q, v, step_times)
         if not out.solution.ok:
             failures += 1
             break
@@ -240,11 +237,7 @@ def run_footsteps(
             force_jump = max(force_jump, float(max(jumps)))
         previous_forces = net_forces
 
-        log.t.append(t)
-        log.q.append(q)
-        log.v.append(v)
-        log.dv.append(out.dv)
-        log.tau.append(out.tau)
+        log.record_step(t, q, v, out)
         log.com.append(com)
         log.com_ref.append(reference.pos.copy())
         for c in controller.contacts.values():
