@@ -255,3 +255,32 @@ def test_torque_bounds_on_some_joints_bound_those_joints_only(talos):
     np.testing.assert_allclose(np.abs(out.tau[knees]), tau_max[knees], rtol=1e-9)  # both knees at their bound
     contacts = {n: (form.contacts[n], f) for n, f in out.forces.items()}
     assert check_solution(talos, q, v, out.dv, out.tau, contacts, None).dynamics_residual < 1e-8
+
+
+def test_a_mask_changed_after_adding_the_task_resizes_its_rows(talos):
+    """As in TSID, a task's mask may change while it is in the formulation: its rows follow."""
+    controller = BipedController(talos)
+    form, solver = controller.formulation, tsid.SolverHQuadProg()
+    q, v = controller.q0, np.full(talos.nv, 0.01)
+    solver.solve(form.compute_problem_data(0.0, q, v))
+    mask = np.ones(talos.na)
+    mask[[0, 5, 20]] = 0.0
+    controller.posture_task.mask = mask
+    com = controller.com_task
+    com.mask = [1.0, 1.0, 0.0]
+    hqp = form.compute_problem_data(0.0, q, v)
+    rows = {e.constraint.name: e.constraint.rows for e in hqp[1]}
+    assert rows["task-posture"] == talos.na - 3 and rows["task-com"] == 2
+    changed = solver.solve(hqp)
+    assert changed.ok
+    fresh = BipedController(talos)  # the same tasks, masked before they are added
+    params, form2 = fresh.params, fresh.formulation
+    form2.remove_task("task-posture")
+    form2.remove_task("task-com")
+    fresh.posture_task.mask, fresh.com_task.mask = mask, [1.0, 1.0, 0.0]
+    form2.add_motion_task(fresh.com_task, weight=params.w_com)
+    form2.add_motion_task(fresh.posture_task, weight=params.w_posture)
+    expected = tsid.SolverHQuadProg().solve(form2.compute_problem_data(0.0, q, v))
+    np.testing.assert_allclose(
+        form.get_actuator_forces(changed), form2.get_actuator_forces(expected), atol=1e-8
+    )

@@ -386,6 +386,7 @@ class InverseDynamicsFormulation:
         np.negative(Jc[:, nu:].T, out=tau_map[:, nv:])
         h_a = h[nu:]
 
+        resized = False
         for level in self._tasks.values():
             task = level.task
             family = task.family
@@ -393,6 +394,9 @@ class InverseDynamicsFormulation:
                 task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
             c = task.compute(t, q, v, data)
             target = level.entry.constraint
+            if c.rows != target.rows:  # the task's mask changed since it was added (as TSID allows)
+                target = level.entry.constraint = type(target)(task.name, c.rows, self.n_var)
+                resized = True
             if family == "motion":
                 target.matrix[:, :nv] = c.matrix
                 _copy_vectors(target, c)
@@ -407,6 +411,8 @@ class InverseDynamicsFormulation:
             else:
                 target.matrix[:, self._force_columns(task)] = c.matrix
                 _copy_vectors(target, c)
+        if resized:
+            self._stack()
         return HqpData(self._levels, self.n_var, self._stacked, self._layout)
 
     def _force_columns(self, task: TaskContactForce) -> slice:
