@@ -284,3 +284,14 @@ def test_a_mask_changed_after_adding_the_task_resizes_its_rows(talos):
     np.testing.assert_allclose(
         form.get_actuator_forces(changed), form2.get_actuator_forces(expected), atol=1e-8
     )
+
+
+def test_torque_bounds_survive_a_mask_change(talos):
+    bounds = tsid.TaskActuationBounds("bounds", talos)
+    limit = talos.effort_limit()
+    bounds.set_bounds(-limit, limit)
+    bounds.mask = np.isin(np.arange(talos.na), [3, 9]).astype(float)
+    c = bounds.compute(0.0, None, None, None)
+    np.testing.assert_array_equal(c.upper_bound, limit[[3, 9]])
+    np.testing.assert_array_equal(c.lower_bound, -limit[[3, 9]])
+    np.testing.assert_array_equal(c.matrix @ np.arange(talos.na), [3.0, 9.0])

@@ -20,6 +20,8 @@ class TaskActuationBounds(Masked, TaskActuation):
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)
+        self._lower = np.full(robot.na, -np.inf)
+        self._upper = np.full(robot.na, np.inf)
         self.mask = np.ones(robot.na)
 
     def _mask_size(self) -> int:
@@ -31,8 +33,8 @@ class TaskActuationBounds(Masked, TaskActuation):
         self._constraint = ConstraintInequality(self.name, rows, self.robot.na)
         self._constraint.matrix[np.arange(rows), np.flatnonzero(self._mask)] = 1.0
         self.selected_joints = self._rows
-        self._lower = np.full(self.robot.na, -np.inf)
-        self._upper = np.full(self.robot.na, np.inf)
+        self._constraint.lower_bound[:] = self._lower[self._mask]  # the bounds set stay set
+        self._constraint.upper_bound[:] = self._upper[self._mask]
 
     def set_bounds(self, lower: object, upper: object) -> None:
         """Set tau_min and tau_max, each of size na [N m]."""
