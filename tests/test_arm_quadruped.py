@@ -7,8 +7,9 @@ import pinocchio as pin
 import pytest
 
 from tsid_py import cli
-from tsid_py.controllers import ArmController, QuadrupedController
+from tsid_py.controllers import ArmController, BipedParams, QuadrupedController, QuadrupedParams
 from tsid_py.errors import RobotSpecError
+from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios import quadruped, reach
 
 
@@ -64,6 +65,21 @@ def test_controllers_reject_the_wrong_robot(ur5, talos):
         QuadrupedController(ur5)
     with pytest.raises(RobotSpecError, match="not an arm"):
         ArmController(talos, 0.002)
+
+
+def test_spec_tables_override_controller_defaults_and_name_unknown_keys():
+    robot = load_robot("talos")
+    robot.spec.biped.update(w_com=2.5, am_mask=[1, 0, 1])  # as read from TOML
+    params = BipedParams.for_robot(robot)
+    assert params.w_com == 2.5 and params.am_mask == (1, 0, 1) and params.mu == BipedParams().mu
+    robot.spec.biped["w_comm"] = 1.0
+    with pytest.raises(RobotSpecError, match=r"unknown \[biped\] keys \['w_comm'\]"):
+        BipedParams.for_robot(robot)
+    solo = load_robot("solo12")
+    assert QuadrupedParams.for_robot(solo).tau_max == 2.7  # robots/solo12.toml
+    solo.spec.quadruped["kp"] = 1.0
+    with pytest.raises(RobotSpecError, match=r"unknown \[quadruped\] keys \['kp'\]"):
+        QuadrupedParams.for_robot(solo)
 
 
 def test_reach_cli_json_and_unknown_mode(capsys):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.resources
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pinocchio as pin
@@ -22,6 +23,9 @@ from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf
 from tsid_py.validation import unknown_name_message
 
 _ERD_ROBOTS = "cmeel.prefix/share/example-robot-data/robots"
+
+
+P = TypeVar("P")  # a dataclass of controller parameters
 
 
 def example_robot_data_dir() -> Path:
@@ -168,6 +172,17 @@ class Robot(RobotWrapper):
         if self.spec.reference_configuration is not None:
             return self.reference_configuration(self.spec.reference_configuration)
         return self.neutral_configuration()
+
+    def controller_params(self, defaults: P, table: str) -> P:
+        """``defaults`` (a dataclass of controller parameters) with the values of the spec's
+        ``[table]`` (e.g. ``"biped"``); a key that names no field raises RobotSpecError, and TOML
+        arrays become tuples."""
+        overrides = dict(getattr(self.spec, table))
+        known = {f.name for f in fields(defaults)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise RobotSpecError(f"{self.name}: unknown [{table}] keys {unknown}; known: {sorted(known)}")
+        return replace(defaults, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
 
     def posture_gains(self) -> np.ndarray:
         """Per-joint posture gains kp from the spec, size na [1/s^2]."""

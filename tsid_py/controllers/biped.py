@@ -12,7 +12,7 @@ its reference (:meth:`BipedController.set_foot_reference`), as TsidBiped's foot 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
@@ -56,14 +56,7 @@ class BipedParams:
     @classmethod
     def for_robot(cls, robot: Robot) -> BipedParams:
         """Defaults overridden by the spec's ``[biped]`` table."""
-        overrides = dict(robot.spec.biped)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise RobotSpecError(f"{robot.name}: unknown [biped] keys {unknown}; known: {sorted(known)}")
-        if "am_mask" in overrides:
-            overrides["am_mask"] = tuple(overrides["am_mask"])
-        return replace(cls(), **overrides)
+        return robot.controller_params(cls(), "biped")
 
 
 @dataclass

@@ -10,7 +10,7 @@ bounds at level 0, as the biped controller does. It exposes the interface of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
@@ -46,12 +46,7 @@ class QuadrupedParams:
     @classmethod
     def for_robot(cls, robot: Robot) -> QuadrupedParams:
         """Defaults overridden by the spec's ``[quadruped]`` table."""
-        overrides = dict(robot.spec.quadruped)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise RobotSpecError(f"{robot.name}: unknown [quadruped] keys {unknown}; known: {sorted(known)}")
-        return replace(cls(), **overrides)
+        return robot.controller_params(cls(), "quadruped")
 
 
 class QuadrupedController:
