@@ -5,7 +5,7 @@ import pytest
 
 import tsid_py as tsid
 from tsid_py.controllers.biped import BipedController
-from tsid_py.scenarios import balance, com_sinusoid, step, walk
+from tsid_py.scenarios import balance, com_sinusoid, step, stepping, walk
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
 OTHER_BACKENDS = [name for name in tsid.installed_backends() if name != "quadprog"]
@@ -32,23 +32,24 @@ class ComparingSolver(tsid.Solver):
 
 @pytest.mark.parametrize("backend", OTHER_BACKENDS)
 @pytest.mark.parametrize(
-    ("scenario", "arguments", "steps"),
+    ("scenario", "builder", "arguments", "steps"),
     [
-        (balance, {"duration": 0.3}, 150),
-        (com_sinusoid, {"duration": 0.6}, 300),
-        (step, {}, 2650),
-        pytest.param(walk, {"steps": 2}, None, marks=pytest.mark.slow),
+        (balance, balance, {"duration": 0.3}, 150),
+        (com_sinusoid, com_sinusoid, {"duration": 0.6}, 300),
+        (step, stepping, {}, 2650),
+        pytest.param(walk, stepping, {"steps": 2}, None, marks=pytest.mark.slow),
     ],
     ids=["balance", "com-sinusoid", "step", "walk"],
 )
-def test_backend_matches_quadprog_on_every_demo(monkeypatch, backend, scenario, arguments, steps):
-    """The demo itself runs (its controller built with the comparing solver) and still succeeds."""
+def test_backend_matches_quadprog_on_every_demo(monkeypatch, backend, scenario, builder, arguments, steps):
+    """The demo itself runs (its controller built with the comparing solver) and still succeeds;
+    ``builder`` is the module that builds the scenario's controller."""
     comparing = ComparingSolver(backend)
 
     def controller_with_comparing_solver(robot, params=None, solver=None):  # solver: the scenario's own
         return BipedController(robot, params, solver=comparing)
 
-    monkeypatch.setattr(scenario, "BipedController", controller_with_comparing_solver)
+    monkeypatch.setattr(builder, "BipedController", controller_with_comparing_solver)
     summary = scenario.run(**arguments).summary
     assert summary["qp_failures"] == 0
     assert comparing.solves == (steps or summary["steps"]) and comparing.solves > 100

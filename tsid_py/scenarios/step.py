@@ -19,14 +19,12 @@ import argparse
 
 import numpy as np
 
-from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.controllers.biped import BipedParams
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
-from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
 from tsid_py.scenarios.runner import Observer, RunResult
-from tsid_py.scenarios.stepping import run_footsteps, stepping_params
-from tsid_py.solvers import make_solver
+from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
 
 SHIFT = 1.5  # [s] CoM shift, each way
@@ -46,10 +44,7 @@ def run(
     observer: Observer | None = None,
 ) -> RunResult:
     """Take one step in place with the right foot, lifting it ``height`` [m]."""
-    robot_model = load_robot(robot)
-    controller = BipedController(
-        robot_model, params or stepping_params(robot_model), solver=make_solver(backend)
-    )
+    controller = stepping_controller(robot, params, backend)
     sole = controller.robot.spec.sole
     right, left = controller.foot_placement("right"), controller.foot_placement("left")
     com0 = controller.com_initial

@@ -30,8 +30,9 @@ from tsid_py.planning.lipm import GRAVITY
 from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.progress import progress_bar
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import Robot, load_robot
 from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary, timed_compute
+from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
@@ -49,6 +50,12 @@ def stepping_params(robot: Robot, **overrides: float) -> BipedParams:
     base = BipedParams.for_robot(robot)
     defaults = {"kp_foot": 100.0, "w_posture": min(base.w_posture, 1e-3)}
     return replace(base, **{**defaults, **overrides})
+
+
+def stepping_controller(robot: str, params: BipedParams | None, backend: str) -> BipedController:
+    """The biped of a stepping scenario: ``params``, else :func:`stepping_params`, and the QP backend."""
+    model = load_robot(robot)
+    return BipedController(model, params or stepping_params(model), solver=make_solver(backend))
 
 
 @dataclass

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 
-from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.controllers.biped import BipedParams
 from tsid_py.planning.footsteps import plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
-from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
 from tsid_py.scenarios.runner import Observer, RunResult
-from tsid_py.scenarios.stepping import run_footsteps, stepping_params
-from tsid_py.solvers import make_solver
+from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 
 DEFAULT_STEP_LENGTH = {"talos": 0.2, "romeo": 0.1}  # [m]
@@ -48,12 +46,10 @@ def run(
         double_support: Duration of each double support [s].
         swing_height: Foot lift at mid-swing [m].
     """
-    robot_model = load_robot(robot)
     if step_length is None:
         step_length = DEFAULT_STEP_LENGTH.get(robot, 0.1)
-    controller = BipedController(
-        robot_model, params or stepping_params(robot_model), solver=make_solver(backend)
-    )
+    controller = stepping_controller(robot, params, backend)
+    robot_model = controller.robot
     plan = plan_straight_walk(
         robot_model.spec.sole,
         controller.foot_placement("right"),
