@@ -98,6 +98,10 @@ def test_drifts_match_finite_differences_along_constant_velocity(talos, rng):
     np.testing.assert_allclose(
         talos.frame_classic_acceleration_world_oriented(data, frame).vector, fd[9:], atol=1e-6
     )
+    R = talos.frame_placement(data, frame).rotation  # the LOCAL drift: the same, in the frame's axes
+    np.testing.assert_allclose(
+        talos.frame_classic_acceleration(data, frame).vector, (fd[9:].reshape(2, 3) @ R).ravel(), atol=1e-6
+    )
 
 
 def test_mass_matrix_is_symmetric_and_consistent_with_rnea(talos, rng):
