@@ -52,6 +52,15 @@ def test_contact_points_must_be_3x4(talos):
         tsid.Contact6d("rf", talos, "leg_right_sole_fix_joint", np.zeros((3, 3)), [0, 0, 1], 0.3, 5, 100)
 
 
+def test_contact_normal_is_normalized_and_must_have_a_direction(solo12):
+    contact = tsid.ContactPoint("fl", solo12, "FL_FOOT", [0, 0, 2], 0.5, 1.0, 100.0)
+    np.testing.assert_array_equal(contact.contact_normal, [0.0, 0.0, 1.0])
+    with pytest.raises(tsid.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):
+        contact.set_contact_normal([0.0, 0.0, 1e-12])
+    with pytest.raises(tsid.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):
+        tsid.ContactPoint("fr", solo12, "FR_FOOT", [0, 0, 0], 0.5, 1.0, 100.0)
+
+
 def test_point_contact_has_three_forces(solo12):
     contact = tsid.ContactPoint("fl", solo12, "FL_FOOT", [0, 0, 1], 0.5, 1.0, 100.0)
     assert contact.n_force == 3 and contact.motion_constraint.rows == 3

@@ -79,6 +79,16 @@ def as_scalar(name: str, value: object, *, minimum: float | None = None, strict:
     return number
 
 
+def as_unit_vector(name: str, value: object, size: int = 3) -> np.ndarray:
+    """Return ``value`` normalized to unit length (e.g. a contact normal); a vector of norm below
+    1e-9 has no direction and raises InvalidParameterError."""
+    vector = as_vector(name, value, size)
+    norm = np.linalg.norm(vector)
+    if norm < 1e-9:
+        raise InvalidParameterError(f"{name} must be a non-zero {size}-vector, got {vector.tolist()}")
+    return vector / norm
+
+
 def as_mask(name: str, value: object, size: int) -> np.ndarray:
     """Return a boolean mask from a vector of 0/1 values of the given size."""
     array = as_vector(name, value, size)

@@ -19,7 +19,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
-from tsid_py.validation import as_scalar, as_vector
+from tsid_py.validation import as_scalar, as_unit_vector, as_vector
 
 
 class ContactBase:
@@ -55,11 +55,7 @@ class ContactBase:
         self._init_motion(name, robot, TaskSE3Equality(name, robot, frame))
         self.frame_id = self.motion_task.frame_id
         self.frame_name = self.motion_task.frame_name
-        normal = as_vector("contact_normal", contact_normal, 3)
-        norm = np.linalg.norm(normal)
-        if norm < 1e-9:
-            raise InvalidParameterError("contact_normal must be a non-zero 3-vector")
-        self._normal = normal / norm
+        self._normal = as_unit_vector("contact_normal", contact_normal)
         self._mu = as_scalar("mu", mu, minimum=0.0, strict=True)
         f_min = as_scalar("f_min", f_min, minimum=0.0, strict=True)
         f_max = as_scalar("f_max", f_max)
@@ -159,10 +155,7 @@ class ContactBase:
         return self._normal
 
     def set_contact_normal(self, normal: object) -> None:
-        normal = as_vector("contact_normal", normal, 3)
-        if np.linalg.norm(normal) < 1e-9:
-            raise InvalidParameterError("contact_normal must be a non-zero 3-vector")
-        self._normal = normal / np.linalg.norm(normal)
+        self._normal = as_unit_vector("contact_normal", normal)
         self._update_force_inequality()
 
     @property

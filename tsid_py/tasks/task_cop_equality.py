@@ -11,7 +11,7 @@ from tsid_py.contacts.pressure import GROUND_NORMAL, contact_points_world
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskContactForce
-from tsid_py.validation import as_vector
+from tsid_py.validation import as_unit_vector, as_vector
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -57,11 +57,7 @@ class TaskCopEquality(TaskContactForce):
 
     def set_contact_normal(self, normal: object) -> None:
         """Set the world ground normal (normalized here)."""
-        normal = as_vector("contact normal", normal, 3)
-        norm = np.linalg.norm(normal)
-        if norm < 1e-9:
-            raise InvalidParameterError("the contact normal must be a non-zero 3-vector")
-        self._normal = normal / norm
+        self._normal = as_unit_vector("contact normal", normal)
 
     def set_contacts(self, contacts: list[tuple[ContactBase, int]]) -> None:
         """The active contacts with the offsets of their force variables in f (the formulation calls this)."""
