@@ -31,7 +31,7 @@ from tsid_py.errors import (
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.hqp_output import HqpOutput
-from tsid_py.stacked import StackedLevels
+from tsid_py.stacked import Binding, StackedLevels
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
 from tsid_py.transitions import Transitions
 from tsid_py.validation import as_scalar, lookup
@@ -45,6 +45,7 @@ class _TaskLevel:
     task: TaskBase
     priority: int
     entry: WeightedConstraint
+    binding: Binding | None = None  # the task's arrays as views of the entry's
 
 
 @dataclass
@@ -54,6 +55,7 @@ class _ContactLevel:
     motion: WeightedConstraint
     force: WeightedConstraint
     regularization: WeightedConstraint
+    binding: Binding | None = None  # the contact's arrays as views of the entries'
 
 
 class InverseDynamicsFormulation:
@@ -332,9 +334,24 @@ class InverseDynamicsFormulation:
         self._stack()
 
     def _stack(self) -> None:
-        """Lay levels 0 and 1 out in contiguous buffers (after every change of structure)."""
+        """Lay levels 0 and 1 out in contiguous buffers (after every change of structure), and
+        let the motion tasks and contacts fill their rows of those buffers in place."""
         cost = self._levels[1] if len(self._levels) > 1 else []
         self._stacked = StackedLevels(self._levels[0], cost, self.n_var, self._nv)
+        motion = slice(0, self._nv)
+        for level in self._tasks.values():
+            if level.task.family == "motion":
+                level.binding = Binding([(level.task.constraint, level.entry.constraint, motion)])
+        for level in self._contacts.values():
+            contact, forces = level.contact, level.force.columns
+            level.binding = Binding(
+                [
+                    (contact.motion_constraint, level.motion.constraint, motion),
+                    (contact.force_constraint, level.force.constraint, forces),
+                    (contact.force_regularization, level.regularization.constraint, forces),
+                ],
+                bounds=False,  # a loading ramp caps the force bound of the x-space entry only
+            )
 
     # ------------------------------------------------------------- the problem
     def compute_problem_data(self, t: float, q: object, v: object) -> HqpData:
@@ -353,23 +370,19 @@ class InverseDynamicsFormulation:
         Jc = self._Jc
         for level in self._contacts.values():
             contact = level.contact
-            columns = level.regularization.columns
             motion = contact.compute_motion_task(t, q, v, data)
-            target = level.motion.constraint
-            target.matrix[:, :nv] = motion.matrix
-            target.vector[:] = motion.vector
-            np.matmul(
-                contact.force_generator.T, motion.matrix, out=Jc[level.index : level.index + contact.n_force]
-            )
             force, source = level.force.constraint, contact.force_constraint
-            force.matrix[:, columns] = source.matrix
+            if not level.binding.holds(motion, source, contact.force_regularization):
+                self._copy_contact(level)
+            np.matmul(
+                contact.force_generator.T,
+                motion.matrix,
+                out=Jc[level.index : level.index + contact.n_force],
+            )
             force.lower_bound[:] = source.lower_bound
             force.upper_bound[:] = source.upper_bound
             if force_caps and contact.name in force_caps:
                 force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
-            regularization, source = level.regularization.constraint, contact.force_regularization
-            regularization.matrix[:, columns] = source.matrix
-            regularization.vector[:] = source.vector
 
         M, h = robot.mass(data), robot.nonlinear_effects(data)
         for measured in self._measured.values():
@@ -393,6 +406,8 @@ class InverseDynamicsFormulation:
             if family == "force":
                 task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
             c = task.compute(t, q, v, data)
+            if level.binding is not None and level.binding.holds(c):
+                continue  # the task filled its rows of the stacked buffers
             target = level.entry.constraint
             if c.rows != target.rows:  # the task's mask changed since it was added (as TSID allows)
                 target = level.entry.constraint = type(target)(task.name, c.rows, self.n_var)
@@ -414,6 +429,18 @@ class InverseDynamicsFormulation:
         if resized:
             self._stack()
         return HqpData(self._levels, self.n_var, self._stacked, self._layout)
+
+    def _copy_contact(self, level: _ContactLevel) -> None:
+        """Copy a contact's motion rows, force matrix and regularization into its x-space entries
+        (when the contact replaced an array since it was bound, e.g. a new friction coefficient)."""
+        contact, nv, columns = level.contact, self._nv, level.force.columns
+        motion, target = contact.motion_constraint, level.motion.constraint
+        target.matrix[:, :nv] = motion.matrix
+        target.vector[:] = motion.vector
+        level.force.constraint.matrix[:, columns] = contact.force_constraint.matrix
+        regularization, source = level.regularization.constraint, contact.force_regularization
+        regularization.matrix[:, columns] = source.matrix
+        regularization.vector[:] = source.vector
 
     def _force_columns(self, task: TaskContactForce) -> slice:
         """The columns of x a force task acts on: one contact's forces, or all of them."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tsid_py.constraints import ConstraintBase
 from tsid_py.hqp import WeightedConstraint
 from tsid_py.solvers.dense_qp import HardConstraints
 
@@ -54,14 +55,24 @@ class StackedLevels:
         self._row_weights: list[tuple[list[float], np.ndarray]] = []
         self._H, self._g = np.zeros((n, n)), np.zeros(n)
         self._diagonal = self._H.ravel()[:: n + 1]  # a view: adds to the diagonal of H in place
-        self._disjoint = (0, n) not in groups or len(groups) == 1
+        self._in_place = (0, n) not in groups or len(groups) == 1
+        self._uncovered = (
+            []
+            if (0, n) in groups
+            else [slice(a, b) for a, b in ((0, nv), (nv, n)) if a < b and (a, b) not in groups]
+        )
+        self._tail = None  # index of the group of the f block, when H is block diagonal
         first = 0
         for (start, stop), entries in sorted(groups.items()):
             rows = sum(e.constraint.rows for e in entries)
             counts = np.array([e.constraint.rows for e in entries])
+            if (start, stop) == (nv, n) and (0, n) not in groups:
+                self._tail = len(self.groups)
             self.groups.append((slice(first, first + rows), slice(start, stop), entries, counts))
             self._row_weights.append(([], np.zeros((rows, 1))))
             first += rows
+        self.tail_inverse: np.ndarray | None = None
+        self._tail_rows: tuple[bytes, np.ndarray, np.ndarray] | None = None  # (S, row weights, W S)
         self._signature = self.signature([hard, cost])
 
     @staticmethod
@@ -76,24 +87,55 @@ class StackedLevels:
     def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
         """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights.
 
-        H and g are buffers of this layout, overwritten by the next call. When the groups' blocks
-        are disjoint (no cost row spans dv and f), each product is written in place.
+        H and g are buffers of this layout, overwritten by the next call (do not modify them).
+        When the groups' blocks are disjoint (no cost row spans dv and f), each product is written
+        in place, and H is block diagonal: its f block, which the force regularizations make
+        constant in most problems, is then rebuilt only when its rows or weights changed, and
+        from the second call with the same block on, ``tail_inverse`` holds its inverse (None
+        otherwise), which :mod:`tsid_py.solvers.active_set` uses instead of factorizing it.
         """
-        H, g, disjoint = self._H, self._g, self._disjoint
-        H.fill(0.0)
-        g.fill(0.0)
+        H, g = self._H, self._g
+        if not self._in_place:
+            H.fill(0.0)
+            g.fill(0.0)
         for index, (rows, columns, entries, _) in enumerate(self.groups):
             S = self.S[rows, columns]
-            WS = self._weights_per_row(index, entries) * S
-            if disjoint:
-                np.matmul(S.T, WS, out=H[columns, columns])
+            weights = self._weights_per_row(index, entries)
+            if index == self._tail:
+                WS = self._tail_cost(S, weights, columns, regularization)
+            else:
+                WS = weights * S
+                if self._in_place:
+                    np.matmul(S.T, WS, out=H[columns, columns])
+                    self._diagonal[columns] += regularization
+                else:
+                    H[columns, columns] += S.T @ WS
+            if self._in_place:
                 np.matmul(WS.T, self.s[rows], out=g[columns])
             else:
-                H[columns, columns] += S.T @ WS
                 g[columns] += WS.T @ self.s[rows]
         np.negative(g, out=g)
-        self._diagonal += regularization
+        if not self._in_place:
+            self._diagonal += regularization
+        for columns in self._uncovered:
+            self._diagonal[columns] = regularization
         return H, g
+
+    def _tail_cost(
+        self, S: np.ndarray, weights: np.ndarray, columns: slice, regularization: float
+    ) -> np.ndarray:
+        """W S of the f block; its block of H (and the block's inverse) kept while S and W are."""
+        cached, key = self._tail_rows, S.tobytes()  # bytes: a cheap, exact test of "unchanged"
+        if cached is not None and cached[1] is weights and cached[0] == key:
+            if self.tail_inverse is None:
+                self.tail_inverse = np.linalg.inv(self._H[columns, columns])
+            return cached[2]
+        WS = weights * S
+        np.matmul(S.T, WS, out=self._H[columns, columns])
+        self._diagonal[columns] += regularization
+        self._tail_rows = (key, weights, WS)
+        self.tail_inverse = None
+        return WS
 
     def _weights_per_row(self, group: int, entries: list[WeightedConstraint]) -> np.ndarray:
         """Each row's weight in a cost group, as a column; rebuilt only when a weight changed."""
@@ -123,3 +165,40 @@ def _rows(
 
 def _row_names(entries: list[WeightedConstraint]) -> list[str]:
     return [e.constraint.name for e in entries for _ in range(e.constraint.rows)]
+
+
+class Binding:
+    """A task's or contact's constraints filling their x-space twins in place.
+
+    For each (source, target, columns), the source's matrix becomes the view of the target's
+    matrix on ``columns`` and its vector (or bounds) the target's, after their values are copied:
+    filling the source in place then fills the stacked buffers the target is a view of, with no
+    copy. With ``bounds=False`` inequality bounds stay apart (each side keeps its own).
+    :meth:`holds` tells whether the sources still hold those views: a source that replaced an
+    array, or was itself replaced (a new mask), must be copied again.
+    """
+
+    def __init__(
+        self, pairs: list[tuple[ConstraintBase, ConstraintBase, slice]], bounds: bool = True
+    ) -> None:
+        self.sources = tuple(source for source, _, _ in pairs)
+        views = []
+        for source, target, columns in pairs:
+            target.matrix[:, columns] = source.matrix
+            source.matrix = target.matrix[:, columns]
+            names = ["matrix"]
+            if source.is_equality():
+                names.append("vector")
+            elif bounds:
+                names += ["lower_bound", "upper_bound"]
+            for name in names[1:]:
+                getattr(target, name)[:] = getattr(source, name)
+                setattr(source, name, getattr(target, name))
+            views += [(source, name, getattr(source, name)) for name in names]
+        self._views = tuple(views)
+
+    def holds(self, *sources: ConstraintBase) -> bool:
+        """Whether ``sources`` are the constraints bound, each still holding its views."""
+        if sources != self.sources:
+            return False
+        return all(getattr(c, name) is view for c, name, view in self._views)

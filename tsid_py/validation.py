@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from difflib import get_close_matches
 
@@ -28,7 +29,7 @@ def is_plain_vector(value: object, size: int | None = None) -> bool:
 
 def as_vector(name: str, value: object, size: int | None = None, *, finite: bool = True) -> np.ndarray:
     """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness."""
-    if is_plain_vector(value, size) and (not finite or np.isfinite(value @ value)):
+    if is_plain_vector(value, size) and (not finite or math.isfinite(value @ value)):
         return value
     try:
         array = np.asarray(value, dtype=float)
@@ -71,7 +72,7 @@ def as_scalar(name: str, value: object, *, minimum: float | None = None, strict:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError) as exc:
         raise InvalidParameterError(f"{name} must be a number, got {value!r}") from exc
-    if not np.isfinite(number):
+    if not math.isfinite(number):
         raise NonFiniteError(f"{name} must be finite, got {number}")
     if minimum is not None and (number <= minimum if strict else number < minimum):
         relation = ">" if strict else ">="

@@ -81,8 +81,9 @@ def _range_space(qp: DenseQp, E: np.ndarray, e: np.ndarray) -> tuple[np.ndarray,
     """(x, l) from the Schur complement E H^-1 E^T; None when H or E H^-1 E^T is not positive
     definite (to LAPACK) or the rows held stay unmet after refinement."""
     m = e.size
-    factor, Xy, info = lapack.dposv(qp.H, np.concatenate([E, qp.g[None]]).T, lower=1, overwrite_b=1)
-    if info != 0:
+    hessian = _Hessian(qp)
+    Xy = hessian.solve(np.concatenate([E, qp.g[None]]).T)
+    if Xy is None:
         return None
     X, y = Xy[:, :m], Xy[:, m]
     if not m:
@@ -101,10 +102,39 @@ def _range_space(qp: DenseQp, E: np.ndarray, e: np.ndarray) -> tuple[np.ndarray,
         if attempt == REFINEMENTS:
             return None  # too ill-conditioned (or singular: NaN)
         # one step of iterative refinement of the KKT system, with the same factors
-        u, _ = lapack.dpotrs(factor, E.T @ multipliers - qp.H @ x - qp.g, lower=1)
+        u = hessian.solve(E.T @ multipliers - qp.H @ x - qp.g)
         step, _ = lapack.dpotrs(schur, residual - E @ u, lower=1)
         x, multipliers = x + u + X @ step, multipliers + step
     return None
+
+
+class _Hessian:
+    """H^-1 B, with H factorized (Cholesky) once and the factor kept for the refinement.
+
+    When the QP gives ``tail_inverse`` (H block diagonal, the inverse of its last block known),
+    only the first block is factorized and the last rows of B are multiplied by the inverse.
+    """
+
+    def __init__(self, qp: DenseQp) -> None:
+        self._H, self._inverse = qp.H, qp.tail_inverse
+        self._head = qp.n if self._inverse is None else qp.n - self._inverse.shape[0]
+        self._factor: np.ndarray | None = None
+
+    def solve(self, B: np.ndarray) -> np.ndarray | None:
+        """H^-1 B (B of n rows; it may be overwritten), or None when H is not positive definite."""
+        k, inverse = self._head, self._inverse
+        if self._factor is None:
+            self._factor, head, info = lapack.dposv(self._H[:k, :k], B[:k], lower=1, overwrite_b=1)
+            if info != 0:
+                return None
+        else:
+            head, _ = lapack.dpotrs(self._factor, B[:k], lower=1)
+        if inverse is None:
+            return head
+        X = np.empty(B.shape)
+        X[:k] = head
+        np.matmul(inverse, B[k:], out=X[k:])
+        return X
 
 
 def _feasible(c: HardConstraints, x: np.ndarray) -> bool:

@@ -82,11 +82,17 @@ class HardConstraints:
 
 @dataclass
 class DenseQp:
-    """minimize 1/2 x^T H x + g^T x subject to ``constraints``."""
+    """minimize 1/2 x^T H x + g^T x subject to ``constraints``.
+
+    ``tail_inverse``, when given, is the inverse of the last k x k diagonal block of H, and H is
+    block diagonal with that block apart (the f block of :mod:`tsid_py.stacked`): a solver may
+    then factorize only the first block.
+    """
 
     H: np.ndarray
     g: np.ndarray
     constraints: HardConstraints
+    tail_inverse: np.ndarray | None = None
 
     @property
     def n(self) -> int:
