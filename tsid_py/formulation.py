@@ -84,13 +84,14 @@ class InverseDynamicsFormulation:
             )
             self._levels[0].append(self._base_dynamics)
         self.t = 0.0
-        self._Jc = np.zeros((0, self._nv))
-        self._tau_map = np.zeros((robot.na, self._nv))
+        self._dynamics = np.zeros((self._nv, self._nv))  # [M, -J_c^T], see compute_problem_data
+        self._tau_map = self._dynamics[self._nu :]
         self._transitions = Transitions()
         self._last_x: np.ndarray | None = None  # the last solution read, to start contact unloading ramps
         self._measured: dict[str, MeasuredForceBase] = {}
         self._h = np.zeros(self._nv)  # h - sum J^T w of the measured wrenches, at the last problem
         self._layout = next(_LAYOUTS)  # names the order of the contact forces in x
+        self._stacked: StackedLevels | None = None
         self._stack()
 
     # ------------------------------------------------------------------ sizes
@@ -327,8 +328,8 @@ class InverseDynamicsFormulation:
         for level in self._tasks.values():
             if level.task.family == "force":
                 level.entry.columns = slice(self._nv, n)
-        self._Jc = np.zeros((self._n_force, self._nv))
-        self._tau_map = np.zeros((self.robot.na, n))
+        self._dynamics = np.zeros((self._nv, n))
+        self._tau_map = self._dynamics[self._nu :]
         self._last_x = None  # its force layout is gone
         self._layout = next(_LAYOUTS)
         self._stack()
@@ -337,6 +338,8 @@ class InverseDynamicsFormulation:
         """Lay levels 0 and 1 out in contiguous buffers (after every change of structure), and
         let the motion tasks and contacts fill their rows of those buffers in place."""
         cost = self._levels[1] if len(self._levels) > 1 else []
+        if self._stacked is not None:
+            self._stacked.retired = True  # its buffers no longer back the constraints
         self._stacked = StackedLevels(self._levels[0], cost, self.n_var, self._nv)
         motion = slice(0, self._nv)
         for level in self._tasks.values():
@@ -367,36 +370,33 @@ class InverseDynamicsFormulation:
                 self.remove_rigid_contact(name)
         force_caps = self._transitions.force_caps
 
-        Jc = self._Jc
+        # the equation of motion M dv - J_c^T f = S^T tau - h: [M, -J_c^T] is filled block by
+        # block (J_c^T = J^T T per contact); its rows nu: are the torque map
+        dynamics = self._dynamics
         for level in self._contacts.values():
             contact = level.contact
             motion = contact.compute_motion_task(t, q, v, data)
             force, source = level.force.constraint, contact.force_constraint
             if not level.binding.holds(motion, source, contact.force_regularization):
                 self._copy_contact(level)
-            np.matmul(
-                contact.force_generator.T,
-                motion.matrix,
-                out=Jc[level.index : level.index + contact.n_force],
-            )
+            np.matmul(motion.matrix.T, contact.force_generator, out=dynamics[:, level.force.columns])
             force.lower_bound[:] = source.lower_bound
             force.upper_bound[:] = source.upper_bound
             if force_caps and contact.name in force_caps:
                 force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
-
-        M, h = robot.mass(data), robot.nonlinear_effects(data)
+        forces = dynamics[:, nv:]
+        np.negative(forces, out=forces)
+        dynamics[:, :nv] = robot.mass(data)
+        h = robot.nonlinear_effects(data)
         for measured in self._measured.values():
             h = h - measured.compute_joint_torques(data)
         self._h = h
         nu = self._nu
         if self._base_dynamics is not None:
             base = self._base_dynamics.constraint
-            base.matrix[:, :nv] = M[:nu]
-            np.negative(Jc[:, :nu].T, out=base.matrix[:, nv:])
+            base.matrix[:] = dynamics[:nu]
             np.negative(h[:nu], out=base.vector)
-        tau_map = self._tau_map  # tau = tau_map x + h_a, the actuated rows of the dynamics
-        tau_map[:, :nv] = M[nu:]
-        np.negative(Jc[:, nu:].T, out=tau_map[:, nv:])
+        tau_map = self._tau_map  # tau = tau_map x + h_a
         h_a = h[nu:]
 
         resized = False
@@ -499,7 +499,7 @@ class InverseDynamicsFormulation:
 
     def contact_jacobian(self) -> np.ndarray:
         """J_c (n_force x nv) of the last computed problem: f enters the dynamics as J_c^T f."""
-        return self._Jc.copy()
+        return -self._dynamics[:, self._nv :].T
 
     def __repr__(self) -> str:
         return (

@@ -51,8 +51,6 @@ class StackedLevels:
             groups.setdefault(key, []).append(e)
         ordered = [e for key in sorted(groups) for e in groups[key]]
         self.S, self.s = _rows(n, ordered, ("matrix",), ("vector",))
-        self.groups = []
-        self._row_weights: list[tuple[list[float], np.ndarray]] = []
         self._H, self._g = np.zeros((n, n)), np.zeros(n)
         self._diagonal = self._H.ravel()[:: n + 1]  # a view: adds to the diagonal of H in place
         self._in_place = (0, n) not in groups or len(groups) == 1
@@ -61,28 +59,26 @@ class StackedLevels:
             if (0, n) in groups
             else [slice(a, b) for a, b in ((0, nv), (nv, n)) if a < b and (a, b) not in groups]
         )
-        self._tail = None  # index of the group of the f block, when H is block diagonal
+        self.groups: list[_CostGroup] = []
+        self._tail: _CostGroup | None = None  # the group of the f block, when H is block diagonal
         first = 0
         for (start, stop), entries in sorted(groups.items()):
-            rows = sum(e.constraint.rows for e in entries)
-            counts = np.array([e.constraint.rows for e in entries])
+            rows = slice(first, first + sum(e.constraint.rows for e in entries))
+            columns = slice(start, stop)
+            group = _CostGroup(entries, self.S[rows, columns], self.s[rows], columns, self._H, self._g)
+            self.groups.append(group)
             if (start, stop) == (nv, n) and (0, n) not in groups:
-                self._tail = len(self.groups)
-            self.groups.append((slice(first, first + rows), slice(start, stop), entries, counts))
-            self._row_weights.append(([], np.zeros((rows, 1))))
-            first += rows
+                self._tail = group
+            first = rows.stop
         self.tail_inverse: np.ndarray | None = None
-        self._tail_rows: tuple[bytes, np.ndarray, np.ndarray] | None = None  # (S, row weights, W S)
-        self._signature = self.signature([hard, cost])
-
-    @staticmethod
-    def signature(levels: list[list[WeightedConstraint]]) -> tuple[int, ...]:
-        """Identity of the constraints and arrays of levels 0 and 1."""
-        return tuple(id(e.constraint.matrix) for level in levels[:2] for e in level)
+        self._tail_key: tuple[bytes, np.ndarray] | None = None  # the f block's S and weights
+        self._hard, self._cost = list(hard), list(cost)  # compared entry by entry (identity first)
+        self.retired = False
 
     def matches(self, levels: list[list[WeightedConstraint]]) -> bool:
-        """Whether levels 0 and 1 still hold exactly the arrays this layout made."""
-        return self.signature(levels) == self._signature
+        """Whether ``levels`` 0 and 1 still hold exactly the entries this layout was made for (and
+        the layout was not retired: its formulation restacks after every change of structure)."""
+        return not self.retired and levels[0] == self._hard and levels[1] == self._cost
 
     def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
         """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights.
@@ -94,56 +90,80 @@ class StackedLevels:
         from the second call with the same block on, ``tail_inverse`` holds its inverse (None
         otherwise), which :mod:`tsid_py.solvers.active_set` uses instead of factorizing it.
         """
-        H, g = self._H, self._g
-        if not self._in_place:
-            H.fill(0.0)
-            g.fill(0.0)
-        for index, (rows, columns, entries, _) in enumerate(self.groups):
-            S = self.S[rows, columns]
-            weights = self._weights_per_row(index, entries)
-            if index == self._tail:
-                WS = self._tail_cost(S, weights, columns, regularization)
+        in_place = self._in_place
+        if not in_place:
+            self._H.fill(0.0)
+            self._g.fill(0.0)
+        for group in self.groups:
+            weights = group.row_weights()
+            if group is self._tail and self._tail_unchanged(weights):
+                WS = group.WS  # its block of H is the same as at the last call
             else:
-                WS = weights * S
-                if self._in_place:
-                    np.matmul(S.T, WS, out=H[columns, columns])
-                    self._diagonal[columns] += regularization
+                WS = group.weigh(weights)
+                if in_place:
+                    np.matmul(group.S.T, WS, out=group.H)
+                    self._diagonal[group.columns] += regularization
                 else:
-                    H[columns, columns] += S.T @ WS
-            if self._in_place:
-                np.matmul(WS.T, self.s[rows], out=g[columns])
+                    group.H += group.S.T @ WS
+            if in_place:
+                np.matmul(WS.T, group.s, out=group.g)
             else:
-                g[columns] += WS.T @ self.s[rows]
-        np.negative(g, out=g)
-        if not self._in_place:
+                group.g += WS.T @ group.s
+        np.negative(self._g, out=self._g)
+        if not in_place:
             self._diagonal += regularization
         for columns in self._uncovered:
             self._diagonal[columns] = regularization
-        return H, g
+        return self._H, self._g
 
-    def _tail_cost(
-        self, S: np.ndarray, weights: np.ndarray, columns: slice, regularization: float
-    ) -> np.ndarray:
-        """W S of the f block; its block of H (and the block's inverse) kept while S and W are."""
-        cached, key = self._tail_rows, S.tobytes()  # bytes: a cheap, exact test of "unchanged"
-        if cached is not None and cached[1] is weights and cached[0] == key:
+    def _tail_unchanged(self, weights: np.ndarray) -> bool:
+        """Whether the f block's rows and weights are those of the last call (its block of H is
+        then kept, and its inverse computed once, from the second such call on)."""
+        tail = self._tail
+        key = (tail.S.tobytes(), weights)  # bytes: a cheap, exact test of "unchanged"
+        cached = self._tail_key
+        if cached is not None and cached[1] is weights and cached[0] == key[0]:
             if self.tail_inverse is None:
-                self.tail_inverse = np.linalg.inv(self._H[columns, columns])
-            return cached[2]
-        WS = weights * S
-        np.matmul(S.T, WS, out=self._H[columns, columns])
-        self._diagonal[columns] += regularization
-        self._tail_rows = (key, weights, WS)
-        self.tail_inverse = None
-        return WS
+                self.tail_inverse = np.linalg.inv(tail.H)
+            return True
+        self._tail_key, self.tail_inverse = key, None
+        return False
 
-    def _weights_per_row(self, group: int, entries: list[WeightedConstraint]) -> np.ndarray:
-        """Each row's weight in a cost group, as a column; rebuilt only when a weight changed."""
-        weights = [e.weight for e in entries]
-        if weights != self._row_weights[group][0]:
-            counts = self.groups[group][3]
-            self._row_weights[group] = (weights, np.repeat(weights, counts)[:, None])
-        return self._row_weights[group][1]
+
+class _CostGroup:
+    """Cost rows that act on the same block of columns of x, with their block of H and g.
+
+    ``S`` and ``s`` are views of the stacked cost rows, ``H`` and ``g`` of the layout's H and g;
+    ``WS`` holds the weighted rows of the last :meth:`weigh`.
+    """
+
+    def __init__(
+        self,
+        entries: list[WeightedConstraint],
+        S: np.ndarray,
+        s: np.ndarray,
+        columns: slice,
+        H: np.ndarray,
+        g: np.ndarray,
+    ) -> None:
+        self.entries, self.S, self.s, self.columns = entries, S, s, columns
+        self.H, self.g = H[columns, columns], g[columns]
+        self.WS = np.empty(S.shape)
+        self._counts = [e.constraint.rows for e in entries]
+        self._weights: list[float] = []
+        self._row_weights = np.zeros((S.shape[0], 1))
+
+    def row_weights(self) -> np.ndarray:
+        """Each row's weight, as a column; a new array only when a weight changed."""
+        weights = [e.weight for e in self.entries]
+        if weights != self._weights:
+            self._weights = weights
+            self._row_weights = np.repeat(weights, self._counts)[:, None]
+        return self._row_weights
+
+    def weigh(self, weights: np.ndarray) -> np.ndarray:
+        """W S, in ``WS``."""
+        return np.multiply(weights, self.S, out=self.WS)
 
 
 def _rows(

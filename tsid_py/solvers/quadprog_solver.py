@@ -32,7 +32,7 @@ class SolverHQuadProg(Solver):
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
         """Solve one dense QP; multipliers: equality rows, then inequality rows (lower side > 0)."""
         c = qp.constraints
-        shape = (qp.n, c.n_eq, c.n_in)
+        shape = (qp.g.shape[0], c.b_eq.shape[0], c.lb.shape[0])  # (n, n_eq, n_in)
         guess = self._guesses.get(shape) if self.warm_start else None
         if guess is not None:
             confirmed = solve_with_active_set(qp, *guess)
