@@ -56,6 +56,7 @@ class _ContactLevel:
     force: WeightedConstraint
     regularization: WeightedConstraint
     binding: Binding | None = None  # the contact's arrays as views of the entries'
+    capped: bool = False  # a ramp's cap is in the normal-force bound (see compute_problem_data)
 
 
 class InverseDynamicsFormulation:
@@ -265,6 +266,8 @@ class InverseDynamicsFormulation:
             self._transitions.ramp_force_cap(name, max(start, end), end, duration, remove_at_end=True)
             return
         self._transitions.cancel(name)
+        if level.capped:  # give the contact its own f_max back (its bounds are the entry's)
+            level.contact.force_constraint.upper_bound[-1] = level.contact.max_normal_force
         self._remove_entries([level.motion, level.force, level.regularization])
         del self._contacts[name]
         self._resize_columns()
@@ -352,8 +355,7 @@ class InverseDynamicsFormulation:
                     (contact.motion_constraint, level.motion.constraint, motion),
                     (contact.force_constraint, level.force.constraint, forces),
                     (contact.force_regularization, level.regularization.constraint, forces),
-                ],
-                bounds=False,  # a loading ramp caps the force bound of the x-space entry only
+                ]
             )
 
     # ------------------------------------------------------------- the problem
@@ -376,14 +378,15 @@ class InverseDynamicsFormulation:
         for level in self._contacts.values():
             contact = level.contact
             motion = contact.compute_motion_task(t, q, v, data)
-            force, source = level.force.constraint, contact.force_constraint
-            if not level.binding.holds(motion, source, contact.force_regularization):
+            force = level.force.constraint
+            if not level.binding.holds(motion, contact.force_constraint, contact.force_regularization):
                 self._copy_contact(level)
             np.matmul(motion.matrix.T, contact.force_generator, out=dynamics[:, level.force.columns])
-            force.lower_bound[:] = source.lower_bound
-            force.upper_bound[:] = source.upper_bound
-            if force_caps and contact.name in force_caps:
-                force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
+            cap = force_caps.get(contact.name) if force_caps else None
+            if cap is not None or level.capped:  # a ramp's cap, written over f_max until it ends
+                f_max = contact.max_normal_force
+                force.upper_bound[-1] = f_max if cap is None else min(f_max, cap)
+                level.capped = cap is not None
         forces = dynamics[:, nv:]
         np.negative(forces, out=forces)
         dynamics[:, :nv] = robot.mass(data)
@@ -431,13 +434,17 @@ class InverseDynamicsFormulation:
         return HqpData(self._levels, self.n_var, self._stacked, self._layout)
 
     def _copy_contact(self, level: _ContactLevel) -> None:
-        """Copy a contact's motion rows, force matrix and regularization into its x-space entries
-        (when the contact replaced an array since it was bound, e.g. a new friction coefficient)."""
+        """Copy a contact's motion rows, force inequality and regularization into its x-space
+        entries (when the contact replaced an array since it was bound, e.g. a new friction
+        coefficient)."""
         contact, nv, columns = level.contact, self._nv, level.force.columns
         motion, target = contact.motion_constraint, level.motion.constraint
         target.matrix[:, :nv] = motion.matrix
         target.vector[:] = motion.vector
-        level.force.constraint.matrix[:, columns] = contact.force_constraint.matrix
+        force, source = level.force.constraint, contact.force_constraint
+        force.matrix[:, columns] = source.matrix
+        force.lower_bound[:] = source.lower_bound
+        force.upper_bound[:] = source.upper_bound
         regularization, source = level.regularization.constraint, contact.force_regularization
         regularization.matrix[:, columns] = source.matrix
         regularization.vector[:] = source.vector

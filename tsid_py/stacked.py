@@ -193,24 +193,17 @@ class Binding:
     For each (source, target, columns), the source's matrix becomes the view of the target's
     matrix on ``columns`` and its vector (or bounds) the target's, after their values are copied:
     filling the source in place then fills the stacked buffers the target is a view of, with no
-    copy. With ``bounds=False`` inequality bounds stay apart (each side keeps its own).
-    :meth:`holds` tells whether the sources still hold those views: a source that replaced an
+    copy. :meth:`holds` tells whether the sources still hold those views: a source that replaced an
     array, or was itself replaced (a new mask), must be copied again.
     """
 
-    def __init__(
-        self, pairs: list[tuple[ConstraintBase, ConstraintBase, slice]], bounds: bool = True
-    ) -> None:
+    def __init__(self, pairs: list[tuple[ConstraintBase, ConstraintBase, slice]]) -> None:
         self.sources = tuple(source for source, _, _ in pairs)
         views = []
         for source, target, columns in pairs:
             target.matrix[:, columns] = source.matrix
             source.matrix = target.matrix[:, columns]
-            names = ["matrix"]
-            if source.is_equality():
-                names.append("vector")
-            elif bounds:
-                names += ["lower_bound", "upper_bound"]
+            names = ["matrix", "vector"] if source.is_equality() else ["matrix", "lower_bound", "upper_bound"]
             for name in names[1:]:
                 getattr(target, name)[:] = getattr(source, name)
                 setattr(source, name, getattr(target, name))
@@ -221,4 +214,7 @@ class Binding:
         """Whether ``sources`` are the constraints bound, each still holding its views."""
         if sources != self.sources:
             return False
-        return all(getattr(c, name) is view for c, name, view in self._views)
+        for c, name, view in self._views:  # noqa: SIM110 (a loop: this runs at every control step)
+            if getattr(c, name) is not view:
+                return False
+        return True
