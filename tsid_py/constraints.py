@@ -17,9 +17,20 @@ from tsid_py.validation import as_matrix, as_scalar, as_vector
 
 
 class ConstraintBase:
-    """Common part of every constraint: a name and a matrix with ``cols`` columns."""
+    """Common part of every constraint: a name and a matrix with ``cols`` columns.
+
+    ``ConstraintBase.revision`` counts the assignments to any constraint's attributes (a new
+    constraint, a new matrix or vector). Filling the arrays in place leaves it unchanged, so code
+    that keeps views of constraint arrays (:class:`tsid_py.stacked.Binding`) checks them again
+    only after it moved.
+    """
 
     kind: str = ""
+    revision = 0
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        ConstraintBase.revision += 1
 
     def __init__(self, name: str, rows: int, cols: int) -> None:
         self.name = name

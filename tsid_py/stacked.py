@@ -194,7 +194,8 @@ class Binding:
     matrix on ``columns`` and its vector (or bounds) the target's, after their values are copied:
     filling the source in place then fills the stacked buffers the target is a view of, with no
     copy. :meth:`holds` tells whether the sources still hold those views: a source that replaced an
-    array, or was itself replaced (a new mask), must be copied again.
+    array, or was itself replaced (a new mask), must be copied again. It looks at the arrays only
+    when some constraint attribute was assigned since it last did (``ConstraintBase.revision``).
     """
 
     def __init__(self, pairs: list[tuple[ConstraintBase, ConstraintBase, slice]]) -> None:
@@ -209,12 +210,15 @@ class Binding:
                 setattr(source, name, getattr(target, name))
             views += [(source, name, getattr(source, name)) for name in names]
         self._views = tuple(views)
+        self._revision = -1  # ConstraintBase.revision when the views were last found held
 
     def holds(self, *sources: ConstraintBase) -> bool:
         """Whether ``sources`` are the constraints bound, each still holding its views."""
         if sources != self.sources:
             return False
-        for c, name, view in self._views:  # noqa: SIM110 (a loop: this runs at every control step)
-            if getattr(c, name) is not view:
+        revision = ConstraintBase.revision
+        if revision != self._revision:
+            if any(getattr(c, name) is not view for c, name, view in self._views):
                 return False
+            self._revision = revision
         return True
