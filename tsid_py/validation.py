@@ -22,8 +22,7 @@ def is_plain_vector(value: object, size: int | None = None) -> bool:
     return (
         type(value) is np.ndarray
         and value.dtype == np.float64
-        and value.ndim == 1
-        and (size is None or value.shape[0] == size)
+        and (value.ndim == 1 if size is None else value.shape == (size,))
     )
 
 

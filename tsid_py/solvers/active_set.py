@@ -73,7 +73,8 @@ def solve_with_active_set(
         return None
     all_multipliers = np.zeros(n_eq + c.n_in)
     all_multipliers[:n_eq] = multipliers[:n_eq]
-    all_multipliers[n_eq + rows] = multipliers[n_eq:]
+    if rows.size:
+        all_multipliers[n_eq + rows] = multipliers[n_eq:]
     return x, all_multipliers
 
 
