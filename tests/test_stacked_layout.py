@@ -1,0 +1,164 @@
+"""Tasks and contacts fill the stacked QP in place; the f block of H and its inverse are cached.
+
+Every shortcut is checked against a problem built without it: a fresh formulation (nothing bound
+yet, nothing cached), or the generic stacking of a snapshot.
+"""
+
+import numpy as np
+import pytest
+
+import tsid_py as tsid
+from tsid_py.constraints import ConstraintBase, ConstraintEquality
+from tsid_py.controllers import BipedController
+from tsid_py.solvers.qp_matrices import qp_matrices
+
+FIELDS = ("A_eq", "b_eq", "A_in", "lb", "ub")
+
+
+def dense(form, t, q, v):
+    """Copies of the dense QP of the formulation's problem at (t, q, v)."""
+    qp = qp_matrices(form.compute_problem_data(t, q, v))
+    arrays = {name: getattr(qp.constraints, name).copy() for name in FIELDS}
+    return {"H": qp.H.copy(), "g": qp.g.copy(), **arrays}, qp
+
+
+def assert_same_problem(a, b):
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def moving_state(controller, talos):
+    return controller.q0, np.full(talos.nv, 0.01)
+
+
+def readd_contacts(controller, before=lambda contact: None):
+    """Take both feet out and add them again (right, then left), calling ``before`` on the right one."""
+    form = controller.formulation
+    for name in ("contact_rfoot", "contact_lfoot"):
+        form.remove_rigid_contact(name)
+    before(controller.contacts["right"])
+    for side in ("right", "left"):
+        form.add_rigid_contact(controller.contacts[side], force_reg_weight=1e-5)
+
+
+def change_right_contact(contact):
+    contact.set_friction_coefficient(0.1)  # new arrays
+    contact.set_min_normal_force(20.0)  # in place, into the bound arrays
+
+
+def test_a_contact_changed_after_it_was_added_matches_a_contact_added_changed(talos):
+    """A new friction coefficient replaces the contact's arrays: the formulation must copy them."""
+    changed, reference = BipedController(talos), BipedController(talos)
+    q, v = moving_state(changed, talos)
+    readd_contacts(changed)
+    dense(changed.formulation, 0.0, q, v)
+    change_right_contact(changed.contacts["right"])
+    readd_contacts(reference, before=change_right_contact)
+    for t in (0.002, 0.004):
+        first, _ = dense(changed.formulation, t, q, v)
+        second, _ = dense(reference.formulation, t, q, v)
+        assert_same_problem(first, second)
+    changed.formulation.remove_task("task-am")  # a restack binds the new arrays
+    reference.formulation.remove_task("task-am")
+    assert_same_problem(
+        dense(changed.formulation, 0.006, q, v)[0], dense(reference.formulation, 0.006, q, v)[0]
+    )
+
+
+def test_a_task_in_two_formulations_fills_both(ur5):
+    """The second formulation binds the task's arrays; the first then copies them."""
+    q, v = ur5.default_configuration(), np.linspace(-0.2, 0.3, ur5.nv)
+    forms = [tsid.InverseDynamicsFormulation(name, ur5) for name in ("a", "b")]
+    posture = tsid.TaskJointPosture("posture", ur5)
+    posture.kp = 10.0
+    posture.set_reference(tsid.TrajectorySample(q + 0.1))
+    for form in forms:
+        form.add_motion_task(posture, weight=1e-3)
+    for form in forms:
+        hqp = form.compute_problem_data(0.0, q, v)
+        (entry,) = hqp[1]
+        expected = posture.compute(0.0, q, v, form.data)
+        np.testing.assert_array_equal(entry.constraint.matrix, expected.matrix)
+        np.testing.assert_array_equal(entry.constraint.vector, expected.vector)
+        np.testing.assert_allclose(expected.vector, -10.0 * -0.1 - 2 * np.sqrt(10.0) * v, rtol=1e-12)
+
+
+def test_constraint_revision_counts_assignments_not_fills():
+    c = ConstraintEquality("c", 2, 3)
+    before = ConstraintBase.revision
+    c.matrix[:] = 1.0
+    c.vector[0] = 2.0
+    assert ConstraintBase.revision == before
+    c.vector = np.zeros(2)
+    assert ConstraintBase.revision == before + 1
+
+
+def test_the_cached_f_block_follows_weights_and_references(talos):
+    controller = BipedController(talos)
+    form, nv = controller.formulation, talos.nv
+    q, v = moving_state(controller, talos)
+
+    def check(t, cached):
+        problem, qp = dense(form, t, q, v)
+        generic = qp_matrices(form.compute_problem_data(t, q, v).snapshot())
+        np.testing.assert_allclose(problem["H"], generic.H, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(problem["g"], generic.g, rtol=1e-12, atol=1e-12)
+        assert (qp.tail_inverse is not None) == cached
+        if cached:
+            np.testing.assert_allclose(qp.tail_inverse @ qp.H[nv:, nv:], np.eye(form.n_var - nv), atol=1e-6)
+        warm = controller.solver.solve(form.compute_problem_data(t, q, v))
+        cold = tsid.SolverHQuadProg(warm_start=False).solve(form.compute_problem_data(t, q, v))
+        np.testing.assert_allclose(warm.x, cold.x, rtol=1e-8, atol=1e-8)
+
+    check(0.0, cached=False)  # first sight of the block
+    check(0.002, cached=True)
+    form.update_rigid_contact_weights("contact_rfoot", force_reg_weight=1e-3)
+    check(0.004, cached=False)
+    check(0.006, cached=True)
+    controller.contacts["left"].set_force_reference(np.array([0.0, 0.0, 400.0, 0.0, 0.0, 0.0]))
+    check(0.008, cached=True)  # only g changes: the block of H and its inverse stay
+    controller.contacts["left"].set_regularization_task_weight_vector(np.full(6, 2e-3))
+    check(0.010, cached=False)
+
+
+@pytest.mark.parametrize("removal", ["at once", "ramped"])
+def test_a_contact_leaving_during_a_ramp_keeps_its_own_f_max(talos, removal):
+    """The ramp's cap is written into the contact's bound (it is the entry's) and given back."""
+    controller = BipedController(talos)
+    form, contact = controller.formulation, controller.contacts["right"]
+    q, v = controller.q0, talos.zero_velocity()
+    form.remove_rigid_contact("contact_rfoot")
+    form.add_rigid_contact(contact, force_reg_weight=1e-5, transition_duration=0.1)
+    form.compute_problem_data(0.0, q, v)
+    assert contact.force_constraint.upper_bound[-1] < contact.max_normal_force  # capped
+    if removal == "at once":
+        form.remove_rigid_contact("contact_rfoot")
+    else:
+        form.remove_rigid_contact("contact_rfoot", transition_duration=0.01)
+        for t in (0.1, 0.105, 0.2):  # the ramp starts at the first problem after the call
+            form.compute_problem_data(t, q, v)
+            assert t != 0.105 or contact.force_constraint.upper_bound[-1] < contact.max_normal_force
+    assert not form.check_contact("contact_rfoot")
+    assert contact.force_constraint.upper_bound[-1] == contact.max_normal_force
+    form.add_rigid_contact(contact, force_reg_weight=1e-5)
+    hqp = form.compute_problem_data(0.3, q, v)
+    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
+    assert force.upper_bound[-1] == contact.max_normal_force
+
+
+def test_a_loading_ramp_that_ends_gives_the_bound_back(talos):
+    controller = BipedController(talos)
+    form, contact = controller.formulation, controller.contacts["right"]
+    q, v = controller.q0, talos.zero_velocity()
+    form.remove_rigid_contact("contact_rfoot")
+    form.add_rigid_contact(contact, force_reg_weight=1e-5, transition_duration=0.01)
+    form.compute_problem_data(0.0, q, v)
+    assert contact.force_constraint.upper_bound[-1] < contact.max_normal_force
+    contact.set_friction_coefficient(0.2)  # new arrays mid-ramp: copied, the cap applied again
+    hqp = form.compute_problem_data(0.005, q, v)
+    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
+    assert force.upper_bound[-1] < contact.max_normal_force
+    hqp = form.compute_problem_data(0.02, q, v)
+    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
+    assert force.upper_bound[-1] == contact.max_normal_force
+    assert contact.force_constraint.upper_bound[-1] == contact.max_normal_force
