@@ -84,7 +84,8 @@ class TaskSE3Equality(TaskMotionTracking):
             axes = pin.LOCAL_WORLD_ALIGNED
             error = rotate_motion(placement.rotation, error)
         drift = pin.getFrameClassicalAcceleration(model, data, frame, axes).vector
-        velocity_error = ref_vel - pin.getFrameVelocity(model, data, frame, axes).vector
+        jacobian = pin.getFrameJacobian(model, data, frame, axes)
+        velocity_error = ref_vel - jacobian @ v  # the frame velocity in the task's axes is J v
         desired = self._kp * error
         desired += self._kd * velocity_error
         if self._reference_moves:
@@ -92,7 +93,7 @@ class TaskSE3Equality(TaskMotionTracking):
         self.position_error, self.velocity_error = error, velocity_error
         self.desired_acceleration, self._drift = desired, drift
         rows, constraint = self._rows, self._constraint
-        constraint.matrix[...] = pin.getFrameJacobian(model, data, frame, axes)[rows]
+        constraint.matrix[...] = jacobian[rows]
         np.subtract(desired[rows], drift[rows], out=constraint.vector)
         return constraint
 
