@@ -162,3 +162,22 @@ def test_a_loading_ramp_that_ends_gives_the_bound_back(talos):
     (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
     assert force.upper_bound[-1] == contact.max_normal_force
     assert contact.force_constraint.upper_bound[-1] == contact.max_normal_force
+
+
+def test_a_mask_changed_then_a_task_added_before_the_next_problem(talos):
+    """The restack of add_motion_task meets a task whose rows changed size: it resizes them."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = moving_state(controller, talos)
+    form.compute_problem_data(0.0, q, v)
+    controller.com_task.mask = [1.0, 1.0, 0.0]
+    extra = tsid.TaskJointPosture("extra", talos)
+    form.add_motion_task(extra, weight=1e-6)
+    hqp = form.compute_problem_data(0.002, q, v)
+    rows = {e.constraint.name: e.constraint.rows for e in hqp[1]}
+    assert rows["task-com"] == 2 and rows["extra"] == talos.na
+    (com,) = [e.constraint for e in hqp[1] if e.constraint.name == "task-com"]
+    expected = controller.com_task.compute(0.002, q, v, form.data)
+    np.testing.assert_array_equal(com.matrix[:, : talos.nv], expected.matrix)
+    np.testing.assert_array_equal(com.vector, expected.vector)
+    assert controller.solver.solve(hqp).ok

@@ -339,7 +339,15 @@ class InverseDynamicsFormulation:
 
     def _stack(self) -> None:
         """Lay levels 0 and 1 out in contiguous buffers (after every change of structure), and
-        let the motion tasks and contacts fill their rows of those buffers in place."""
+        let the motion tasks and contacts fill their rows of those buffers in place.
+
+        A task whose mask changed since it was added (as TSID allows) gets x-space rows of its
+        new size here.
+        """
+        for level in self._tasks.values():
+            rows, target = level.task.constraint.rows, level.entry.constraint
+            if rows != target.rows:
+                level.entry.constraint = type(target)(level.task.name, rows, self.n_var)
         cost = self._levels[1] if len(self._levels) > 1 else []
         if self._stacked is not None:
             self._stacked.retired = True  # its buffers no longer back the constraints
@@ -402,7 +410,6 @@ class InverseDynamicsFormulation:
         tau_map = self._tau_map  # tau = tau_map x + h_a
         h_a = h[nu:]
 
-        resized = False
         for level in self._tasks.values():
             task = level.task
             family = task.family
@@ -411,10 +418,11 @@ class InverseDynamicsFormulation:
             c = task.compute(t, q, v, data)
             if level.binding is not None and level.binding.holds(c):
                 continue  # the task filled its rows of the stacked buffers
+            if c.rows != level.entry.constraint.rows:
+                self._stack()  # the task's mask changed since it was added: rows of the new size
+                if level.binding is not None:
+                    continue  # bound again (its values copied)
             target = level.entry.constraint
-            if c.rows != target.rows:  # the task's mask changed since it was added (as TSID allows)
-                target = level.entry.constraint = type(target)(task.name, c.rows, self.n_var)
-                resized = True
             if family == "motion":
                 target.matrix[:, :nv] = c.matrix
                 _copy_vectors(target, c)
@@ -429,8 +437,6 @@ class InverseDynamicsFormulation:
             else:
                 target.matrix[:, self._force_columns(task)] = c.matrix
                 _copy_vectors(target, c)
-        if resized:
-            self._stack()
         return HqpData(self._levels, self.n_var, self._stacked, self._layout)
 
     def _copy_contact(self, level: _ContactLevel) -> None:

@@ -204,11 +204,11 @@ class Binding:
         for source, target, columns in pairs:
             target.matrix[:, columns] = source.matrix
             source.matrix = target.matrix[:, columns]
-            names = ["matrix", "vector"] if source.is_equality() else ["matrix", "lower_bound", "upper_bound"]
-            for name in names[1:]:
+            vectors = ("vector",) if source.is_equality() else ("lower_bound", "upper_bound")
+            for name in vectors:
                 getattr(target, name)[:] = getattr(source, name)
                 setattr(source, name, getattr(target, name))
-            views += [(source, name, getattr(source, name)) for name in names]
+            views += [(source, name, getattr(source, name)) for name in ("matrix", *vectors)]
         self._views = tuple(views)
         self._revision = -1  # ConstraintBase.revision when the views were last found held
 
