@@ -7,10 +7,15 @@ of those buffers. Filling the constraints in place then fills the stacked QP (th
 
     A_eq x = b_eq,  lb <= C x <= ub   (level 0),    sum_i w_i |S_i x - s_i|^2   (level 1).
 
+A :class:`Binding` goes one step further for motion tasks and contacts: their own constraints'
+arrays become views of their x-space twins, so computing a task fills the QP with no copy.
+
 Cost rows are grouped by the columns they can touch (dv only, f only, or both), so
-H = sum_groups S_g^T W_g S_g is formed block by block. A layout is valid only while the levels
-hold exactly the constraints (and arrays) it was built for: :meth:`StackedLevels.matches`
-checks that before a solver trusts it.
+H = sum_groups S_g^T W_g S_g is formed block by block; when no row spans both, H is block
+diagonal and its f block (the force regularizations, constant in most problems) is kept, with
+its inverse, while its rows and weights do not change. A layout is valid only while the levels
+hold exactly the constraints it was built for: :meth:`StackedLevels.matches` checks that before
+a solver trusts it, and the formulation retires a layout when it restacks.
 """
 
 from __future__ import annotations
