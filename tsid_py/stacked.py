@@ -66,17 +66,28 @@ class StackedLevels:
         )
         self.groups: list[_CostGroup] = []
         self._tail: _CostGroup | None = None  # the group of the f block, when H is block diagonal
+        rows_total = self.S.shape[0]
+        self._weights = np.zeros((rows_total, 1))  # each cost row's weight
+        self._minus_weights = np.zeros(rows_total)  # and its opposite, for g
+        self._ws = np.zeros(rows_total)  # -w s
         first = 0
         for (start, stop), entries in sorted(groups.items()):
             rows = slice(first, first + sum(e.constraint.rows for e in entries))
             columns = slice(start, stop)
-            group = _CostGroup(entries, self.S[rows, columns], self.s[rows], columns, self._H, self._g)
+            group = _CostGroup(
+                entries,
+                self.S[rows, columns],
+                columns,
+                self._H,
+                self._weights[rows],
+                self._minus_weights[rows],
+            )
             self.groups.append(group)
             if (start, stop) == (nv, n) and (0, n) not in groups:
                 self._tail = group
             first = rows.stop
         self.tail_inverse: np.ndarray | None = None
-        self._tail_key: tuple[bytes, np.ndarray] | None = None  # the f block's S and weights
+        self._tail_key: bytes | None = None  # the f block's rows when its block of H was built
         self._hard, self._cost = list(hard), list(cost)  # compared entry by entry (identity first)
         self.retired = False
 
@@ -98,77 +109,69 @@ class StackedLevels:
         in_place = self._in_place
         if not in_place:
             self._H.fill(0.0)
-            self._g.fill(0.0)
         for group in self.groups:
-            weights = group.row_weights()
-            if group is self._tail and self._tail_unchanged(weights):
-                WS = group.WS  # its block of H is the same as at the last call
-            else:
-                WS = group.weigh(weights)
-                if in_place:
-                    np.matmul(group.S.T, WS, out=group.H)
-                    self._diagonal[group.columns] += regularization
-                else:
-                    group.H += group.S.T @ WS
+            reweighted = group.update_weights()
+            if group is self._tail and self._tail_unchanged(reweighted):
+                continue  # its block of H is the same as at the last call
+            WS = np.multiply(group.weights, group.S, out=group.WS)
             if in_place:
-                np.matmul(WS.T, group.s, out=group.g)
+                np.matmul(group.S.T, WS, out=group.H)
+                group.diagonal += regularization
             else:
-                group.g += WS.T @ group.s
-        np.negative(self._g, out=self._g)
+                group.H += group.S.T @ WS
         if not in_place:
             self._diagonal += regularization
         for columns in self._uncovered:
             self._diagonal[columns] = regularization
+        np.multiply(self._minus_weights, self.s, out=self._ws)
+        np.matmul(self._ws, self.S, out=self._g)  # g = -S^T W s, every row at once
         return self._H, self._g
 
-    def _tail_unchanged(self, weights: np.ndarray) -> bool:
+    def _tail_unchanged(self, reweighted: bool) -> bool:
         """Whether the f block's rows and weights are those of the last call (its block of H is
         then kept, and its inverse computed once, from the second such call on)."""
-        tail = self._tail
-        key = (tail.S.tobytes(), weights)  # bytes: a cheap, exact test of "unchanged"
-        cached = self._tail_key
-        if cached is not None and cached[1] is weights and cached[0] == key[0]:
+        key = self._tail.S.tobytes()  # bytes: a cheap, exact test of "unchanged"
+        if not reweighted and key == self._tail_key:
             if self.tail_inverse is None:
-                self.tail_inverse = np.linalg.inv(tail.H)
+                self.tail_inverse = np.linalg.inv(self._tail.H)
             return True
         self._tail_key, self.tail_inverse = key, None
         return False
 
 
 class _CostGroup:
-    """Cost rows that act on the same block of columns of x, with their block of H and g.
+    """Cost rows that act on the same block of columns of x, with their block of H.
 
-    ``S`` and ``s`` are views of the stacked cost rows, ``H`` and ``g`` of the layout's H and g;
-    ``WS`` holds the weighted rows of the last :meth:`weigh`.
+    ``S`` is a view of the stacked cost rows, ``H`` and ``diagonal`` of the layout's H,
+    ``weights`` and ``minus_weights`` of the layout's row weights; ``WS`` holds W S.
     """
 
     def __init__(
         self,
         entries: list[WeightedConstraint],
         S: np.ndarray,
-        s: np.ndarray,
         columns: slice,
         H: np.ndarray,
-        g: np.ndarray,
+        weights: np.ndarray,
+        minus_weights: np.ndarray,
     ) -> None:
-        self.entries, self.S, self.s, self.columns = entries, S, s, columns
-        self.H, self.g = H[columns, columns], g[columns]
+        self.entries, self.S, self.columns = entries, S, columns
+        self.H = H[columns, columns]
+        self.diagonal = H.ravel()[:: H.shape[0] + 1][columns]
+        self.weights, self.minus_weights = weights, minus_weights
         self.WS = np.empty(S.shape)
         self._counts = [e.constraint.rows for e in entries]
-        self._weights: list[float] = []
-        self._row_weights = np.zeros((S.shape[0], 1))
+        self._last: list[float] = []
 
-    def row_weights(self) -> np.ndarray:
-        """Each row's weight, as a column; a new array only when a weight changed."""
+    def update_weights(self) -> bool:
+        """Write each row's weight (its entry's) into ``weights``; whether any changed."""
         weights = [e.weight for e in self.entries]
-        if weights != self._weights:
-            self._weights = weights
-            self._row_weights = np.repeat(weights, self._counts)[:, None]
-        return self._row_weights
-
-    def weigh(self, weights: np.ndarray) -> np.ndarray:
-        """W S, in ``WS``."""
-        return np.multiply(weights, self.S, out=self.WS)
+        if weights == self._last:
+            return False
+        self._last = weights
+        self.weights[:, 0] = np.repeat(weights, self._counts)
+        np.negative(self.weights[:, 0], out=self.minus_weights)
+        return True
 
 
 def _rows(
