@@ -352,6 +352,19 @@ class InverseDynamicsFormulation:
         if self._stacked is not None:
             self._stacked.retired = True  # its buffers no longer back the constraints
         self._stacked = StackedLevels(self._levels[0], cost, self.n_var, self._nv)
+        # J_c^T = sum J^T T over the contacts, as one product with block-diagonal -T when the
+        # contacts' motion rows are consecutive in a stacked buffer (they are unless a task of
+        # the same level was added between two contacts)
+        contacts = list(self._contacts.values())
+        rows = self._stacked.rows_of([level.motion for level in contacts])
+        self._contact_rows = None if rows is None else rows[:, : self._nv]
+        self._minus_generators = np.zeros((sum(c.motion.constraint.rows for c in contacts), self._n_force))
+        first = 0
+        for level in contacts:
+            generator = level.contact.force_generator
+            columns = slice(level.index, level.index + level.contact.n_force)
+            np.negative(generator, out=self._minus_generators[first : first + generator.shape[0], columns])
+            first += generator.shape[0]
         motion = slice(0, self._nv)
         for level in self._tasks.values():
             if level.task.family == "motion":
@@ -389,14 +402,17 @@ class InverseDynamicsFormulation:
             force = level.force.constraint
             if not level.binding.holds(motion, contact.force_constraint, contact.force_regularization):
                 self._copy_contact(level)
-            np.matmul(motion.matrix.T, contact.force_generator, out=dynamics[:, level.force.columns])
             cap = force_caps.get(contact.name) if force_caps else None
             if cap is not None or level.capped:  # a ramp's cap, written over f_max until it ends
                 f_max = contact.max_normal_force
                 force.upper_bound[-1] = f_max if cap is None else min(f_max, cap)
                 level.capped = cap is not None
-        forces = dynamics[:, nv:]
-        np.negative(forces, out=forces)
+        rows = self._contact_rows
+        if rows is None:
+            rows = np.concatenate(
+                [level.motion.constraint.matrix[:, :nv] for level in self._contacts.values()]
+            )
+        np.matmul(rows.T, self._minus_generators, out=dynamics[:, nv:])
         dynamics[:, :nv] = robot.mass(data)
         h = robot.nonlinear_effects(data)
         for measured in self._measured.values():

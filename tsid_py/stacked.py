@@ -44,8 +44,9 @@ class StackedLevels:
         self.n = n
         equalities = [e for e in hard if e.constraint.is_equality()]
         inequalities = [e for e in hard if not e.constraint.is_equality()]
-        A_eq, b_eq = _rows(n, equalities, ("matrix",), ("vector",))
-        A_in, lb, ub = _rows(n, inequalities, ("matrix",), ("lower_bound", "upper_bound"))
+        self._spans: dict[int, tuple[np.ndarray, int, int]] = {}
+        A_eq, b_eq = _rows(n, equalities, ("matrix",), ("vector",), self._spans)
+        A_in, lb, ub = _rows(n, inequalities, ("matrix",), ("lower_bound", "upper_bound"), self._spans)
         self.hard = HardConstraints(
             A_eq, b_eq, A_in, lb, ub, _row_names(equalities), _row_names(inequalities)
         )
@@ -55,7 +56,7 @@ class StackedLevels:
             key = (0, nv) if stop <= nv else (nv, n) if start >= nv else (0, n)
             groups.setdefault(key, []).append(e)
         ordered = [e for key in sorted(groups) for e in groups[key]]
-        self.S, self.s = _rows(n, ordered, ("matrix",), ("vector",))
+        self.S, self.s = _rows(n, ordered, ("matrix",), ("vector",), self._spans)
         self._H, self._g = np.zeros((n, n)), np.zeros(n)
         self._diagonal = self._H.ravel()[:: n + 1]  # a view: adds to the diagonal of H in place
         self._in_place = (0, n) not in groups or len(groups) == 1
@@ -95,6 +96,21 @@ class StackedLevels:
         """Whether ``levels`` 0 and 1 still hold exactly the entries this layout was made for (and
         the layout was not retired: its formulation restacks after every change of structure)."""
         return not self.retired and levels[0] == self._hard and levels[1] == self._cost
+
+    def rows_of(self, entries: list[WeightedConstraint]) -> np.ndarray | None:
+        """The rows of ``entries`` (levels 0 and 1), in order, as one view of a buffer when they
+        are consecutive there; None otherwise."""
+        if not entries:
+            return np.zeros((0, self.n))
+        spans = [self._spans.get(id(e)) for e in entries]
+        if None in spans:
+            return None
+        buffer, start, stop = spans[0]
+        for other, first, last in spans[1:]:
+            if other is not buffer or first != stop:
+                return None
+            stop = last
+        return buffer[start:stop]
 
     def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
         """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights.
@@ -175,9 +191,16 @@ class _CostGroup:
 
 
 def _rows(
-    n: int, entries: list[WeightedConstraint], matrices: tuple[str, ...], vectors: tuple[str, ...]
+    n: int,
+    entries: list[WeightedConstraint],
+    matrices: tuple[str, ...],
+    vectors: tuple[str, ...],
+    spans: dict[int, tuple[np.ndarray, int, int]],
 ) -> list:
-    """One buffer per attribute, stacked over ``entries``; each constraint's attribute becomes a view."""
+    """One buffer per attribute, stacked over ``entries``; each constraint's attribute becomes a view.
+
+    ``spans`` receives, for each entry (by id), its first buffer and its first and last + 1 rows.
+    """
     total = sum(e.constraint.rows for e in entries)
     buffers = [np.zeros((total, n)) for _ in matrices] + [np.zeros(total) for _ in vectors]
     first = 0
@@ -187,6 +210,7 @@ def _rows(
         for name, buffer in zip(matrices + vectors, buffers, strict=True):
             buffer[rows] = getattr(c, name)
             setattr(c, name, buffer[rows])
+        spans[id(e)] = (buffers[0], rows.start, rows.stop)
         first += c.rows
     return buffers
 
