@@ -143,5 +143,5 @@ def _feasible(c: HardConstraints, x: np.ndarray) -> bool:
     if not c.n_in:
         return True
     Ax = c.A_in @ x
-    violation = np.maximum(c.lb - Ax, Ax - c.ub).max()
+    violation = np.maximum.reduce(np.maximum(c.lb - Ax, Ax - c.ub))
     return violation <= PRIMAL_TOLERANCE or violation <= PRIMAL_TOLERANCE * (1.0 + np.abs(Ax).max())

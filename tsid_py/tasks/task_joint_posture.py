@@ -14,7 +14,8 @@ from tsid_py.trajectories import TrajectorySample, as_sample
 class TaskJointPosture(Masked, TaskMotion, PdGains):
     """Track a reference posture q_ref of the actuated joints.
 
-    e = q_a (-) q_ref (Pinocchio ``difference``, size na) [rad], de = v_a - dq_ref.
+    e = q_a (-) q_ref (Pinocchio ``difference``, size na; a plain q_a - q_ref when every actuated
+    joint has as many coordinates as velocities, where the two agree) [rad], de = v_a - dq_ref.
     Constraint: S dv = ddq_ref - Kp e - Kd de, with S selecting the masked actuated joints.
     The reference pos has nq_actuated entries, vel and acc na.
     """
@@ -53,7 +54,11 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
         robot = self.robot
-        self.position_error = pin.difference(robot.model, self._q_ref_full, q)[robot.nv - robot.na :]
+        if robot.nq_actuated == robot.na:  # every actuated joint is a vector space: q_a - q_ref
+            start = robot.nq - robot.na
+            self.position_error = q[start:] - self._q_ref_full[start:]
+        else:
+            self.position_error = pin.difference(robot.model, self._q_ref_full, q)[robot.nv - robot.na :]
         self.velocity_error = v[robot.nv - robot.na :] - self._reference.vel
         self.desired_acceleration = (
             self._reference.acc - self.kp * self.position_error - self.kd * self.velocity_error
