@@ -181,3 +181,27 @@ def test_a_mask_changed_then_a_task_added_before_the_next_problem(talos):
     np.testing.assert_array_equal(com.matrix[:, : talos.nv], expected.matrix)
     np.testing.assert_array_equal(com.vector, expected.vector)
     assert controller.solver.solve(hqp).ok
+
+
+@pytest.mark.parametrize("robot_name", ["talos", "ur5"])
+def test_a_warm_started_solve_leaves_the_problem_as_it_was(robot_name, request):
+    """The warm start reads [A_eq; g] as a view of the layout's buffer: LAPACK must not write in it
+    (UR5 has no f block, so its whole H is factorized with that view as right-hand side)."""
+    robot = request.getfixturevalue(robot_name)
+    if robot_name == "talos":
+        controller = BipedController(robot)
+        form, solver, q = controller.formulation, controller.solver, controller.q0
+    else:
+        from conftest import arm_with_posture
+
+        form, q, _ = arm_with_posture(robot)
+        solver = tsid.SolverHQuadProg()
+    v = np.full(robot.nv, 0.01)
+    for t in (0.0, 0.002):  # the second solve is the warm start
+        before, qp = dense(form, t, q, v)
+        sol = solver.solve(form.compute_problem_data(t, q, v))
+        after = {"H": qp.H, "g": qp.g, **{name: getattr(qp.constraints, name) for name in FIELDS}}
+        assert sol.ok
+        for name in before:
+            np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+    assert sol.iterations == 0  # confirmed by the warm start

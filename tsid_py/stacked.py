@@ -45,8 +45,12 @@ class StackedLevels:
         equalities = [e for e in hard if e.constraint.is_equality()]
         inequalities = [e for e in hard if not e.constraint.is_equality()]
         self._spans: dict[int, tuple[np.ndarray, int, int]] = {}
-        A_eq, b_eq = _rows(n, equalities, ("matrix",), ("vector",), self._spans)
-        A_in, lb, ub = _rows(n, inequalities, ("matrix",), ("lower_bound", "upper_bound"), self._spans)
+        n_eq = sum(e.constraint.rows for e in equalities)
+        n_in = sum(e.constraint.rows for e in inequalities)
+        # [A_eq; g; A_in] in one buffer: the warm start's right-hand side [A_eq^T g] is a view
+        self.rows = np.zeros((n_eq + 1 + n_in, n))
+        A_eq, b_eq = _rows(equalities, self.rows[:n_eq], ("vector",), self._spans)
+        A_in, lb, ub = _rows(inequalities, self.rows[n_eq + 1 :], ("lower_bound", "upper_bound"), self._spans)
         self.hard = HardConstraints(
             A_eq, b_eq, A_in, lb, ub, _row_names(equalities), _row_names(inequalities)
         )
@@ -56,8 +60,10 @@ class StackedLevels:
             key = (0, nv) if stop <= nv else (nv, n) if start >= nv else (0, n)
             groups.setdefault(key, []).append(e)
         ordered = [e for key in sorted(groups) for e in groups[key]]
-        self.S, self.s = _rows(n, ordered, ("matrix",), ("vector",), self._spans)
-        self._H, self._g = np.zeros((n, n)), np.zeros(n)
+        self.S, self.s = _rows(
+            ordered, np.zeros((sum(e.constraint.rows for e in ordered), n)), ("vector",), self._spans
+        )
+        self._H, self._g = np.zeros((n, n)), self.rows[n_eq]
         self._diagonal = self._H.ravel()[:: n + 1]  # a view: adds to the diagonal of H in place
         self._in_place = (0, n) not in groups or len(groups) == 1
         self._uncovered = (
@@ -191,26 +197,25 @@ class _CostGroup:
 
 
 def _rows(
-    n: int,
     entries: list[WeightedConstraint],
-    matrices: tuple[str, ...],
+    matrix: np.ndarray,
     vectors: tuple[str, ...],
     spans: dict[int, tuple[np.ndarray, int, int]],
 ) -> list:
-    """One buffer per attribute, stacked over ``entries``; each constraint's attribute becomes a view.
+    """``matrix`` (rows of every entry, stacked) and one buffer per vector attribute; each
+    constraint's matrix and vectors become views of them.
 
-    ``spans`` receives, for each entry (by id), its first buffer and its first and last + 1 rows.
+    ``spans`` receives, for each entry (by id), ``matrix`` and the entry's first and last + 1 rows.
     """
-    total = sum(e.constraint.rows for e in entries)
-    buffers = [np.zeros((total, n)) for _ in matrices] + [np.zeros(total) for _ in vectors]
+    buffers = [matrix] + [np.zeros(matrix.shape[0]) for _ in vectors]
     first = 0
     for e in entries:
         c = e.constraint
         rows = slice(first, first + c.rows)
-        for name, buffer in zip(matrices + vectors, buffers, strict=True):
+        for name, buffer in zip(("matrix", *vectors), buffers, strict=True):
             buffer[rows] = getattr(c, name)
             setattr(c, name, buffer[rows])
-        spans[id(e)] = (buffers[0], rows.start, rows.stop)
+        spans[id(e)] = (matrix, rows.start, rows.stop)
         first += c.rows
     return buffers
 

@@ -56,7 +56,12 @@ def solve_with_active_set(
             return None  # a row held at an infinite bound (a guess from another QP of this shape)
         E = np.concatenate([E, c.A_in[rows]])
         e = np.concatenate([e, held_bounds])
-    solution = _range_space(qp, E, e)
+        Eg = np.concatenate([E, qp.g[None]])
+    elif qp.rows is not None:
+        Eg = qp.rows[: e.size + 1]  # [A_eq; g], already one buffer
+    else:
+        Eg = np.concatenate([E, qp.g[None]])
+    solution = _range_space(qp, E, e, Eg)
     if solution is None:
         return None
     x, multipliers = solution
@@ -78,12 +83,14 @@ def solve_with_active_set(
     return x, all_multipliers
 
 
-def _range_space(qp: DenseQp, E: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(x, l) from the Schur complement E H^-1 E^T; None when H or E H^-1 E^T is not positive
-    definite (to LAPACK) or the rows held stay unmet after refinement."""
+def _range_space(
+    qp: DenseQp, E: np.ndarray, e: np.ndarray, Eg: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(x, l) from the Schur complement E H^-1 E^T (Eg: the rows [E; g^T]); None when H or
+    E H^-1 E^T is not positive definite (to LAPACK) or the rows held stay unmet after refinement."""
     m = e.size
     hessian = _Hessian(qp)
-    Xy = hessian.solve(np.concatenate([E, qp.g[None]]).T)
+    Xy = hessian.solve(Eg.T)
     if Xy is None:
         return None
     X, y = Xy[:, :m], Xy[:, m]
@@ -122,10 +129,11 @@ class _Hessian:
         self._factor: np.ndarray | None = None
 
     def solve(self, B: np.ndarray) -> np.ndarray | None:
-        """H^-1 B (B of n rows; it may be overwritten), or None when H is not positive definite."""
+        """H^-1 B (B of n rows, left as it is: it may be a view of the QP), or None when H is not
+        positive definite."""
         k, inverse = self._head, self._inverse
         if self._factor is None:
-            self._factor, head, info = lapack.dposv(self._H[:k, :k], B[:k], lower=1, overwrite_b=1)
+            self._factor, head, info = lapack.dposv(self._H[:k, :k], B[:k], lower=1)
             if info != 0:
                 return None
         else:

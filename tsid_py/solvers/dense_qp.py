@@ -86,13 +86,15 @@ class DenseQp:
 
     ``tail_inverse``, when given, is the inverse of the last k x k diagonal block of H, and H is
     block diagonal with that block apart (the f block of :mod:`tsid_py.stacked`): a solver may
-    then factorize only the first block.
+    then factorize only the first block. ``rows``, when given, is one buffer [A_eq; g; A_in]
+    whose rows ``constraints.A_eq``, ``g`` and ``constraints.A_in`` are (a stacked layout).
     """
 
     H: np.ndarray
     g: np.ndarray
     constraints: HardConstraints
     tail_inverse: np.ndarray | None = None
+    rows: np.ndarray | None = None
 
     @property
     def n(self) -> int:
