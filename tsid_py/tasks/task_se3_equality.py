@@ -19,7 +19,9 @@ def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
     rotation are decoupled, so the frame origin converges along a straight line.
     """
     error = placement.actInv(reference)
-    return np.concatenate([error.translation, pin.log3(error.rotation)])
+    vector = pin.log6(error).vector  # its angular part is log3 of the rotation
+    vector[:3] = error.translation  # the decoupled linear part
+    return vector
 
 
 class TaskSE3Equality(TaskMotionTracking):
