@@ -36,6 +36,7 @@ from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
 
 PRIMAL_TOLERANCE = 1e-12  # relative to 1 + |e| (rows held, 2-norm) or 1 + max |A_in x| (inequalities)
 DUAL_TOLERANCE = 1e-12  # relative to 1 + max |multiplier|
+_PRIMAL_TOLERANCE_SQUARED = PRIMAL_TOLERANCE**2
 REFINEMENTS = 2  # iterative-refinement steps allowed when the rows held are not met to rounding
 
 
@@ -102,7 +103,7 @@ def _range_space(
     if info != 0:
         return None
     x = X @ multipliers - y
-    bound = PRIMAL_TOLERANCE**2 * (1.0 + e @ e)
+    bound = _PRIMAL_TOLERANCE_SQUARED * (1.0 + e @ e)
     for attempt in range(REFINEMENTS + 1):
         residual = e - E @ x
         if residual @ residual <= bound:
@@ -140,10 +141,7 @@ class _Hessian:
             head, _ = lapack.dpotrs(self._factor, B[:k], lower=1)
         if inverse is None:
             return head
-        X = np.empty(B.shape)
-        X[:k] = head
-        np.matmul(inverse, B[k:], out=X[k:])
-        return X
+        return np.concatenate((head, inverse @ B[k:]))
 
 
 def _feasible(c: HardConstraints, x: np.ndarray) -> bool:
