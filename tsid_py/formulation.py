@@ -491,12 +491,13 @@ class InverseDynamicsFormulation:
                 f"cannot read a solution from a failed solve (status {sol.status.name}): {sol.message}; "
                 "sol.problem keeps the problem"
             )
-        if sol.layout is not None and sol.layout != self._layout:
-            raise SolverFailedError(
-                "the solution was computed before a contact was added or removed (the contact forces "
-                "are laid out differently now); solve the current problem and read that solution"
-            )
-        if sol.x.shape != (self.n_var,):
+        if sol.layout is not None:
+            if sol.layout != self._layout:
+                raise SolverFailedError(
+                    "the solution was computed before a contact was added or removed (the contact "
+                    "forces are laid out differently now); solve the current problem and read that solution"
+                )
+        elif sol.x.shape != (self.n_var,):  # a solution of a problem built by hand
             raise SolverFailedError(
                 f"the solution has {sol.x.shape[0]} variables but the formulation has {self.n_var}; "
                 "was it computed before a contact was added or removed?"

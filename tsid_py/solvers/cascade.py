@@ -40,6 +40,8 @@ PIN_TOLERANCE = 1e-10  # relative half-width of the slab that pins a level at it
 
 def cost_levels(hqp: HqpData) -> list[tuple[int, list[WeightedConstraint]]]:
     """The non-empty cost levels as (priority, constraints); one empty level when there is none."""
+    if len(hqp.levels) == 2:  # the common case: one cost level (possibly empty)
+        return [(1, hqp.levels[1])]
     levels = [(k, level) for k, level in enumerate(hqp.levels) if k > 0 and level]
     return levels or [(1, [])]
 
