@@ -386,11 +386,12 @@ class InverseDynamicsFormulation:
         robot, data, nv = self.robot, self.data, self._nv
         q, v = robot.check_state(q, v)
         robot.compute_all_terms_checked(data, q, v)
-        for name in self._transitions.advance(self.t):
-            if name in self._tasks:
-                self.remove_task(name)
-            else:
-                self.remove_rigid_contact(name)
+        if self._transitions:
+            for name in self._transitions.advance(self.t):
+                if name in self._tasks:
+                    self.remove_task(name)
+                else:
+                    self.remove_rigid_contact(name)
         force_caps = self._transitions.force_caps
 
         # the equation of motion M dv - J_c^T f = S^T tau - h: [M, -J_c^T] is filled block by

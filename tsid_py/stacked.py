@@ -24,7 +24,7 @@ import numpy as np
 
 from tsid_py.constraints import ConstraintBase
 from tsid_py.hqp import WeightedConstraint
-from tsid_py.solvers.dense_qp import HardConstraints
+from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
 
 
 class StackedLevels:
@@ -95,6 +95,7 @@ class StackedLevels:
             first = rows.stop
         self.tail_inverse: np.ndarray | None = None
         self._tail_key: bytes | None = None  # the f block's rows when its block of H was built
+        self._qp = DenseQp(self._H, self._g, self.hard, None, self.rows)
         self._hard, self._cost = list(hard), list(cost)  # compared entry by entry (identity first)
         self.retired = False
 
@@ -117,6 +118,13 @@ class StackedLevels:
                 return None
             stop = last
         return buffer[start:stop]
+
+    def qp(self, regularization: float) -> DenseQp:
+        """The QP of levels 0 and 1 with the current rows and weights (see :meth:`cost`): one
+        object of this layout, whose H, g and ``tail_inverse`` the next call overwrites."""
+        self.cost(regularization)
+        self._qp.tail_inverse = self.tail_inverse
+        return self._qp
 
     def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
         """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights.

@@ -101,6 +101,10 @@ class Transitions:
         self._ramps.pop(name, None)
         self.force_caps.pop(name, None)
 
+    def __bool__(self) -> bool:
+        """Whether a ramp is in progress."""
+        return bool(self._ramps)
+
     def is_leaving(self, name: str) -> bool:
         """Whether the task or contact is being ramped out of the problem."""
         ramp = self._ramps.get(name)

@@ -55,8 +55,7 @@ def qp_matrices(hqp: HqpData, level: int = 1) -> DenseQp:
     n = hqp.n_var
     stacked = hqp.stacked
     if level == 1 and stacked is not None and stacked.matches(hqp.levels):
-        H, g = stacked.cost(HESSIAN_REGULARIZATION)
-        return DenseQp(H, g, stacked.hard, stacked.tail_inverse, stacked.rows)
+        return stacked.qp(HESSIAN_REGULARIZATION)
     hard = HardConstraints.from_level(hqp.levels[0] if hqp.levels else [], n)
     H, g = least_squares_cost(hqp.levels[level] if level < len(hqp.levels) else [], n)
     return DenseQp(H, g, hard)
