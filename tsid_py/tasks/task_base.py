@@ -176,6 +176,20 @@ class TaskMotionTracking(Masked, TaskMotion, PdGains):
 
     def _apply_mask(self) -> None:
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
+        self._all_rows = bool(self._mask.all())
+
+    def _fill(self, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray) -> ConstraintEquality:
+        """The constraint J dv = desired - drift on the masked rows (all components given); with
+        every row kept, no row selection is made."""
+        constraint = self._constraint
+        if self._all_rows:
+            constraint.matrix[...] = jacobian
+            np.subtract(desired, drift, out=constraint.vector)
+        else:
+            rows = self._rows
+            constraint.matrix[...] = jacobian[rows]
+            np.subtract(desired[rows], drift[rows], out=constraint.vector)
+        return constraint
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """The task-space acceleration J dv + drift implied by dv, on the masked rows."""

@@ -33,13 +33,11 @@ class TaskComEquality(TaskMotionTracking):
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
         """J_com dv = ddc_ref - Kp e - Kd de - dJ_com v on the masked rows (fresh error arrays each call)."""
-        robot, ref, rows, constraint = self.robot, self._reference, self._rows, self._constraint
+        robot, ref = self.robot, self._reference
         self._drift = drift = robot.com_acc(data)
         self.position_error = position_error = robot.com(data) - ref.pos
         self.velocity_error = velocity_error = robot.com_vel(data) - ref.vel
         desired = ref.acc - self._kp * position_error
         desired -= self._kd * velocity_error
         self.desired_acceleration = desired
-        constraint.matrix[...] = robot.com_jacobian(data)[rows]
-        np.subtract(desired[rows], drift[rows], out=constraint.vector)
-        return constraint
+        return self._fill(robot.com_jacobian(data), desired, drift)

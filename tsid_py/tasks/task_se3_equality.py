@@ -94,10 +94,7 @@ class TaskSE3Equality(TaskMotionTracking):
             desired += ref_acc
         self.position_error, self.velocity_error = error, velocity_error
         self.desired_acceleration, self._drift = desired, drift
-        rows, constraint = self._rows, self._constraint
-        constraint.matrix[...] = jacobian[rows]
-        np.subtract(desired[rows], drift[rows], out=constraint.vector)
-        return constraint
+        return self._fill(jacobian, desired, drift)
 
 
 def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:

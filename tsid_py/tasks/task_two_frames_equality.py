@@ -47,7 +47,4 @@ class TaskTwoFramesEquality(TaskMotionTracking):
         jacobian = robot.frame_jacobian_world_oriented(data, f1) - robot.frame_jacobian_world_oriented(
             data, f2
         )
-        rows = self._rows
-        self._constraint.matrix[:] = jacobian[rows]
-        self._constraint.vector[:] = (self.desired_acceleration - self._drift)[rows]
-        return self._constraint
+        return self._fill(jacobian, self.desired_acceleration, self._drift)
