@@ -90,7 +90,7 @@ class InverseDynamicsFormulation:
         self._transitions = Transitions()
         self._last_x: np.ndarray | None = None  # the last solution read, to start contact unloading ramps
         self._measured: dict[str, MeasuredForceBase] = {}
-        self._h = np.zeros(self._nv)  # h - sum J^T w of the measured wrenches, at the last problem
+        self._h_a = np.zeros(robot.na)  # actuated rows of h - sum J^T w (measured), last problem
         self._layout = next(_LAYOUTS)  # names the order of the contact forces in x
         self._stacked: StackedLevels | None = None
         self._stack()
@@ -418,14 +418,13 @@ class InverseDynamicsFormulation:
         h = robot.nonlinear_effects(data)
         for measured in self._measured.values():
             h = h - measured.compute_joint_torques(data)
-        self._h = h
         nu = self._nu
+        self._h_a = h_a = h[nu:]
         if self._base_dynamics is not None:
             base = self._base_dynamics.constraint
             base.matrix[:] = dynamics[:nu]
             np.negative(h[:nu], out=base.vector)
         tau_map = self._tau_map  # tau = tau_map x + h_a
-        h_a = h[nu:]
 
         for level in self._tasks.values():
             task = level.task
@@ -522,7 +521,7 @@ class InverseDynamicsFormulation:
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
         """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m]."""
-        return self._tau_map @ self._x(sol) + self._h[self._nu :]
+        return self._tau_map @ self._x(sol) + self._h_a
 
     def check_contact(self, name: str) -> bool:
         """Whether a contact of this name is active."""

@@ -108,13 +108,15 @@ class PdGains:
 class Masked:
     """A 0/1 ``mask`` over a task's rows or joints, read as floats and stored as booleans.
 
-    Setting it validates the values, stores the selected rows as ``_rows`` (a slice when all are
-    selected) and lets the task rebuild its constraint in ``_apply_mask``; ``_mask_size`` says how
+    Setting it validates the values, stores the selected rows as ``_rows`` (a slice when they are
+    contiguous; ``_all_rows`` says whether every row is kept) and lets the task rebuild its
+    constraint in ``_apply_mask``; ``_mask_size`` says how
     many entries it has and what they mean.
     """
 
     _mask: np.ndarray
     _rows: slice | np.ndarray
+    _all_rows: bool
 
     @property
     def mask(self) -> np.ndarray:
@@ -125,6 +127,7 @@ class Masked:
     def mask(self, value: object) -> None:
         self._mask = as_mask("mask", value, self._mask_size())
         self._rows = mask_rows(self._mask)
+        self._all_rows = bool(self._mask.all())
         self._apply_mask()
 
     def _mask_size(self) -> int:
@@ -176,7 +179,6 @@ class TaskMotionTracking(Masked, TaskMotion, PdGains):
 
     def _apply_mask(self) -> None:
         self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
-        self._all_rows = bool(self._mask.all())
 
     def _fill(self, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray) -> ConstraintEquality:
         """The constraint J dv = desired - drift on the masked rows (all components given); with

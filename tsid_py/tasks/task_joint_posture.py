@@ -63,5 +63,6 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         self.desired_acceleration = (
             self._reference.acc - self.kp * self.position_error - self.kd * self.velocity_error
         )
-        self._constraint.vector[:] = self.desired_acceleration[self._rows]
+        desired = self.desired_acceleration
+        self._constraint.vector[:] = desired if self._all_rows else desired[self._rows]
         return self._constraint
