@@ -103,10 +103,10 @@ def _range_space(
     if info != 0:
         return None
     x = X @ multipliers - y
-    bound = _PRIMAL_TOLERANCE_SQUARED * (1.0 + e @ e)
     for attempt in range(REFINEMENTS + 1):
         residual = e - E @ x
-        if residual @ residual <= bound:
+        squared = residual @ residual
+        if squared <= _PRIMAL_TOLERANCE_SQUARED or squared <= _PRIMAL_TOLERANCE_SQUARED * (1.0 + e @ e):
             return x, multipliers
         if attempt == REFINEMENTS:
             return None  # too ill-conditioned (or singular: NaN)
