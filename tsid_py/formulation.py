@@ -352,6 +352,7 @@ class InverseDynamicsFormulation:
         if self._stacked is not None:
             self._stacked.retired = True  # its buffers no longer back the constraints
         self._stacked = StackedLevels(self._levels[0], cost, self.n_var, self._nv)
+        self._hqp = HqpData(self._levels, self.n_var, self._stacked, self._layout)
         # J_c^T = sum J^T T over the contacts, as one product with block-diagonal -T when the
         # contacts' motion rows are consecutive in a stacked buffer (they are unless a task of
         # the same level was added between two contacts)
@@ -453,7 +454,7 @@ class InverseDynamicsFormulation:
             else:
                 target.matrix[:, self._force_columns(task)] = c.matrix
                 _copy_vectors(target, c)
-        return HqpData(self._levels, self.n_var, self._stacked, self._layout)
+        return self._hqp  # one per layout: its levels are refilled in place
 
     def _copy_contact(self, level: _ContactLevel) -> None:
         """Copy a contact's motion rows, force inequality and regularization into its x-space

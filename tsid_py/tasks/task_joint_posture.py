@@ -53,16 +53,16 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         self._q_ref_full[robot.nq - robot.nq_actuated :] = self._reference.pos
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
-        robot = self.robot
+        robot, reference = self.robot, self._reference
         if robot.nq_actuated == robot.na:  # every actuated joint is a vector space: q_a - q_ref
             start = robot.nq - robot.na
-            self.position_error = q[start:] - self._q_ref_full[start:]
+            position_error = q[start:] - self._q_ref_full[start:]
         else:
-            self.position_error = pin.difference(robot.model, self._q_ref_full, q)[robot.nv - robot.na :]
-        self.velocity_error = v[robot.nv - robot.na :] - self._reference.vel
-        self.desired_acceleration = (
-            self._reference.acc - self.kp * self.position_error - self.kd * self.velocity_error
-        )
-        desired = self.desired_acceleration
+            position_error = pin.difference(robot.model, self._q_ref_full, q)[robot.nv - robot.na :]
+        velocity_error = v[robot.nv - robot.na :] - reference.vel
+        desired = reference.acc - self._kp * position_error
+        desired -= self._kd * velocity_error
+        self.position_error, self.velocity_error = position_error, velocity_error
+        self.desired_acceleration = desired
         self._constraint.vector[:] = desired if self._all_rows else desired[self._rows]
         return self._constraint
