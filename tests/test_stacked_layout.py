@@ -44,6 +44,7 @@ def readd_contacts(controller, before=lambda contact: None):
 def change_right_contact(contact):
     contact.set_friction_coefficient(0.1)  # new arrays
     contact.set_min_normal_force(20.0)  # in place, into the bound arrays
+    contact.set_contact_points(0.8 * contact.contact_points)  # a new force generator
 
 
 def test_a_contact_changed_after_it_was_added_matches_a_contact_added_changed(talos):

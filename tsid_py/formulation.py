@@ -57,6 +57,7 @@ class _ContactLevel:
     regularization: WeightedConstraint
     binding: Binding | None = None  # the contact's arrays as views of the entries'
     capped: bool = False  # a ramp's cap is in the normal-force bound (see compute_problem_data)
+    generator: np.ndarray | None = None  # the force generator T in the stacked -T
 
 
 class InverseDynamicsFormulation:
@@ -356,16 +357,9 @@ class InverseDynamicsFormulation:
         # J_c^T = sum J^T T over the contacts, as one product with block-diagonal -T when the
         # contacts' motion rows are consecutive in a stacked buffer (they are unless a task of
         # the same level was added between two contacts)
-        contacts = list(self._contacts.values())
-        rows = self._stacked.rows_of([level.motion for level in contacts])
+        rows = self._stacked.rows_of([level.motion for level in self._contacts.values()])
         self._contact_rows = None if rows is None else rows[:, : self._nv]
-        self._minus_generators = np.zeros((sum(c.motion.constraint.rows for c in contacts), self._n_force))
-        first = 0
-        for level in contacts:
-            generator = level.contact.force_generator
-            columns = slice(level.index, level.index + level.contact.n_force)
-            np.negative(generator, out=self._minus_generators[first : first + generator.shape[0], columns])
-            first += generator.shape[0]
+        self._stack_generators()
         motion = slice(0, self._nv)
         for level in self._tasks.values():
             if level.task.family == "motion":
@@ -379,6 +373,18 @@ class InverseDynamicsFormulation:
                     (contact.force_regularization, level.regularization.constraint, forces),
                 ]
             )
+
+    def _stack_generators(self) -> None:
+        """Block-diagonal -T over the contacts (rows: their motion rows; columns: their forces),
+        remembering each contact's T to notice a new one (``Contact6d.set_contact_points``)."""
+        contacts = list(self._contacts.values())
+        self._minus_generators = np.zeros((sum(c.motion.constraint.rows for c in contacts), self._n_force))
+        first = 0
+        for level in contacts:
+            level.generator = generator = level.contact.force_generator
+            columns = slice(level.index, level.index + level.contact.n_force)
+            np.negative(generator, out=self._minus_generators[first : first + generator.shape[0], columns])
+            first += generator.shape[0]
 
     # ------------------------------------------------------------- the problem
     def compute_problem_data(self, t: float, q: object, v: object) -> HqpData:
@@ -404,6 +410,8 @@ class InverseDynamicsFormulation:
             force = level.force.constraint
             if not level.binding.holds(motion, contact.force_constraint, contact.force_regularization):
                 self._copy_contact(level)
+            if contact.force_generator is not level.generator:
+                self._stack_generators()  # new contact points
             cap = force_caps.get(contact.name) if force_caps else None
             if cap is not None or level.capped:  # a ramp's cap, written over f_max until it ends
                 f_max = contact.max_normal_force
