@@ -67,7 +67,7 @@ def test_a_contact_changed_after_it_was_added_matches_a_contact_added_changed(ta
 
 
 def test_a_task_in_two_formulations_fills_both(ur5):
-    """The second formulation binds the task's arrays; the first then copies them."""
+    """Both problems are computed before either is solved: each keeps its own task rows."""
     q, v = ur5.default_configuration(), np.linspace(-0.2, 0.3, ur5.nv)
     forms = [tsid.InverseDynamicsFormulation(name, ur5) for name in ("a", "b")]
     posture = tsid.TaskJointPosture("posture", ur5)
@@ -75,13 +75,60 @@ def test_a_task_in_two_formulations_fills_both(ur5):
     posture.set_reference(tsid.TrajectorySample(q + 0.1))
     for form in forms:
         form.add_motion_task(posture, weight=1e-3)
-    for form in forms:
-        hqp = form.compute_problem_data(0.0, q, v)
+    states = [(q, v), (q + 0.05, 2 * v)]
+    order = [1, 0]  # the formulation the task was added to last first
+    problems = {k: forms[k].compute_problem_data(0.0, *states[k]) for k in order}
+    for k, (q_k, v_k) in enumerate(states):
+        hqp = problems[k]
         (entry,) = hqp[1]
-        expected = posture.compute(0.0, q, v, form.data)
-        np.testing.assert_array_equal(entry.constraint.matrix, expected.matrix)
-        np.testing.assert_array_equal(entry.constraint.vector, expected.vector)
-        np.testing.assert_allclose(expected.vector, -10.0 * -0.1 - 2 * np.sqrt(10.0) * v, rtol=1e-12)
+        expected = -10.0 * (q_k - q - 0.1) - 2 * np.sqrt(10.0) * v_k
+        np.testing.assert_allclose(entry.constraint.vector, expected, rtol=1e-12)
+
+
+def test_evaluating_a_task_elsewhere_leaves_a_built_problem_alone(talos):
+    """A task or contact evaluated at another state between compute_problem_data and solve (for
+    a log, a prediction) must not change the problem already built, as in TSID."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = moving_state(controller, talos)
+    hqp = form.compute_problem_data(0.0, q, v)
+    qp = qp_matrices(hqp)
+    before = {"H": qp.H.copy(), "g": qp.g.copy()}
+    before.update({name: getattr(qp.constraints, name).copy() for name in FIELDS})
+    other = talos.create_data()
+    q_other, v_other = q.copy(), -v
+    q_other[:3] += 0.05
+    talos.compute_all_terms(other, q_other, v_other)
+    controller.com_task.compute(0.0, q_other, v_other, other)
+    controller.contacts["left"].compute_motion_task(0.0, q_other, v_other, other)
+    qp = qp_matrices(hqp)
+    after = {"H": qp.H, "g": qp.g, **{name: getattr(qp.constraints, name) for name in FIELDS}}
+    for name in before:
+        np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+
+
+def test_a_ramp_in_one_formulation_leaves_the_contact_and_the_other_alone(talos):
+    """The cap of a loading ramp lives in the formulation's copy of the bounds only."""
+    a, b = BipedController(talos), BipedController(talos)
+    contact = a.contacts["right"]
+    q, v = a.q0, talos.zero_velocity()
+    a.formulation.remove_rigid_contact("contact_rfoot")
+    a.formulation.add_rigid_contact(contact, force_reg_weight=1e-5, transition_duration=0.1)
+    a.formulation.compute_problem_data(0.0, q, v)  # the ramp has started
+    b.formulation.remove_rigid_contact("contact_rfoot")
+    b.formulation.add_rigid_contact(contact, force_reg_weight=1e-5)
+    for t in (0.01, 0.05, 0.2):  # during the ramp, and after it
+        capped = a.formulation.compute_problem_data(t, q, v)
+        free = b.formulation.compute_problem_data(t, q, v)
+        assert (normal_bound(capped) < contact.max_normal_force) == (t < 0.1)
+        assert normal_bound(free) == contact.max_normal_force
+        assert contact.force_constraint.upper_bound[-1] == contact.max_normal_force
+
+
+def normal_bound(hqp):
+    """The upper bound on the right foot's total normal force in a problem."""
+    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
+    return force.upper_bound[-1]
 
 
 def test_constraint_revision_counts_assignments_not_fills():
@@ -120,49 +167,6 @@ def test_the_cached_f_block_follows_weights_and_references(talos):
     check(0.008, cached=True)  # only g changes: the block of H and its inverse stay
     controller.contacts["left"].set_regularization_task_weight_vector(np.full(6, 2e-3))
     check(0.010, cached=False)
-
-
-@pytest.mark.parametrize("removal", ["at once", "ramped"])
-def test_a_contact_leaving_during_a_ramp_keeps_its_own_f_max(talos, removal):
-    """The ramp's cap is written into the contact's bound (it is the entry's) and given back."""
-    controller = BipedController(talos)
-    form, contact = controller.formulation, controller.contacts["right"]
-    q, v = controller.q0, talos.zero_velocity()
-    form.remove_rigid_contact("contact_rfoot")
-    form.add_rigid_contact(contact, force_reg_weight=1e-5, transition_duration=0.1)
-    form.compute_problem_data(0.0, q, v)
-    assert contact.force_constraint.upper_bound[-1] < contact.max_normal_force  # capped
-    if removal == "at once":
-        form.remove_rigid_contact("contact_rfoot")
-    else:
-        form.remove_rigid_contact("contact_rfoot", transition_duration=0.01)
-        for t in (0.1, 0.105, 0.2):  # the ramp starts at the first problem after the call
-            form.compute_problem_data(t, q, v)
-            assert t != 0.105 or contact.force_constraint.upper_bound[-1] < contact.max_normal_force
-    assert not form.check_contact("contact_rfoot")
-    assert contact.force_constraint.upper_bound[-1] == contact.max_normal_force
-    form.add_rigid_contact(contact, force_reg_weight=1e-5)
-    hqp = form.compute_problem_data(0.3, q, v)
-    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
-    assert force.upper_bound[-1] == contact.max_normal_force
-
-
-def test_a_loading_ramp_that_ends_gives_the_bound_back(talos):
-    controller = BipedController(talos)
-    form, contact = controller.formulation, controller.contacts["right"]
-    q, v = controller.q0, talos.zero_velocity()
-    form.remove_rigid_contact("contact_rfoot")
-    form.add_rigid_contact(contact, force_reg_weight=1e-5, transition_duration=0.01)
-    form.compute_problem_data(0.0, q, v)
-    assert contact.force_constraint.upper_bound[-1] < contact.max_normal_force
-    contact.set_friction_coefficient(0.2)  # new arrays mid-ramp: copied, the cap applied again
-    hqp = form.compute_problem_data(0.005, q, v)
-    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
-    assert force.upper_bound[-1] < contact.max_normal_force
-    hqp = form.compute_problem_data(0.02, q, v)
-    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
-    assert force.upper_bound[-1] == contact.max_normal_force
-    assert contact.force_constraint.upper_bound[-1] == contact.max_normal_force
 
 
 def test_a_mask_changed_then_a_task_added_before_the_next_problem(talos):

@@ -45,7 +45,6 @@ class _TaskLevel:
     task: TaskBase
     priority: int
     entry: WeightedConstraint
-    binding: Binding | None = None  # the task's arrays as views of the entry's
 
 
 @dataclass
@@ -55,8 +54,7 @@ class _ContactLevel:
     motion: WeightedConstraint
     force: WeightedConstraint
     regularization: WeightedConstraint
-    binding: Binding | None = None  # the contact's arrays as views of the entries'
-    capped: bool = False  # a ramp's cap is in the normal-force bound (see compute_problem_data)
+    binding: Binding | None = None  # the contact's force-inequality and regularization arrays as views
     generator: np.ndarray | None = None  # the force generator T in the stacked -T
 
 
@@ -267,8 +265,6 @@ class InverseDynamicsFormulation:
             self._transitions.ramp_force_cap(name, max(start, end), end, duration, remove_at_end=True)
             return
         self._transitions.cancel(name)
-        if level.capped:  # give the contact its own f_max back (its bounds are the entry's)
-            level.contact.force_constraint.upper_bound[-1] = level.contact.max_normal_force
         self._remove_entries([level.motion, level.force, level.regularization])
         del self._contacts[name]
         self._resize_columns()
@@ -340,7 +336,7 @@ class InverseDynamicsFormulation:
 
     def _stack(self) -> None:
         """Lay levels 0 and 1 out in contiguous buffers (after every change of structure), and
-        let the motion tasks and contacts fill their rows of those buffers in place.
+        bind the contacts' force inequalities and regularizations to their rows (see Binding).
 
         A task whose mask changed since it was added (as TSID allows) gets x-space rows of its
         new size here.
@@ -360,15 +356,10 @@ class InverseDynamicsFormulation:
         rows = self._stacked.rows_of([level.motion for level in self._contacts.values()])
         self._contact_rows = None if rows is None else rows[:, : self._nv]
         self._stack_generators()
-        motion = slice(0, self._nv)
-        for level in self._tasks.values():
-            if level.task.family == "motion":
-                level.binding = Binding([(level.task.constraint, level.entry.constraint, motion)])
         for level in self._contacts.values():
             contact, forces = level.contact, level.force.columns
             level.binding = Binding(
                 [
-                    (contact.motion_constraint, level.motion.constraint, motion),
                     (contact.force_constraint, level.force.constraint, forces),
                     (contact.force_regularization, level.regularization.constraint, forces),
                 ]
@@ -407,16 +398,18 @@ class InverseDynamicsFormulation:
         for level in self._contacts.values():
             contact = level.contact
             motion = contact.compute_motion_task(t, q, v, data)
-            force = level.force.constraint
-            if not level.binding.holds(motion, contact.force_constraint, contact.force_regularization):
-                self._copy_contact(level)
+            target = level.motion.constraint
+            target.matrix[:, :nv] = motion.matrix
+            target.vector[:] = motion.vector
+            force, source = level.force.constraint, contact.force_constraint
+            if not level.binding.holds(source, contact.force_regularization):
+                self._copy_forces(level)
+            force.lower_bound[:] = source.lower_bound
+            force.upper_bound[:] = source.upper_bound
+            if force_caps and contact.name in force_caps:
+                force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
             if contact.force_generator is not level.generator:
                 self._stack_generators()  # new contact points
-            cap = force_caps.get(contact.name) if force_caps else None
-            if cap is not None or level.capped:  # a ramp's cap, written over f_max until it ends
-                f_max = contact.max_normal_force
-                force.upper_bound[-1] = f_max if cap is None else min(f_max, cap)
-                level.capped = cap is not None
         rows = self._contact_rows
         if rows is None:
             rows = np.concatenate(
@@ -441,12 +434,8 @@ class InverseDynamicsFormulation:
             if family == "force":
                 task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
             c = task.compute(t, q, v, data)
-            if level.binding is not None and level.binding.holds(c):
-                continue  # the task filled its rows of the stacked buffers
             if c.rows != level.entry.constraint.rows:
                 self._stack()  # the task's mask changed since it was added: rows of the new size
-                if level.binding is not None:
-                    continue  # bound again (its values copied)
             target = level.entry.constraint
             if family == "motion":
                 target.matrix[:, :nv] = c.matrix
@@ -464,19 +453,12 @@ class InverseDynamicsFormulation:
                 _copy_vectors(target, c)
         return self._hqp  # one per layout: its levels are refilled in place
 
-    def _copy_contact(self, level: _ContactLevel) -> None:
-        """Copy a contact's motion rows, force inequality and regularization into its x-space
-        entries (when the contact replaced an array since it was bound, e.g. a new friction
-        coefficient)."""
-        contact, nv, columns = level.contact, self._nv, level.force.columns
-        motion, target = contact.motion_constraint, level.motion.constraint
-        target.matrix[:, :nv] = motion.matrix
-        target.vector[:] = motion.vector
-        force, source = level.force.constraint, contact.force_constraint
-        force.matrix[:, columns] = source.matrix
-        force.lower_bound[:] = source.lower_bound
-        force.upper_bound[:] = source.upper_bound
-        regularization, source = level.regularization.constraint, contact.force_regularization
+    def _copy_forces(self, level: _ContactLevel) -> None:
+        """Copy a contact's force-inequality matrix and regularization into its x-space entries
+        (when the contact replaced an array since it was bound, e.g. a new friction coefficient)."""
+        columns = level.force.columns
+        level.force.constraint.matrix[:, columns] = level.contact.force_constraint.matrix
+        regularization, source = level.regularization.constraint, level.contact.force_regularization
         regularization.matrix[:, columns] = source.matrix
         regularization.vector[:] = source.vector
 

@@ -1,14 +1,16 @@
 """Levels 0 and 1 of an HQP laid out in contiguous buffers, so a solver needs no stacking.
 
-The formulation allocates one buffer per kind of row (level-0 equalities, level-0 inequalities,
-level-1 costs) and makes every x-space constraint's matrix, vector and bounds *views* of rows
-of those buffers. Filling the constraints in place then fills the stacked QP (the
-:class:`~tsid_py.solvers.dense_qp.HardConstraints` of level 0 is built once per layout):
+The formulation allocates one buffer for the rows of level 0 and g, [A_eq; g; A_in], one for the
+cost rows of level 1, and one per vector (b_eq, lb, ub, s), and makes every x-space constraint's
+matrix, vector and bounds *views* of rows of those buffers. Filling the constraints in place
+then fills the stacked QP (the :class:`~tsid_py.solvers.dense_qp.HardConstraints` of level 0 is
+built once per layout):
 
     A_eq x = b_eq,  lb <= C x <= ub   (level 0),    sum_i w_i |S_i x - s_i|^2   (level 1).
 
-A :class:`Binding` goes one step further for motion tasks and contacts: their own constraints'
-arrays become views of their x-space twins, so computing a task fills the QP with no copy.
+A :class:`Binding` goes one step further for the constraints of a contact that are set rather
+than computed (force inequality, regularization): their arrays become views of their x-space
+twins, so they are not copied at every step.
 
 Cost rows are grouped by the columns they can touch (dv only, f only, or both), so
 H = sum_groups S_g^T W_g S_g is formed block by block; when no row spans both, H is block
@@ -95,7 +97,6 @@ class StackedLevels:
             first = rows.stop
         self.tail_inverse: np.ndarray | None = None
         self._tail_key: bytes | None = None  # the f block's rows when its block of H was built
-        self._qp = DenseQp(self._H, self._g, self.hard, None, self.rows)
         self._hard, self._cost = list(hard), list(cost)  # compared entry by entry (identity first)
         self.retired = False
 
@@ -120,11 +121,10 @@ class StackedLevels:
         return buffer[start:stop]
 
     def qp(self, regularization: float) -> DenseQp:
-        """The QP of levels 0 and 1 with the current rows and weights (see :meth:`cost`): one
-        object of this layout, whose H, g and ``tail_inverse`` the next call overwrites."""
-        self.cost(regularization)
-        self._qp.tail_inverse = self.tail_inverse
-        return self._qp
+        """The QP of levels 0 and 1 with the current rows and weights (see :meth:`cost`); its
+        arrays are this layout's buffers, which the next call overwrites."""
+        H, g = self.cost(regularization)
+        return DenseQp(H, g, self.hard, self.tail_inverse, self.rows)
 
     def cost(self, regularization: float) -> tuple[np.ndarray, np.ndarray]:
         """H = sum w S^T S + regularization I and g = -sum w S^T s, with the current weights.
@@ -185,7 +185,7 @@ class _CostGroup:
         weights: np.ndarray,
         minus_weights: np.ndarray,
     ) -> None:
-        self.entries, self.S, self.columns = entries, S, columns
+        self.entries, self.S = entries, S
         self.H = H[columns, columns]
         self.diagonal = H.ravel()[:: H.shape[0] + 1][columns]
         self.weights, self.minus_weights = weights, minus_weights
@@ -233,13 +233,17 @@ def _row_names(entries: list[WeightedConstraint]) -> list[str]:
 
 
 class Binding:
-    """A task's or contact's constraints filling their x-space twins in place.
+    """Constraints of a contact that are set, not computed, sharing their arrays with their
+    x-space twins (the force inequality's matrix, the regularization's matrix and vector).
 
     For each (source, target, columns), the source's matrix becomes the view of the target's
-    matrix on ``columns`` and its vector (or bounds) the target's, after their values are copied:
-    filling the source in place then fills the stacked buffers the target is a view of, with no
-    copy. :meth:`holds` tells whether the sources still hold those views: a source that replaced an
-    array, or was itself replaced (a new mask), must be copied again. It looks at the arrays only
+    matrix on ``columns`` (and an equality's vector the target's vector), after their values are
+    copied: a setter that writes into the source in place (a new f_min, a new force reference)
+    then writes into the stacked buffers too, with no copy per step. Inequality bounds stay apart:
+    the formulation caps them (loading ramps) in its own copy. Only arrays nothing recomputes are
+    shared, so evaluating a task or contact elsewhere never changes a problem already built.
+    :meth:`holds` tells whether the sources still hold those views: one that replaced an array (a
+    new friction coefficient) or was replaced must be copied again; it looks at the arrays only
     when some constraint attribute was assigned since it last did (``ConstraintBase.revision``).
     """
 
@@ -249,11 +253,11 @@ class Binding:
         for source, target, columns in pairs:
             target.matrix[:, columns] = source.matrix
             source.matrix = target.matrix[:, columns]
-            vectors = ("vector",) if source.is_equality() else ("lower_bound", "upper_bound")
-            for name in vectors:
-                getattr(target, name)[:] = getattr(source, name)
-                setattr(source, name, getattr(target, name))
-            views += [(source, name, getattr(source, name)) for name in ("matrix", *vectors)]
+            views.append((source, "matrix", source.matrix))
+            if source.is_equality():
+                target.vector[:] = source.vector
+                source.vector = target.vector
+                views.append((source, "vector", source.vector))
         self._views = tuple(views)
         self._revision = -1  # ConstraintBase.revision when the views were last found held
 

@@ -21,6 +21,9 @@ from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.validation import as_scalar, as_unit_vector, as_vector
 
+POINT_FORCE_GENERATOR = np.eye(3)  # T of a contact whose force variables are one 3-D force
+POINT_FORCE_GENERATOR.flags.writeable = False  # shared: one array, so formulations see it unchanged
+
 
 class ContactBase:
     """Common state of every contact: motion task, friction and normal-force parameters.

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsid_py.contacts.contact_base import ContactBase
-
-_IDENTITY = np.eye(3)
-_IDENTITY.flags.writeable = False
+from tsid_py.contacts.contact_base import POINT_FORCE_GENERATOR, ContactBase
 
 
 class ContactPoint(ContactBase):
@@ -29,7 +26,7 @@ class ContactPoint(ContactBase):
 
     @property
     def force_generator(self) -> np.ndarray:
-        return _IDENTITY
+        return POINT_FORCE_GENERATOR
 
     def use_local_frame(self, local_frame: bool) -> None:
         """Express the force and motion constraint in the contact frame (True) or world axes (False)."""

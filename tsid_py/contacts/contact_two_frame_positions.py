@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.contacts.contact_base import POINT_FORCE_GENERATOR, ContactBase
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.tasks.task_two_frames_equality import TaskTwoFramesEquality
@@ -41,7 +41,7 @@ class ContactTwoFramePositions(ContactBase):
 
     @property
     def force_generator(self) -> np.ndarray:
-        return np.eye(3)
+        return POINT_FORCE_GENERATOR
 
     def _update_force_inequality(self) -> None:
         c = self._force_constraint
