@@ -64,6 +64,15 @@ def test_a_contact_changed_after_it_was_added_matches_a_contact_added_changed(ta
     assert_same_problem(
         dense(changed.formulation, 0.006, q, v)[0], dense(reference.formulation, 0.006, q, v)[0]
     )
+    for controller in (changed, reference):  # written in place into the bound arrays
+        controller.contacts["right"].set_min_normal_force(30.0)
+        controller.contacts["right"].set_force_reference(np.array([0.0, 0.0, 300.0, 0.0, 0.0, 0.0]))
+    assert_same_problem(
+        dense(changed.formulation, 0.008, q, v)[0], dense(reference.formulation, 0.008, q, v)[0]
+    )
+    hqp = changed.formulation.compute_problem_data(0.01, q, v)
+    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
+    assert force.lower_bound[-1] == 30.0
 
 
 def test_a_task_in_two_formulations_fills_both(ur5):

@@ -404,7 +404,6 @@ class InverseDynamicsFormulation:
             force, source = level.force.constraint, contact.force_constraint
             if not level.binding.holds(source, contact.force_regularization):
                 self._copy_forces(level)
-            force.lower_bound[:] = source.lower_bound
             force.upper_bound[:] = source.upper_bound
             if force_caps and contact.name in force_caps:
                 force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
@@ -454,10 +453,12 @@ class InverseDynamicsFormulation:
         return self._hqp  # one per layout: its levels are refilled in place
 
     def _copy_forces(self, level: _ContactLevel) -> None:
-        """Copy a contact's force-inequality matrix and regularization into its x-space entries
-        (when the contact replaced an array since it was bound, e.g. a new friction coefficient)."""
-        columns = level.force.columns
-        level.force.constraint.matrix[:, columns] = level.contact.force_constraint.matrix
+        """Copy a contact's force-inequality matrix and lower bound and its regularization into
+        its x-space entries (when the contact replaced an array since it was bound, e.g. a new
+        friction coefficient)."""
+        columns, force, source = level.force.columns, level.force.constraint, level.contact.force_constraint
+        force.matrix[:, columns] = source.matrix
+        force.lower_bound[:] = source.lower_bound
         regularization, source = level.regularization.constraint, level.contact.force_regularization
         regularization.matrix[:, columns] = source.matrix
         regularization.vector[:] = source.vector
