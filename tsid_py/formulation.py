@@ -392,8 +392,8 @@ class InverseDynamicsFormulation:
                     self.remove_rigid_contact(name)
         force_caps = self._transitions.force_caps
 
-        # the equation of motion M dv - J_c^T f = S^T tau - h: [M, -J_c^T] is filled block by
-        # block (J_c^T = J^T T per contact); its rows nu: are the torque map
+        # the equation of motion M dv - J_c^T f = S^T tau - h: [M, -J_c^T], with J_c^T = J^T T over
+        # the contacts in one product (block-diagonal -T, see _stack); its rows nu: are the torque map
         dynamics = self._dynamics
         for level in self._contacts.values():
             contact = level.contact
