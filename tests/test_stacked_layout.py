@@ -219,3 +219,45 @@ def test_a_warm_started_solve_leaves_the_problem_as_it_was(robot_name, request):
         for name in before:
             np.testing.assert_array_equal(before[name], after[name], err_msg=name)
     assert sol.iterations == 0  # confirmed by the warm start
+
+
+def test_a_task_reads_back_the_rows_the_formulation_wrote(talos):
+    """compute_into writes the formulation's rows; the task's constraint shows them when read."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = moving_state(controller, talos)
+    form.compute_problem_data(0.0, q, v)
+    tasks = [controller.com_task, controller.posture_task, controller.contacts["left"].motion_task]
+    seen = [(task.constraint.matrix.copy(), task.constraint.vector.copy()) for task in tasks]
+    for task, (matrix, vector) in zip(tasks, seen, strict=True):
+        fresh = task.compute(0.0, q, v, form.data)  # the same state, written to the task itself
+        np.testing.assert_array_equal(fresh.matrix, matrix)
+        np.testing.assert_array_equal(fresh.vector, vector)
+
+
+def test_a_mask_changed_to_as_many_rows_is_seen(talos):
+    """A posture mask moved to other joints keeps the row count: its new rows must reach x."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = moving_state(controller, talos)
+    form.compute_problem_data(0.0, q, v)
+    mask = np.ones(talos.na)
+    mask[0] = 0.0
+    controller.posture_task.mask = mask
+    form.compute_problem_data(0.002, q, v)
+    mask = np.ones(talos.na)
+    mask[5] = 0.0  # as many rows, other joints
+    controller.posture_task.mask = mask
+    hqp = form.compute_problem_data(0.004, q, v)
+    (entry,) = [c for _, c in hqp[1] if c.name == "task-posture"]
+    expected = controller.posture_task.compute(0.004, q, v, form.data)
+    np.testing.assert_array_equal(entry.matrix[:, : talos.nv], expected.matrix)
+    np.testing.assert_array_equal(entry.vector, expected.vector)
+
+
+def test_a_contact_whose_motion_mask_changes_is_refused_by_name(talos):
+    controller = BipedController(talos)
+    form = controller.formulation
+    controller.contacts["left"].motion_task.mask = [1, 1, 1, 0, 0, 0]
+    with pytest.raises(tsid.TsidError, match="contact_lfoot"):
+        form.compute_problem_data(0.0, controller.q0, talos.zero_velocity())

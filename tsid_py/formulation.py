@@ -45,6 +45,8 @@ class _TaskLevel:
     task: TaskBase
     priority: int
     entry: WeightedConstraint
+    rows: ConstraintEquality | None = None  # a motion task's rows of x, its dv columns (see _rows_view)
+    source: ConstraintBase | None = None  # the task's constraint they were laid out for
 
 
 @dataclass
@@ -55,6 +57,8 @@ class _ContactLevel:
     force: WeightedConstraint
     regularization: WeightedConstraint
     binding: Binding | None = None  # the contact's force-inequality and regularization arrays as views
+    motion_rows: ConstraintEquality | None = None  # its motion rows of x, their dv columns
+    motion_source: ConstraintEquality | None = None  # the motion constraint they were laid out for
     generator: np.ndarray | None = None  # the force generator T in the stacked -T
 
 
@@ -356,7 +360,15 @@ class InverseDynamicsFormulation:
         rows = self._stacked.rows_of([level.motion for level in self._contacts.values()])
         self._contact_rows = None if rows is None else rows[:, : self._nv]
         self._stack_generators()
+        motion = slice(0, self._nv)
+        for level in self._tasks.values():
+            source = level.task.constraint
+            if level.task.family == "motion" and source.is_equality():
+                level.rows, level.source = _rows_view(source, level.entry.constraint, motion), source
         for level in self._contacts.values():
+            source = level.contact.motion_constraint
+            level.motion_rows = _rows_view(source, level.motion.constraint, motion)
+            level.motion_source = source
             contact, forces = level.contact, level.force.columns
             level.binding = Binding(
                 [
@@ -397,10 +409,12 @@ class InverseDynamicsFormulation:
         dynamics = self._dynamics
         for level in self._contacts.values():
             contact = level.contact
-            motion = contact.compute_motion_task(t, q, v, data)
-            target = level.motion.constraint
-            target.matrix[:, :nv] = motion.matrix
-            target.vector[:] = motion.vector
+            written = contact.compute_motion_task_into(t, q, v, data, level.motion_rows, level.motion_source)
+            if written is None:
+                raise DimensionError(
+                    f"the motion task of contact {contact.name!r} changed its mask after the contact was "
+                    "added; remove the contact and add it again"
+                )
             force, source = level.force.constraint, contact.force_constraint
             if not level.binding.holds(source, contact.force_regularization):
                 self._copy_forces(level)
@@ -432,6 +446,10 @@ class InverseDynamicsFormulation:
             family = task.family
             if family == "force":
                 task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
+            task_rows = level.rows
+            written = None if task_rows is None else task.compute_into(t, q, v, data, task_rows, level.source)
+            if written is not None:
+                continue  # written into its rows of the problem
             c = task.compute(t, q, v, data)
             if c.rows != level.entry.constraint.rows:
                 self._stack()  # the task's mask changed since it was added: rows of the new size
@@ -528,6 +546,16 @@ class InverseDynamicsFormulation:
             f"InverseDynamicsFormulation({self.name!r}, n_var={self.n_var}, n_eq={self.n_eq}, "
             f"n_in={self.n_in}, tasks={list(self._tasks)}, contacts={list(self._contacts)})"
         )
+
+
+def _rows_view(source: ConstraintEquality, target: ConstraintEquality, columns: slice) -> ConstraintEquality:
+    """A constraint whose arrays are views of ``target``'s (its matrix on ``columns``), filled
+    with ``source``'s values: where a task writes its rows of the problem (``compute_into``)."""
+    view = ConstraintEquality(target.name, 0, 0)
+    view.matrix, view.vector = target.matrix[:, columns], target.vector
+    view.matrix[...] = source.matrix
+    view.vector[...] = source.vector
+    return view
 
 
 def _copy_vectors(target: ConstraintBase, source: ConstraintBase, offset: np.ndarray | None = None) -> None:

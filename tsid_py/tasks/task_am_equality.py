@@ -49,7 +49,7 @@ class TaskAMEquality(TaskMotion):
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
         """A_g,ang dv = dL_ref - Kp (A_g,ang v - L_ref) - dA_g,ang v."""
-        ref, constraint = self._reference, self._constraint
+        ref, constraint = self._reference, self._target()
         A_ang = self.robot.momentum_jacobian(data)[3:]
         self._drift = drift = self.robot.angular_momentum_time_variation(data)
         self.momentum_error = momentum_error = A_ang @ v - ref.pos
@@ -60,4 +60,4 @@ class TaskAMEquality(TaskMotion):
 
     def get_momentum_rate(self, dv: np.ndarray) -> np.ndarray:
         """dL implied by dv [N m]."""
-        return self._constraint.matrix @ dv + self._drift
+        return self.constraint.matrix @ dv + self._drift

@@ -44,9 +44,62 @@ class TaskBase:
 
 
 class TaskMotion(TaskBase):
-    """A task on accelerations: its constraint is J dv = a* - drift (or bounds on dv)."""
+    """A task on accelerations: its constraint is J dv = a* - drift (or bounds on dv).
+
+    A formulation computes it with :meth:`compute_into`: the rows go straight into the
+    formulation's own rows, and the task's constraint is refreshed from them when it is next read.
+    A task computed on its own (:meth:`compute`) writes only its own constraint, so it never
+    changes a problem already built. Subclasses write through :meth:`_target` to take part.
+    """
 
     family = "motion"
+    _out: ConstraintEquality | None = None  # where compute writes, during compute_into
+    _stale_from: ConstraintEquality | None = None  # rows newer than the task's own constraint
+
+    @property
+    def constraint(self) -> ConstraintBase:
+        """The constraint, as last computed."""
+        stale = self._stale_from
+        if stale is not None:
+            self._stale_from = None
+            self._constraint.matrix[...] = stale.matrix
+            self._constraint.vector[...] = stale.vector
+        return self._constraint
+
+    def compute_into(
+        self,
+        t: float,
+        q: np.ndarray,
+        v: np.ndarray,
+        data: pin.Data,
+        out: ConstraintEquality,
+        source: ConstraintBase,
+    ) -> ConstraintEquality | None:
+        """:meth:`compute` with the rows written into ``out``, e.g. views of a formulation's rows,
+        laid out (and filled) for ``source``, the task's constraint then. None, with nothing
+        computed, when the task has replaced its constraint since (a new mask)."""
+        if self._constraint is not source:
+            return None
+        self._out = out
+        try:
+            written = self.compute(t, q, v, data)
+        finally:
+            self._out = None
+        if written is out:
+            self._stale_from = out
+        else:  # a task that writes its own constraint: copy its rows
+            out.matrix[...] = written.matrix
+            out.vector[...] = written.vector
+        return out
+
+    def _target(self) -> ConstraintEquality:
+        """The constraint :meth:`compute` writes: the rows given to :meth:`compute_into`, else the
+        task's own constraint."""
+        out = self._out
+        if out is not None:
+            return out
+        self._stale_from = None
+        return self._constraint
 
 
 class TaskActuation(TaskBase):
@@ -129,6 +182,7 @@ class Masked:
         self._rows = mask_rows(self._mask)
         self._all_rows = bool(self._mask.all())
         self._apply_mask()
+        self._stale_from = None  # a new constraint: no rows of the old one to read back
 
     def _mask_size(self) -> int:
         raise NotImplementedError
@@ -183,7 +237,7 @@ class TaskMotionTracking(Masked, TaskMotion, PdGains):
     def _fill(self, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray) -> ConstraintEquality:
         """The constraint J dv = desired - drift on the masked rows (all components given); with
         every row kept, no row selection is made."""
-        constraint = self._constraint
+        constraint = self._target()
         if self._all_rows:
             constraint.matrix[...] = jacobian
             np.subtract(desired, drift, out=constraint.vector)
@@ -195,4 +249,4 @@ class TaskMotionTracking(Masked, TaskMotion, PdGains):
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """The task-space acceleration J dv + drift implied by dv, on the masked rows."""
-        return self._constraint.matrix @ dv + self._drift[self._rows]
+        return self.constraint.matrix @ dv + self._drift[self._rows]

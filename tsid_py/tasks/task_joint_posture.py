@@ -64,5 +64,6 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         desired -= self._kd * velocity_error
         self.position_error, self.velocity_error = position_error, velocity_error
         self.desired_acceleration = desired
-        self._constraint.vector[:] = desired if self._all_rows else desired[self._rows]
-        return self._constraint
+        target = self._target()  # its matrix, the selection of the masked joints, never changes
+        target.vector[:] = desired if self._all_rows else desired[self._rows]
+        return target
