@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from typing import ClassVar
 
 from tsid_py.constraints import ConstraintBase
 
@@ -23,6 +24,11 @@ class WeightedConstraint:
     weight: float
     constraint: ConstraintBase
     columns: slice | None = None
+    revision: ClassVar[int] = 0  # counts assignments to any entry's attributes (a new weight, ...)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        WeightedConstraint.revision += 1
 
     def __iter__(self):
         """Unpacks as (weight, constraint), like TSID's pairs."""

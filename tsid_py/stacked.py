@@ -192,9 +192,15 @@ class _CostGroup:
         self.WS = np.empty(S.shape)
         self._counts = [e.constraint.rows for e in entries]
         self._last: list[float] = []
+        self._revision = -1  # WeightedConstraint.revision at the last look at the weights
 
     def update_weights(self) -> bool:
-        """Write each row's weight (its entry's) into ``weights``; whether any changed."""
+        """Write each row's weight (its entry's) into ``weights``; whether any changed (looked at
+        only when some entry was assigned to since the last call: ``WeightedConstraint.revision``)."""
+        revision = WeightedConstraint.revision
+        if revision == self._revision:
+            return False
+        self._revision = revision
         weights = [e.weight for e in self.entries]
         if weights == self._last:
             return False
