@@ -418,9 +418,10 @@ class InverseDynamicsFormulation:
             force, source = level.force.constraint, contact.force_constraint
             if not level.binding.holds(source, contact.force_regularization):
                 self._copy_forces(level)
-            force.upper_bound[:] = source.upper_bound
             if force_caps and contact.name in force_caps:
-                force.upper_bound[-1] = min(force.upper_bound[-1], force_caps[contact.name])
+                if source.upper_bound is force.upper_bound:  # the cap is the formulation's alone:
+                    source.upper_bound = source.upper_bound.copy()  # the contact keeps its own f_max
+                force.upper_bound[-1] = min(source.upper_bound[-1], force_caps[contact.name])
             if contact.force_generator is not level.generator:
                 self._stack_generators()  # new contact points
         rows = self._contact_rows
@@ -471,12 +472,13 @@ class InverseDynamicsFormulation:
         return self._hqp  # one per layout: its levels are refilled in place
 
     def _copy_forces(self, level: _ContactLevel) -> None:
-        """Copy a contact's force-inequality matrix and lower bound and its regularization into
-        its x-space entries (when the contact replaced an array since it was bound, e.g. a new
-        friction coefficient)."""
+        """Copy a contact's force inequality and regularization into its x-space entries (when
+        the contact replaced an array since it was bound: a new friction coefficient, or an upper
+        bound of its own again once a ramp capped the formulation's)."""
         columns, force, source = level.force.columns, level.force.constraint, level.contact.force_constraint
         force.matrix[:, columns] = source.matrix
         force.lower_bound[:] = source.lower_bound
+        force.upper_bound[:] = source.upper_bound
         regularization, source = level.regularization.constraint, level.contact.force_regularization
         regularization.matrix[:, columns] = source.matrix
         regularization.vector[:] = source.vector

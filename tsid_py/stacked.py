@@ -243,10 +243,9 @@ class Binding:
     x-space twins (the force inequality's matrix, the regularization's matrix and vector).
 
     For each (source, target, columns), the source's matrix becomes the view of the target's
-    matrix on ``columns``, and its vector (an equality) or lower bound (an inequality) the
-    target's, after their values are copied: a setter that writes into the source in place (a new
-    f_min, a new force reference) then writes into the stacked buffers too, with no copy per step.
-    Upper bounds stay apart: the formulation caps them (loading ramps) in its own copy. Only
+    matrix on ``columns``, and its vector (an equality) or bounds (an inequality) the target's,
+    after their values are copied: a setter that writes into the source in place (a new f_min, a
+    new force reference) then writes into the stacked buffers too, with no copy per step. Only
     arrays nothing recomputes are shared, so evaluating a task or contact elsewhere never changes
     a problem already built.
     :meth:`holds` tells whether the sources still hold those views: one that replaced an array (a
@@ -261,10 +260,10 @@ class Binding:
             target.matrix[:, columns] = source.matrix
             source.matrix = target.matrix[:, columns]
             views.append((source, "matrix", source.matrix))
-            name = "vector" if source.is_equality() else "lower_bound"  # upper bounds get capped
-            getattr(target, name)[:] = getattr(source, name)
-            setattr(source, name, getattr(target, name))
-            views.append((source, name, getattr(source, name)))
+            for name in ("vector",) if source.is_equality() else ("lower_bound", "upper_bound"):
+                getattr(target, name)[:] = getattr(source, name)
+                setattr(source, name, getattr(target, name))
+                views.append((source, name, getattr(source, name)))
         self._views = tuple(views)
         self._revision = -1  # ConstraintBase.revision when the views were last found held
 
