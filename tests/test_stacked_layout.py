@@ -15,11 +15,21 @@ from tsid_py.solvers.qp_matrices import qp_matrices
 FIELDS = ("A_eq", "b_eq", "A_in", "lb", "ub")
 
 
+def arrays(qp):
+    """H, g and the constraint arrays of a dense QP, by name (the QP's own arrays)."""
+    return {"H": qp.H, "g": qp.g, **{name: getattr(qp.constraints, name) for name in FIELDS}}
+
+
 def dense(form, t, q, v):
-    """Copies of the dense QP of the formulation's problem at (t, q, v)."""
+    """Copies of the dense QP of the formulation's problem at (t, q, v), and the QP."""
     qp = qp_matrices(form.compute_problem_data(t, q, v))
-    arrays = {name: getattr(qp.constraints, name).copy() for name in FIELDS}
-    return {"H": qp.H.copy(), "g": qp.g.copy(), **arrays}, qp
+    return {name: array.copy() for name, array in arrays(qp).items()}, qp
+
+
+def right_foot_forces(hqp):
+    """The right foot's force inequality in a problem."""
+    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
+    return force
 
 
 def assert_same_problem(a, b):
@@ -71,8 +81,7 @@ def test_a_contact_changed_after_it_was_added_matches_a_contact_added_changed(ta
         dense(changed.formulation, 0.008, q, v)[0], dense(reference.formulation, 0.008, q, v)[0]
     )
     hqp = changed.formulation.compute_problem_data(0.01, q, v)
-    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
-    assert force.lower_bound[-1] == 30.0
+    assert right_foot_forces(hqp).lower_bound[-1] == 30.0
 
 
 def test_a_task_in_two_formulations_fills_both(ur5):
@@ -101,17 +110,14 @@ def test_evaluating_a_task_elsewhere_leaves_a_built_problem_alone(talos):
     form = controller.formulation
     q, v = moving_state(controller, talos)
     hqp = form.compute_problem_data(0.0, q, v)
-    qp = qp_matrices(hqp)
-    before = {"H": qp.H.copy(), "g": qp.g.copy()}
-    before.update({name: getattr(qp.constraints, name).copy() for name in FIELDS})
+    before = {name: array.copy() for name, array in arrays(qp_matrices(hqp)).items()}
     other = talos.create_data()
     q_other, v_other = q.copy(), -v
     q_other[:3] += 0.05
     talos.compute_all_terms(other, q_other, v_other)
     controller.com_task.compute(0.0, q_other, v_other, other)
     controller.contacts["left"].compute_motion_task(0.0, q_other, v_other, other)
-    qp = qp_matrices(hqp)
-    after = {"H": qp.H, "g": qp.g, **{name: getattr(qp.constraints, name) for name in FIELDS}}
+    after = arrays(qp_matrices(hqp))
     for name in before:
         np.testing.assert_array_equal(before[name], after[name], err_msg=name)
 
@@ -136,8 +142,7 @@ def test_a_ramp_in_one_formulation_leaves_the_contact_and_the_other_alone(talos)
 
 def normal_bound(hqp):
     """The upper bound on the right foot's total normal force in a problem."""
-    (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
-    return force.upper_bound[-1]
+    return right_foot_forces(hqp).upper_bound[-1]
 
 
 def test_constraint_revision_counts_assignments_not_fills():
@@ -214,7 +219,7 @@ def test_a_warm_started_solve_leaves_the_problem_as_it_was(robot_name, request):
     for t in (0.0, 0.002):  # the second solve is the warm start
         before, qp = dense(form, t, q, v)
         sol = solver.solve(form.compute_problem_data(t, q, v))
-        after = {"H": qp.H, "g": qp.g, **{name: getattr(qp.constraints, name) for name in FIELDS}}
+        after = arrays(qp)
         assert sol.ok
         for name in before:
             np.testing.assert_array_equal(before[name], after[name], err_msg=name)

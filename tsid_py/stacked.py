@@ -240,7 +240,7 @@ def _row_names(entries: list[WeightedConstraint]) -> list[str]:
 
 class Binding:
     """Constraints of a contact that are set, not computed, sharing their arrays with their
-    x-space twins (the force inequality's matrix, the regularization's matrix and vector).
+    x-space twins (the force inequality, the regularization).
 
     For each (source, target, columns), the source's matrix becomes the view of the target's
     matrix on ``columns``, and its vector (an equality) or bounds (an inequality) the target's,
@@ -248,6 +248,7 @@ class Binding:
     new force reference) then writes into the stacked buffers too, with no copy per step. Only
     arrays nothing recomputes are shared, so evaluating a task or contact elsewhere never changes
     a problem already built.
+
     :meth:`holds` tells whether the sources still hold those views: one that replaced an array (a
     new friction coefficient) or was replaced must be copied again; it looks at the arrays only
     when some constraint attribute was assigned since it last did (``ConstraintBase.revision``).

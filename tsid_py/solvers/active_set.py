@@ -57,8 +57,8 @@ def solve_with_active_set(
             return None  # a row held at an infinite bound (a guess from another QP of this shape)
         E = np.concatenate([E, c.A_in[rows]])
         e = np.concatenate([e, held_bounds])
-    held_none = not rows.size and qp.rows is not None  # [A_eq; g] is then one buffer already
-    Eg = qp.rows[: e.size + 1] if held_none else np.concatenate([E, qp.g[None]])
+    stacked = not rows.size and qp.rows is not None  # E = A_eq: [A_eq; g] is one buffer already
+    Eg = qp.rows[: e.size + 1] if stacked else np.concatenate([E, qp.g[None]])
     solution = _range_space(qp, E, e, Eg)
     if solution is None:
         return None
