@@ -533,7 +533,7 @@ class InverseDynamicsFormulation:
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
         """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m]."""
-        return self._tau_map @ self._x(sol) + self._h_a
+        return self._tau_map.dot(self._x(sol)) + self._h_a
 
     def check_contact(self, name: str) -> bool:
         """Whether a contact of this name is active."""

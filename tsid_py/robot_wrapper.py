@@ -103,7 +103,7 @@ class RobotWrapper:
         finite only if every entry is (a NaN or inf propagates; a huge finite entry that overflows
         only sends the pair to the full checks of :func:`as_vector`, which give the messages).
         """
-        if is_plain_vector(q, self.nq) and is_plain_vector(v, self.nv) and math.isfinite(q @ q + v @ v):
+        if is_plain_vector(q, self.nq) and is_plain_vector(v, self.nv) and math.isfinite(q.dot(q) + v.dot(v)):
             return q, v
         return as_vector("q", q, self.nq), as_vector("v", v, self.nv)
 

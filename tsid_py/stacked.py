@@ -154,7 +154,7 @@ class StackedLevels:
         for columns in self._uncovered:
             self._diagonal[columns] = regularization
         np.multiply(self._minus_weights, self.s, out=self._ws)
-        np.matmul(self._ws, self.S, out=self._g)  # g = -S^T W s, every row at once
+        self._ws.dot(self.S, out=self._g)  # g = -S^T W s, every row at once
         return self._H, self._g
 
     def _tail_unchanged(self, reweighted: bool) -> bool:

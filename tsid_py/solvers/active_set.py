@@ -95,15 +95,15 @@ def _range_space(
     if not m:
         x = -y
         return (x, np.zeros(0)) if np.isfinite(x @ x) else None
-    EXy = E @ Xy  # [E X, E y]
+    EXy = E.dot(Xy)  # [E X, E y]
     schur, multipliers, info = lapack.dposv(EXy[:, :m], EXy[:, m] + e, lower=1, overwrite_a=1)
     if info != 0:
         return None
-    x = X @ multipliers - y
+    x = X.dot(multipliers) - y
     for attempt in range(REFINEMENTS + 1):
-        residual = e - E @ x
-        squared = residual @ residual
-        if squared <= _PRIMAL_TOLERANCE_SQUARED or squared <= _PRIMAL_TOLERANCE_SQUARED * (1.0 + e @ e):
+        residual = e - E.dot(x)
+        squared = residual.dot(residual)
+        if squared <= _PRIMAL_TOLERANCE_SQUARED or squared <= _PRIMAL_TOLERANCE_SQUARED * (1.0 + e.dot(e)):
             return x, multipliers
         if attempt == REFINEMENTS:
             return None  # too ill-conditioned (or singular: NaN)
@@ -138,13 +138,13 @@ class _Hessian:
             head, _ = lapack.dpotrs(self._factor, B[:k], lower=1)
         if inverse is None:
             return head
-        return np.concatenate((head, inverse @ B[k:]))
+        return np.concatenate((head, inverse.dot(B[k:])))
 
 
 def _feasible(c: HardConstraints, x: np.ndarray) -> bool:
     """Whether x meets every inequality row, to PRIMAL_TOLERANCE relative to 1 + max |A_in x|."""
     if not c.n_in:
         return True
-    Ax = c.A_in @ x
+    Ax = c.A_in.dot(x)
     violation = np.maximum.reduce(np.maximum(c.lb - Ax, Ax - c.ub))
     return violation <= PRIMAL_TOLERANCE or violation <= PRIMAL_TOLERANCE * (1.0 + np.abs(Ax).max())

@@ -52,7 +52,7 @@ class TaskAMEquality(TaskMotion):
         ref, constraint = self._reference, self._target()
         A_ang = self.robot.momentum_jacobian(data)[3:]
         self._drift = drift = self.robot.angular_momentum_time_variation(data)
-        self.momentum_error = momentum_error = A_ang @ v - ref.pos
+        self.momentum_error = momentum_error = A_ang.dot(v) - ref.pos
         self.desired_momentum_rate = desired = ref.vel - self._kp * momentum_error
         constraint.matrix[...] = A_ang
         np.subtract(desired, drift, out=constraint.vector)

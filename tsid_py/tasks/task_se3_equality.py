@@ -87,7 +87,7 @@ class TaskSE3Equality(TaskMotionTracking):
             error = rotate_motion(placement.rotation, error)
         drift = pin.getFrameClassicalAcceleration(model, data, frame, axes).vector
         jacobian = pin.getFrameJacobian(model, data, frame, axes)
-        velocity_error = ref_vel - jacobian @ v  # the frame velocity in the task's axes is J v
+        velocity_error = ref_vel - jacobian.dot(v)  # the frame velocity in the task's axes is J v
         desired = self._kp * error
         desired += self._kd * velocity_error
         if self._reference_moves:
