@@ -361,10 +361,14 @@ class InverseDynamicsFormulation:
         self._contact_rows = None if rows is None else rows[:, : self._nv]
         self._stack_generators()
         motion = slice(0, self._nv)
+        self._direct_tasks, self._other_tasks = [], []
         for level in self._tasks.values():
             source = level.task.constraint
             if level.task.family == "motion" and source.is_equality():
                 level.rows, level.source = _rows_view(source, level.entry.constraint, motion), source
+                self._direct_tasks.append(level)
+            else:
+                self._other_tasks.append(level)
         for level in self._contacts.values():
             source = level.contact.motion_constraint
             level.motion_rows = _rows_view(source, level.motion.constraint, motion)
@@ -435,41 +439,44 @@ class InverseDynamicsFormulation:
         for measured in self._measured.values():
             h = h - measured.compute_joint_torques(data)
         nu = self._nu
-        self._h_a = h_a = h[nu:]
+        self._h_a = h[nu:]
         if self._base_dynamics is not None:
             base = self._base_dynamics.constraint
-            base.matrix[:] = dynamics[:nu]
+            base.matrix[...] = dynamics[:nu]
             np.negative(h[:nu], out=base.vector)
-        tau_map = self._tau_map  # tau = tau_map x + h_a
 
-        for level in self._tasks.values():
-            task = level.task
-            family = task.family
-            if family == "force":
-                task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
-            task_rows = level.rows
-            written = None if task_rows is None else task.compute_into(t, q, v, data, task_rows, level.source)
-            if written is not None:
-                continue  # written into its rows of the problem
-            c = task.compute(t, q, v, data)
-            if c.rows != level.entry.constraint.rows:
-                self._stack()  # the task's mask changed since it was added: rows of the new size
-            target = level.entry.constraint
-            if family == "motion":
-                target.matrix[:, :nv] = c.matrix
-                _copy_vectors(target, c)
-            elif family == "actuation":
-                joints = task.selected_joints
-                if joints is None:
-                    np.matmul(c.matrix, tau_map, out=target.matrix)
-                    _copy_vectors(target, c, offset=c.matrix @ h_a)
-                else:  # the matrix selects joints: copy their rows of the torque map
-                    target.matrix[:] = tau_map[joints]
-                    _copy_vectors(target, c, offset=h_a[joints])
-            else:
-                target.matrix[:, self._force_columns(task)] = c.matrix
-                _copy_vectors(target, c)
+        for level in self._direct_tasks:  # motion tasks that write their rows of the problem
+            if level.task.compute_into(t, q, v, data, level.rows, level.source) is None:
+                self._compute_task(level, t, q, v)  # it has a new mask: rows of the new size
+        for level in self._other_tasks:
+            self._compute_task(level, t, q, v)
         return self._hqp  # one per layout: its levels are refilled in place
+
+    def _compute_task(self, level: _TaskLevel, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """Compute a task and copy its constraint into its x-space entry (motion tasks: their dv
+        columns; actuation tasks: through tau = tau_map x + h_a; force tasks: their force columns)."""
+        task, nv = level.task, self._nv
+        if task.family == "force":
+            task.set_contacts([(c.contact, c.index) for c in self._contacts.values()])
+        c = task.compute(t, q, v, self.data)
+        if c.rows != level.entry.constraint.rows:
+            self._stack()  # the task's mask changed since it was added: rows of the new size
+        target = level.entry.constraint
+        if task.family == "motion":
+            target.matrix[:, :nv] = c.matrix
+            _copy_vectors(target, c)
+        elif task.family == "actuation":
+            tau_map, h_a = self._tau_map, self._h_a
+            joints = task.selected_joints
+            if joints is None:
+                np.matmul(c.matrix, tau_map, out=target.matrix)
+                _copy_vectors(target, c, offset=c.matrix @ h_a)
+            else:  # the matrix selects joints: copy their rows of the torque map
+                target.matrix[...] = tau_map[joints]
+                _copy_vectors(target, c, offset=h_a[joints])
+        else:
+            target.matrix[:, self._force_columns(task)] = c.matrix
+            _copy_vectors(target, c)
 
     def _copy_forces(self, level: _ContactLevel) -> None:
         """Copy a contact's force inequality and regularization into its x-space entries (when
@@ -563,10 +570,10 @@ def _rows_view(source: ConstraintEquality, target: ConstraintEquality, columns: 
 def _copy_vectors(target: ConstraintBase, source: ConstraintBase, offset: np.ndarray | None = None) -> None:
     """Copy the vector (equality) or bounds of a task constraint to its x-space twin, minus ``offset``."""
     if source.is_equality():
-        target.vector[:] = source.vector if offset is None else source.vector - offset
+        target.vector[...] = source.vector if offset is None else source.vector - offset
     elif offset is None:
-        target.lower_bound[:] = source.lower_bound
-        target.upper_bound[:] = source.upper_bound
+        target.lower_bound[...] = source.lower_bound
+        target.upper_bound[...] = source.upper_bound
     else:
         np.subtract(source.lower_bound, offset, out=target.lower_bound)
         np.subtract(source.upper_bound, offset, out=target.upper_bound)

@@ -65,5 +65,5 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         self.position_error, self.velocity_error = position_error, velocity_error
         self.desired_acceleration = desired
         target = self._target()  # its matrix, the selection of the masked joints, never changes
-        target.vector[:] = desired if self._all_rows else desired[self._rows]
+        target.vector[...] = desired if self._all_rows else desired[self._rows]
         return target
