@@ -470,7 +470,7 @@ class InverseDynamicsFormulation:
             joints = task.selected_joints
             if joints is None:
                 np.matmul(c.matrix, tau_map, out=target.matrix)
-                _copy_vectors(target, c, offset=c.matrix @ h_a)
+                _copy_vectors(target, c, offset=c.matrix.dot(h_a))
             else:  # the matrix selects joints: copy their rows of the torque map
                 target.matrix[...] = tau_map[joints]
                 _copy_vectors(target, c, offset=h_a[joints])

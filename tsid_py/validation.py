@@ -28,7 +28,7 @@ def is_plain_vector(value: object, size: int | None = None) -> bool:
 
 def as_vector(name: str, value: object, size: int | None = None, *, finite: bool = True) -> np.ndarray:
     """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness."""
-    if is_plain_vector(value, size) and (not finite or math.isfinite(value @ value)):
+    if is_plain_vector(value, size) and (not finite or math.isfinite(value.dot(value))):
         return value
     try:
         array = np.asarray(value, dtype=float)

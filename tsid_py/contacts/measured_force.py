@@ -48,7 +48,7 @@ class MeasuredForceBase:
             jacobian = self.robot.frame_jacobian_local(data, self.frame_id)
         else:
             jacobian = self.robot.frame_jacobian_world_oriented(data, self.frame_id)
-        return jacobian[: self.size].T @ self._force
+        return jacobian[: self.size].T.dot(self._force)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, frame={self.frame_name!r})"

@@ -53,7 +53,7 @@ def solve_with_active_set(
     E, e = c.A_eq, c.b_eq
     if rows.size:
         held_bounds = np.where(sides > 0, c.lb[rows], c.ub[rows])
-        if not math.isfinite(held_bounds @ held_bounds):
+        if not math.isfinite(held_bounds.dot(held_bounds)):
             return None  # a row held at an infinite bound (a guess from another QP of this shape)
         E = np.concatenate([E, c.A_in[rows]])
         e = np.concatenate([e, held_bounds])
@@ -94,7 +94,7 @@ def _range_space(
     X, y = Xy[:, :m], Xy[:, m]
     if not m:
         x = -y
-        return (x, np.zeros(0)) if np.isfinite(x @ x) else None
+        return (x, np.zeros(0)) if np.isfinite(x.dot(x)) else None
     EXy = E.dot(Xy)  # [E X, E y]
     schur, multipliers, info = lapack.dposv(EXy[:, :m], EXy[:, m] + e, lower=1, overwrite_a=1)
     if info != 0:
@@ -108,9 +108,9 @@ def _range_space(
         if attempt == REFINEMENTS:
             return None  # too ill-conditioned (or singular: NaN)
         # one step of iterative refinement of the KKT system, with the same factors
-        u = hessian.solve(E.T @ multipliers - qp.H @ x - qp.g)
-        step, _ = lapack.dpotrs(schur, residual - E @ u, lower=1)
-        x, multipliers = x + u + X @ step, multipliers + step
+        u = hessian.solve(E.T.dot(multipliers) - qp.H.dot(x) - qp.g)
+        step, _ = lapack.dpotrs(schur, residual - E.dot(u), lower=1)
+        x, multipliers = x + u + X.dot(step), multipliers + step
     return None
 
 

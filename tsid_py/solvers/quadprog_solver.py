@@ -45,7 +45,7 @@ class SolverHQuadProg(Solver):
         if out.ok and self.warm_start:
             if len(self._guesses) >= _GUESSES_KEPT:
                 self._guesses.clear()
-            Ax = c.A_in[out.active_set] @ out.x
+            Ax = c.A_in[out.active_set].dot(out.x)
             lower = np.abs(Ax - c.lb[out.active_set]) <= np.abs(Ax - c.ub[out.active_set])
             self._guesses[shape] = (out.active_set, np.where(lower, 1.0, -1.0))
         return out

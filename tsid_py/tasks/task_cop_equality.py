@@ -80,7 +80,7 @@ class TaskCopEquality(TaskContactForce):
         A = self._constraint.matrix
         for contact, index in self._contacts:
             points, rotation = contact_points_world(contact, data)
-            normal_row = self._normal @ rotation
+            normal_row = self._normal.dot(rotation)
             for j in range(points.shape[1]):
                 A[:, index + 3 * j : index + 3 * j + 3] = np.outer(points[:, j] - self._reference, normal_row)
         return self._constraint

@@ -99,4 +99,4 @@ class TaskSE3Equality(TaskMotionTracking):
 
 def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
     """R applied to both 3-D halves (linear, angular) of a 6-vector: a change of axes, no transport."""
-    return (motion.reshape(2, 3) @ rotation.T).reshape(6)
+    return motion.reshape(2, 3).dot(rotation.T).reshape(6)
