@@ -413,8 +413,8 @@ class InverseDynamicsFormulation:
         dynamics = self._dynamics
         for level in self._contacts.values():
             contact = level.contact
-            written = contact.compute_motion_task_into(t, q, v, data, level.motion_rows, level.motion_source)
-            if written is None:
+            motion = contact.motion_task
+            if motion.compute_into(t, q, v, data, level.motion_rows, level.motion_source) is None:
                 raise DimensionError(
                     f"the motion task of contact {contact.name!r} changed its mask after the contact was "
                     "added; remove the contact and add it again"

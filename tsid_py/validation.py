@@ -18,7 +18,7 @@ from tsid_py.errors import (
 
 def is_plain_vector(value: object, size: int | None = None) -> bool:
     """Whether ``value`` is already a 1-D float64 ndarray (of ``size`` entries, if given): the common
-    case, which hot paths check cheaply; a NaN or inf in it makes ``value @ value`` non-finite."""
+    case, which hot paths check cheaply; a NaN or inf in it makes ``value.dot(value)`` non-finite."""
     return (
         type(value) is np.ndarray
         and value.dtype == np.float64

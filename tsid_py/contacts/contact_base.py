@@ -210,18 +210,6 @@ class ContactBase:
         """J dv = -Kp e - Kd de - drift for the contact frame."""
         return self.motion_task.compute(t, q, v, data)
 
-    def compute_motion_task_into(
-        self,
-        t: float,
-        q: np.ndarray,
-        v: np.ndarray,
-        data: pin.Data,
-        out: ConstraintEquality,
-        source: ConstraintEquality,
-    ) -> ConstraintEquality | None:
-        """:meth:`compute_motion_task` written into ``out`` (see ``TaskMotion.compute_into``)."""
-        return self.motion_task.compute_into(t, q, v, data, out, source)
-
     @property
     def motion_constraint(self) -> ConstraintEquality:
         return self.motion_task.constraint
