@@ -23,8 +23,7 @@ import numpy as np
 
 import tsid_py as tsid
 from tsid_py.controllers.biped import BipedController
-from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
-from tsid_py.solvers.qp_matrices import least_squares_cost
+from tsid_py.solvers.dense_qp import dense_qp
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
 
@@ -50,7 +49,7 @@ def measure(levels: int, steps: int, amplitude: float) -> dict[str, dict[str, fl
     for i in range(steps):
         controller.set_com_reference(sway.sample(i * dt))
         hqp = form.compute_problem_data(i * dt, q, v)
-        qp = DenseQp(*least_squares_cost(hqp[1], hqp.n_var), HardConstraints.from_level(hqp[0], hqp.n_var))
+        qp = dense_qp(hqp.snapshot())  # levels 0 and 1, independent of the formulation's buffers
         solutions = {}
         for name, solver in solvers.items():
             solutions[name], elapsed = timed(solver.solve, hqp)

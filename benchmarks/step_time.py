@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from oracle_problems import PROBLEMS, Controller, build_oracle, build_tsid_py, initial_state, integrate  # noqa: E402
 
 from tsid_py.solvers import installed_backends, make_solver  # noqa: E402
-from tsid_py.solvers.qp_matrices import qp_matrices  # noqa: E402
+from tsid_py.solvers.dense_qp import dense_qp  # noqa: E402
 
 try:
     import tsid
@@ -92,7 +92,7 @@ def breakdown(ours: Controller, states, rounds: int) -> dict[str, object]:
             marks.append(time.perf_counter())
             hqp = form.compute_problem_data(t, q, v)
             marks.append(time.perf_counter())
-            qp_matrices(hqp)
+            dense_qp(hqp)
             marks.append(time.perf_counter())
             sol = solver.solve(hqp)
             marks.append(time.perf_counter())

@@ -17,7 +17,7 @@ import pytest
 from tsid_py.analysis import multi_contact_inverse_dynamics_over_time
 from tsid_py.controllers.biped import BipedController
 from tsid_py.scenarios import balance, com_sinusoid, step
-from tsid_py.solvers.qp_matrices import HESSIAN_REGULARIZATION
+from tsid_py.solvers.dense_qp import HESSIAN_REGULARIZATION
 
 DT = 0.002
 

@@ -5,7 +5,7 @@ import pytest
 from conftest import random_state
 
 import tsid_py as tsid
-from tsid_py.contacts.pressure import center_of_pressure
+from tsid_py.contacts.pressure import contacts_center_of_pressure as center_of_pressure
 from tsid_py.controllers import BipedController
 from tsid_py.physics import check_solution
 

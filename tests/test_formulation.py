@@ -11,6 +11,7 @@ import tsid_py as tsid
 from tsid_py.controllers import BipedController
 from tsid_py.physics import check_solution
 from tsid_py.scenarios.runner import run_biped
+from tsid_py.solvers.dense_qp import dense_qp
 
 G = 9.81
 
@@ -171,26 +172,28 @@ def test_active_torque_bounds_hold_on_the_true_torques(talos):
     assert check.max_torque_ratio == pytest.approx(1.0, abs=1e-6)
 
 
-def test_stacked_layout_equals_generic_stacking_and_follows_changes(talos):
-    from tsid_py.solvers.qp_matrices import qp_matrices
-
+def test_the_workspace_qp_equals_the_qp_built_from_a_copy_and_follows_changes(talos):
+    """The one QP builder: the formulation's problem, read from its workspace's buffers, and a
+    snapshot laid out anew give the same rows, in the same order (so active sets and multipliers
+    count the same rows)."""
     controller = BipedController(talos)
     form = controller.formulation
     q, v = controller.q0, np.full(talos.nv, 0.01)
 
     def compare():
         hqp = form.compute_problem_data(0.0, q, v)
-        fast, generic = qp_matrices(hqp), qp_matrices(hqp.snapshot())
-        assert hqp.stacked is not None and hqp.stacked.matches(hqp.levels)
+        assert hqp.source is not None
+        fast, generic = dense_qp(hqp), dense_qp(hqp.snapshot())
         np.testing.assert_allclose(fast.H, generic.H, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(fast.g, generic.g, rtol=1e-12, atol=1e-12)
         for name in ("A_eq", "b_eq", "A_in", "lb", "ub"):
             a, b = getattr(fast.constraints, name), getattr(generic.constraints, name)
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+        assert fast.constraints.in_names == generic.constraints.in_names
         return fast
 
-    before = compare().H.copy()  # the layout's buffer: the next call overwrites it
-    form.update_task_weight("task-com", 10.0)  # weights are read at every solve
+    before = compare().H.copy()  # the workspace's buffer: the next call overwrites it
+    form.update_task_weight("task-com", 10.0)
     after = compare()
     assert not np.allclose(before, after.H)
     form.remove_task("task-am")
@@ -202,12 +205,26 @@ def test_stacked_layout_equals_generic_stacking_and_follows_changes(talos):
     form.remove_task("torque-reference")
     form.remove_rigid_contact("contact_lfoot")
     assert compare().constraints.A_eq.shape == (12, talos.nv + 12)
+
+
+def test_the_problem_handed_out_is_read_only_and_goes_stale(talos):
+    """The formulation's problem is its buffers seen read-only, valid until the next problem."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = controller.q0, talos.zero_velocity()
     hqp = form.compute_problem_data(0.0, q, v)
-    extra = tsid.ConstraintEquality.from_arrays("extra", np.eye(form.n_var)[:1], [1.0])
-    hqp.levels[1].append(tsid.WeightedConstraint(5.0, extra))  # a change the layout does not know about
-    assert not hqp.stacked.matches(hqp.levels)
-    assert qp_matrices(hqp).H[0, 0] == pytest.approx(qp_matrices(hqp.snapshot()).H[0, 0])
-    hqp.levels[1].pop()
+    with pytest.raises(AttributeError):
+        hqp.levels[1].append(None)  # tuples: the formulation's levels cannot be changed
+    with pytest.raises(ValueError, match="read-only"):
+        hqp[1][0].constraint.vector[0] = 1.0
+    kept = hqp.snapshot()
+    kept[1][0].constraint.vector[0] = 1.0  # a snapshot is the caller's
+    form.compute_problem_data(0.002, q, v)
+    with pytest.raises(tsid.StaleProblemError, match="snapshot"):
+        _ = hqp.levels
+    with pytest.raises(tsid.StaleProblemError):
+        controller.solver.solve(hqp)
+    assert controller.solver.solve(kept).ok
 
 
 def test_solution_of_an_earlier_layout_is_refused(talos):

@@ -6,7 +6,7 @@ import pytest
 
 import tsid_py as tsid
 from tsid_py import planning
-from tsid_py.contacts.pressure import center_of_pressure
+from tsid_py.contacts.pressure import contacts_center_of_pressure as center_of_pressure
 from tsid_py.controllers import BipedController
 from tsid_py.planning.lipm import cart_table_model, solve_dare
 from tsid_py.robot_specs import SoleGeometry

@@ -15,9 +15,10 @@ import pinocchio as pin
 import pytest
 
 from tsid_py import cli
+from tsid_py.geometry import convex_hull_indices as convex_hull_2d
 from tsid_py.scenarios import balance, quadruped
 from tsid_py.scenarios.cli_support import report
-from tsid_py.viz.scene import SceneBuilder, contacts_of, convex_hull_2d
+from tsid_py.viz.scene import SceneBuilder, contacts_of
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

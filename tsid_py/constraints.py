@@ -4,8 +4,10 @@
 - :class:`ConstraintInequality`: lb <= A x <= ub  (infinite bounds mean "no bound")
 - :class:`ConstraintBound`:      lb <= x <= ub
 
-Tasks and contacts fill them in place every control step; the formulation maps them from their
-own variables (dv, f or tau) into the decision vector x = [dv; f].
+A constraint is a value: it owns its arrays (constructors copy what they are given) and
+:meth:`ConstraintBase.copy` gives an independent one. Tasks write their rows into a constraint
+handed to them (:meth:`tsid_py.tasks.TaskBase.fill`); the formulation maps them from their own
+variables (dv, f or tau) into the decision vector x = [dv; f].
 """
 
 from __future__ import annotations
@@ -17,20 +19,10 @@ from tsid_py.validation import as_matrix, as_scalar, as_vector
 
 
 class ConstraintBase:
-    """Common part of every constraint: a name and a matrix with ``cols`` columns.
-
-    ``ConstraintBase.revision`` counts the assignments to any constraint's attributes (a new
-    constraint, a new matrix or vector). Filling the arrays in place leaves it unchanged, so code
-    that keeps views of constraint arrays (:class:`tsid_py.stacked.Binding`) checks them again
-    only after it moved.
-    """
+    """Common part of every constraint: a name and a matrix with ``cols`` columns."""
 
     kind: str = ""
-    revision = 0
-
-    def __setattr__(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)
-        ConstraintBase.revision += 1
+    vector_names: tuple[str, ...] = ()  # the vectors beside the matrix: ("vector",) or the two bounds
 
     def __init__(self, name: str, rows: int, cols: int) -> None:
         self.name = name
@@ -55,8 +47,17 @@ class ConstraintBase:
     def is_bound(self) -> bool:
         return self.kind == "bound"
 
+    def copy(self) -> ConstraintBase:
+        """An independent constraint with the same name and values."""
+        other = type(self).__new__(type(self))
+        other.name = self.name
+        other.matrix = self.matrix.copy()
+        for name in self.vector_names:
+            setattr(other, name, getattr(self, name).copy())
+        return other
+
     def _x(self, x: object) -> np.ndarray:
-        return as_vector(f"x for constraint {self.name!r}", x, self.cols)
+        return as_vector(f"x for constraint {self.name!r}", x, self.cols, copy=False)
 
     def residual(self, x: object) -> np.ndarray:
         """Violation per row: 0 where satisfied, signed distance to the violated side otherwise."""
@@ -75,6 +76,7 @@ class ConstraintEquality(ConstraintBase):
     """A x = b."""
 
     kind = "equality"
+    vector_names = ("vector",)
 
     def __init__(self, name: str, rows: int, cols: int) -> None:
         super().__init__(name, rows, cols)
@@ -82,11 +84,11 @@ class ConstraintEquality(ConstraintBase):
 
     @classmethod
     def from_arrays(cls, name: str, A: object, b: object) -> ConstraintEquality:
-        """Build from a matrix and a vector (validated)."""
+        """Build from a matrix and a vector (validated, copied)."""
         A = as_matrix("A", A, (None, None))
         constraint = cls(name, *A.shape)
-        constraint.matrix[:] = A
-        constraint.vector[:] = as_vector("b", b, A.shape[0])
+        constraint.matrix = A
+        constraint.vector = as_vector("b", b, A.shape[0])
         return constraint
 
     def residual(self, x: object) -> np.ndarray:
@@ -97,6 +99,7 @@ class ConstraintInequality(ConstraintBase):
     """lb <= A x <= ub, with -inf / +inf for a missing side."""
 
     kind = "inequality"
+    vector_names = ("lower_bound", "upper_bound")
 
     def __init__(self, name: str, rows: int, cols: int) -> None:
         super().__init__(name, rows, cols)
@@ -105,12 +108,12 @@ class ConstraintInequality(ConstraintBase):
 
     @classmethod
     def from_arrays(cls, name: str, A: object, lb: object, ub: object) -> ConstraintInequality:
-        """Build from a matrix and two bound vectors (validated; infinities allowed in the bounds)."""
+        """Build from a matrix and two bound vectors (validated, copied; infinities allowed in the bounds)."""
         A = as_matrix("A", A, (None, None))
         constraint = cls(name, *A.shape)
-        constraint.matrix[:] = A
-        constraint.lower_bound[:] = as_vector("lb", lb, A.shape[0], finite=False)
-        constraint.upper_bound[:] = as_vector("ub", ub, A.shape[0], finite=False)
+        constraint.matrix = A
+        constraint.lower_bound = as_vector("lb", lb, A.shape[0], finite=False)
+        constraint.upper_bound = as_vector("ub", ub, A.shape[0], finite=False)
         check_bounds(name, constraint.lower_bound, constraint.upper_bound)
         return constraint
 
@@ -123,6 +126,7 @@ class ConstraintBound(ConstraintBase):
     """lb <= x <= ub (the matrix is the identity)."""
 
     kind = "bound"
+    vector_names = ("lower_bound", "upper_bound")
 
     def __init__(self, name: str, size: int) -> None:
         super().__init__(name, size, size)
@@ -130,9 +134,28 @@ class ConstraintBound(ConstraintBase):
         self.lower_bound = np.full(size, -np.inf)
         self.upper_bound = np.full(size, np.inf)
 
+    @classmethod
+    def from_arrays(cls, name: str, lb: object, ub: object) -> ConstraintBound:
+        """Build from two bound vectors of the same size (validated, copied; infinities allowed)."""
+        lb = as_vector("lb", lb, finite=False)
+        constraint = cls(name, lb.shape[0])
+        constraint.lower_bound = lb
+        constraint.upper_bound = as_vector("ub", ub, lb.shape[0], finite=False)
+        check_bounds(name, constraint.lower_bound, constraint.upper_bound)
+        return constraint
+
     def residual(self, x: object) -> np.ndarray:
         x = self._x(x)
         return np.minimum(x - self.lower_bound, 0.0) + np.maximum(x - self.upper_bound, 0.0)
+
+
+def new_constraint(kind: str, name: str, rows: int, cols: int) -> ConstraintBase:
+    """A zero constraint of a kind ("equality", "inequality" or "bound": a bound has cols = rows)."""
+    if kind == "equality":
+        return ConstraintEquality(name, rows, cols)
+    if kind == "inequality":
+        return ConstraintInequality(name, rows, cols)
+    return ConstraintBound(name, rows)
 
 
 def check_bounds(name: str, lb: np.ndarray, ub: np.ndarray) -> None:

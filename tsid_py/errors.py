@@ -45,3 +45,7 @@ class UnsupportedProblemError(TsidError, ValueError):
 
 class SolverFailedError(TsidError, RuntimeError):
     """A solution was read from a QP that did not solve; the output keeps the problem for inspection."""
+
+
+class StaleProblemError(TsidError, RuntimeError):
+    """A problem was read after its formulation computed another one (its arrays hold the new one)."""

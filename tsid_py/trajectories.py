@@ -11,11 +11,14 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import DimensionError
-from tsid_py.validation import as_scalar, as_vector
+from tsid_py.validation import CopiedArray, as_scalar, as_vector
 
 
 class TrajectorySample:
     """A reference value with its first and second time derivatives.
+
+    A sample is a value: it keeps copies of the arrays it is given, and ``pos``, ``vel`` and
+    ``acc`` are its own arrays (assigning one copies it in).
 
     Args:
         pos: The value (size n).
@@ -24,32 +27,66 @@ class TrajectorySample:
         tangent_size: Size of vel/acc when it differs from n (6 for an SE3 sample).
     """
 
-    __slots__ = ("pos", "vel", "acc")
+    __slots__ = ("_pos", "_vel", "_acc")
 
     def __init__(
         self, pos: object, vel: object = None, acc: object = None, *, tangent_size: int | None = None
     ) -> None:
-        self.pos = as_vector("sample pos", pos)
-        n = self.pos.shape[0] if tangent_size is None else tangent_size
-        self.vel = np.zeros(n) if vel is None else as_vector("sample vel", vel, n)
-        self.acc = np.zeros(n) if acc is None else as_vector("sample acc", acc, n)
+        self._pos = as_vector("sample pos", pos)
+        n = self._pos.shape[0] if tangent_size is None else tangent_size
+        self._vel = np.zeros(n) if vel is None else as_vector("sample vel", vel, n)
+        self._acc = np.zeros(n) if acc is None else as_vector("sample acc", acc, n)
+
+    @property
+    def pos(self) -> np.ndarray:
+        """The value."""
+        return self._pos
+
+    @pos.setter
+    def pos(self, value: object) -> None:
+        self._pos = as_vector("sample pos", value, self._pos.shape[0])
+
+    @property
+    def vel(self) -> np.ndarray:
+        """The first time derivative (tangent size)."""
+        return self._vel
+
+    @vel.setter
+    def vel(self, value: object) -> None:
+        self._vel = as_vector("sample vel", value, self._vel.shape[0])
+
+    @property
+    def acc(self) -> np.ndarray:
+        """The second time derivative (tangent size)."""
+        return self._acc
+
+    @acc.setter
+    def acc(self, value: object) -> None:
+        self._acc = as_vector("sample acc", value, self._acc.shape[0])
 
     @classmethod
     def from_se3(cls, placement: pin.SE3, vel: object = None, acc: object = None) -> TrajectorySample:
         """An SE3 sample: 12-vector placement, 6-vector velocity and acceleration (world frame)."""
         return cls(se3_to_vector(placement), vel, acc, tangent_size=6)
 
+    def copy(self) -> TrajectorySample:
+        """An independent sample with the same values."""
+        return TrajectorySample(self._pos, self._vel, self._acc, tangent_size=self._vel.shape[0])
+
     def __repr__(self) -> str:
-        return f"TrajectorySample(pos={self.pos}, vel={self.vel}, acc={self.acc})"
+        return f"TrajectorySample(pos={self._pos}, vel={self._vel}, acc={self._acc})"
 
 
 def as_sample(name: str, sample: object, size: int, tangent_size: int | None = None) -> TrajectorySample:
     """A :class:`TrajectorySample` with pos of ``size`` and vel/acc of ``tangent_size`` (default size).
 
-    A bare vector is accepted as a sample with zero derivatives.
+    A bare vector is accepted as a sample with zero derivatives. The result is always a new sample
+    (the caller's sample is copied), so the receiver owns it.
     """
     tangent_size = size if tangent_size is None else tangent_size
-    if not isinstance(sample, TrajectorySample):
+    if isinstance(sample, TrajectorySample):
+        sample = sample.copy()
+    else:
         sample = TrajectorySample(sample, tangent_size=tangent_size)
     if (
         sample.pos.shape != (size,)
@@ -87,7 +124,11 @@ def min_jerk_shape(s: float) -> tuple[float, float, float]:
 
 
 class Trajectory:
-    """A reference trajectory: ``sample(t)`` gives the reference at time t [s]."""
+    """A reference trajectory: ``sample(t)`` gives the reference at time t [s], a new sample each call.
+
+    Trajectories copy the arrays they are built from: changing those arrays afterwards leaves
+    the trajectory as it was.
+    """
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -104,11 +145,11 @@ class TrajectoryEuclidianConstant(Trajectory):
         self._sample = TrajectorySample(reference)
 
     def compute_next(self) -> TrajectorySample:
-        """The constant sample (TSID's ``computeNext``)."""
-        return self._sample
+        """The constant sample (TSID's ``computeNext``), a new one at each call."""
+        return self._sample.copy()
 
     def sample(self, t: float) -> TrajectorySample:
-        return self._sample
+        return self._sample.copy()
 
 
 class TrajectorySE3Constant(Trajectory):
@@ -119,11 +160,11 @@ class TrajectorySE3Constant(Trajectory):
         self._sample = TrajectorySample.from_se3(placement)
 
     def compute_next(self) -> TrajectorySample:
-        """The constant sample (TSID's ``computeNext``)."""
-        return self._sample
+        """The constant sample (TSID's ``computeNext``), a new one at each call."""
+        return self._sample.copy()
 
     def sample(self, t: float) -> TrajectorySample:
-        return self._sample
+        return self._sample.copy()
 
 
 class TrajectoryEuclidianSinusoid(Trajectory):
@@ -136,23 +177,27 @@ class TrajectoryEuclidianSinusoid(Trajectory):
         phase: phi per component [rad].
     """
 
+    center = CopiedArray("The offset c.")
+    amplitude = CopiedArray("The amplitude a per component.")
+    omega = CopiedArray("The angular frequency 2 pi f per component [rad/s].")
+    phase = CopiedArray("The phase phi per component [rad].")
+
     def __init__(
         self, name: str, center: object, amplitude: object, frequency: object, phase: object = 0.0
     ) -> None:
         super().__init__(name)
-        self.center = as_vector("center", center)
-        n = self.center.shape[0]
-        self.amplitude = as_vector("amplitude", np.broadcast_to(amplitude, (n,)), n)
-        self.omega = 2.0 * np.pi * as_vector("frequency", np.broadcast_to(frequency, (n,)), n)
-        self.phase = as_vector("phase", np.broadcast_to(phase, (n,)), n)
+        self._center = as_vector("center", center)
+        n = self._center.shape[0]
+        self._amplitude = as_vector("amplitude", np.broadcast_to(amplitude, (n,)), n)
+        self._omega = 2.0 * np.pi * as_vector("frequency", np.broadcast_to(frequency, (n,)), n)
+        self._phase = as_vector("phase", np.broadcast_to(phase, (n,)), n)
 
     def sample(self, t: float) -> TrajectorySample:
-        angle = self.omega * t + self.phase
+        amplitude, omega = self._amplitude, self._omega
+        angle = omega * t + self._phase
         s, c = np.sin(angle), np.cos(angle)
         return TrajectorySample(
-            self.center + self.amplitude * s,
-            self.amplitude * self.omega * c,
-            -self.amplitude * self.omega**2 * s,
+            self._center + amplitude * s, amplitude * omega * c, -amplitude * omega**2 * s
         )
 
 
@@ -163,16 +208,19 @@ class TrajectoryEuclidianMinJerk(Trajectory):
     at the ends outside the interval.
     """
 
+    start = CopiedArray("The start point.")
+    end = CopiedArray("The end point.")
+
     def __init__(self, name: str, start: object, end: object, t0: float, duration: float) -> None:
         super().__init__(name)
-        self.start = as_vector("start", start)
-        self.end = as_vector("end", end, self.start.shape[0])
+        self._start = as_vector("start", start)
+        self._end = as_vector("end", end, self._start.shape[0])
         self.t0 = as_scalar("t0", t0)
         self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
 
     def sample(self, t: float) -> TrajectorySample:
         s = min(max((t - self.t0) / self.duration, 0.0), 1.0)
-        delta = self.end - self.start
+        delta = self._end - self._start
         shape, d_shape, dd_shape = min_jerk_shape(s)
         T = self.duration
-        return TrajectorySample(self.start + delta * shape, delta * d_shape / T, delta * dd_shape / T**2)
+        return TrajectorySample(self._start + delta * shape, delta * d_shape / T, delta * dd_shape / T**2)

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.hqp import WeightedConstraint
 from tsid_py.validation import as_scalar
 
 END_TOLERANCE = 1e-9  # [s] t counts as past the end of a ramp only beyond this margin (t = i dt rounding)
@@ -61,45 +60,35 @@ class LinearRamp:
 
 @dataclass
 class _Ramp:
-    """A ramp of a task weight (``entry`` set) or of a contact's normal-force cap (``entry`` None)."""
-
     ramp: LinearRamp
     remove_at_end: bool
-    entry: WeightedConstraint | None = None
 
 
 class Transitions:
-    """The ramps in progress of one formulation, by task or contact name (the names are unique)."""
+    """The ramps in progress of one problem, by task or contact name (the names are unique).
+
+    What a ramp's value means is its owner's business (a task weight, a contact's force cap);
+    :meth:`advance` reports the values at time t.
+    """
 
     def __init__(self) -> None:
         self._ramps: dict[str, _Ramp] = {}
-        self.force_caps: dict[str, float] = {}  # contact name -> normal-force cap at the last advance [N]
 
-    def ramp_weight(
-        self, name: str, entry: WeightedConstraint, end: float, duration: float, remove_at_end: bool = False
-    ) -> None:
-        """Move the weight of ``entry`` from its current value to ``end`` over ``duration`` [s]."""
-        self._start(name, _Ramp(LinearRamp(entry.weight, end, duration), remove_at_end, entry))
-
-    def ramp_force_cap(
+    def start(
         self, name: str, start: float, end: float, duration: float, remove_at_end: bool = False
     ) -> None:
-        """Cap the contact's total normal force by a value moving from ``start`` to ``end`` [N]."""
-        self._start(name, _Ramp(LinearRamp(start, end, duration), remove_at_end))
-
-    def _start(self, name: str, ramp: _Ramp) -> None:
+        """Move the value of ``name`` from ``start`` to ``end`` over ``duration`` [s]; with
+        ``remove_at_end``, ``name`` is due for removal once the ramp is over."""
         if self.is_leaving(name):
             raise InvalidParameterError(
                 f"{name!r} is already being ramped out of the problem; remove it now (duration 0) or wait "
                 "until it has left"
             )
-        self.cancel(name)
-        self._ramps[name] = ramp
+        self._ramps[name] = _Ramp(LinearRamp(start, end, duration), remove_at_end)
 
     def cancel(self, name: str) -> None:
-        """Forget any ramp of this task or contact (its current weight stays)."""
+        """Forget any ramp of this task or contact."""
         self._ramps.pop(name, None)
-        self.force_caps.pop(name, None)
 
     def __bool__(self) -> bool:
         """Whether a ramp is in progress."""
@@ -110,23 +99,23 @@ class Transitions:
         ramp = self._ramps.get(name)
         return ramp is not None and ramp.remove_at_end
 
-    def advance(self, t: float) -> list[str]:
-        """Set the weights and caps at time t [s]; return the names due for removal now.
+    def advance(self, t: float) -> tuple[dict[str, float], set[str], list[str]]:
+        """(values, ended, due) at time t [s].
 
-        Finished ramps that do not remove anything are dropped, leaving their end value (a
-        finished loading ramp leaves the contact's own f_max).
+        ``values``: the value of every ramp that does not remove its owner now; ``ended``: those of
+        them that reached their end value (and are dropped: the value stays); ``due``: the names to
+        remove now (their ramp is over, and dropped).
         """
-        due = []
+        values: dict[str, float] = {}
+        ended: set[str] = set()
+        due: list[str] = []
         for name, item in list(self._ramps.items()):
             if item.remove_at_end and item.ramp.is_past_end(t):
                 due.append(name)
-                self.cancel(name)
+                del self._ramps[name]
                 continue
-            value = item.ramp.value(t)
-            if item.entry is not None:
-                item.entry.weight = value
-            else:
-                self.force_caps[name] = value
+            values[name] = item.ramp.value(t)
             if not item.remove_at_end and item.ramp.is_at_end(t):
-                self.cancel(name)
-        return due
+                ended.add(name)
+                del self._ramps[name]
+        return values, ended, due

@@ -1,4 +1,8 @@
-"""Input checks shared by every public entry point; they raise :mod:`tsid_py.errors` subclasses."""
+"""The API's border: input checks that raise :mod:`tsid_py.errors` subclasses, and copies.
+
+Values at the API are the caller's: what comes in is copied (:func:`as_vector`, :func:`as_matrix`
+return new arrays) and what goes out is a copy (:class:`CopiedArray`).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,22 @@ from tsid_py.errors import (
 )
 
 
+class CopiedArray:
+    """A read-only array attribute that hands out copies: ``obj.name`` returns a copy of
+    ``obj._name``, so the caller may change it without changing ``obj``."""
+
+    def __init__(self, doc: str = "") -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._attribute = f"_{name}"
+
+    def __get__(self, obj: object, owner: type | None = None) -> np.ndarray:
+        if obj is None:
+            return self  # type: ignore[return-value]
+        return getattr(obj, self._attribute).copy()
+
+
 def is_plain_vector(value: object, size: int | None = None) -> bool:
     """Whether ``value`` is already a 1-D float64 ndarray (of ``size`` entries, if given): the common
     case, which hot paths check cheaply; a NaN or inf in it makes ``value.dot(value)`` non-finite."""
@@ -26,12 +46,18 @@ def is_plain_vector(value: object, size: int | None = None) -> bool:
     )
 
 
-def as_vector(name: str, value: object, size: int | None = None, *, finite: bool = True) -> np.ndarray:
-    """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness."""
+def as_vector(
+    name: str, value: object, size: int | None = None, *, finite: bool = True, copy: bool = True
+) -> np.ndarray:
+    """Return ``value`` as a 1-D float array, checking its size and (by default) finiteness.
+
+    The array is a new one that the caller owns (values at the API are copied in); with
+    ``copy=False`` it may be ``value`` itself, for callers that only read it during the call.
+    """
     if is_plain_vector(value, size) and (not finite or math.isfinite(value.dot(value))):
-        return value
+        return value.copy() if copy else value
     try:
-        array = np.asarray(value, dtype=float)
+        array = np.array(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise DimensionError(f"{name} must be a vector of numbers, got {value!r}") from exc
     if array.ndim == 0 or (array.ndim == 2 and 1 in array.shape):
@@ -49,9 +75,9 @@ def as_vector(name: str, value: object, size: int | None = None, *, finite: bool
 def as_matrix(
     name: str, value: object, shape: tuple[int | None, int | None], *, finite: bool = True
 ) -> np.ndarray:
-    """Return ``value`` as a 2-D float array of the given shape (``None`` matches any size)."""
+    """Return ``value`` as a new 2-D float array of the given shape (``None`` matches any size)."""
     try:
-        array = np.asarray(value, dtype=float)
+        array = np.array(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise DimensionError(f"{name} must be a matrix of numbers, got {value!r}") from exc
     mismatch = array.ndim != 2 or any(
@@ -129,4 +155,4 @@ def as_gain(name: str, value: object, size: int) -> np.ndarray:
     gain = as_vector(name, value, size)
     if np.any(gain < 0.0):
         raise InvalidParameterError(f"{name} must be >= 0, got {gain.tolist()}")
-    return gain.copy()
+    return gain

@@ -39,7 +39,7 @@ class Contact6d(ContactBase):
         f_max: float,
     ) -> None:
         self._points = as_matrix("contact_points", contact_points, (3, 4))
-        self._generator = _force_generator(self._points)
+        self._force_generator = _force_generator(self._points)
         super().__init__(name, robot, frame, contact_normal, mu, f_min, f_max)
 
     def default_regularization_weights(self) -> np.ndarray:
@@ -47,17 +47,20 @@ class Contact6d(ContactBase):
 
     @property
     def contact_points(self) -> np.ndarray:
-        """Corner positions in the contact frame, 3x4 [m]."""
-        return self._points
+        """Corner positions in the contact frame, 3x4 [m] (a copy)."""
+        return self._points.copy()
 
     def set_contact_points(self, points: object) -> None:
+        """New corner positions in the contact frame, 3x4 [m] (a new force generator T)."""
         self._points = as_matrix("contact_points", points, (3, 4))
-        self._generator = _force_generator(self._points)
+        self._force_generator = _force_generator(self._points)
         self._update_force_regularization()
 
-    @property
-    def force_generator(self) -> np.ndarray:
-        return self._generator
+    def _generator(self) -> np.ndarray:
+        return self._force_generator
+
+    def local_points(self) -> np.ndarray:
+        return self._points
 
     def corner_forces(self, forces: object) -> np.ndarray:
         """The forces as a 4x3 array, one row per corner, in the contact frame [N]."""

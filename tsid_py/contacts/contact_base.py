@@ -1,12 +1,20 @@
 """Contact base class: a rigid contact brings force variables and three constraints.
 
-1. a motion constraint: the contact frame does not accelerate (a TaskSE3Equality toward the
-   contact reference, so drift away from it is corrected with the gains kp, kd);
+1. a motion constraint: the contact frame does not accelerate (its ``motion_task``, a
+   TaskSE3Equality toward the contact reference, so drift away from it is corrected with the
+   gains kp, kd);
 2. a force inequality on its force variables (friction pyramid, normal-force bounds);
 3. a force regularization cost W (T f - f_ref) (least-squares, pulls the wrench toward f_ref).
 
 The force generator matrix T maps the contact's force variables to the wrench it applies,
 expressed in the contact frame; the formulation uses J_c = T^T J to enter the dynamics.
+
+How a contact computes -- the rule, for whoever writes a contact: its motion constraint is a
+motion task (the formulation fills it as any task, :mod:`tsid_py.tasks.task_base`); its force
+inequality and regularization are *set*, not computed: a subclass builds them in
+:meth:`_update_force_inequality` and :meth:`_update_force_regularization` (or calls them after
+changing what they depend on), and :attr:`force_version` then counts one more, which tells the
+formulation to copy them (:meth:`write_force_constraints`) into its problem.
 """
 
 from __future__ import annotations
@@ -20,9 +28,6 @@ from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.validation import as_scalar, as_unit_vector, as_vector
-
-POINT_FORCE_GENERATOR = np.eye(3)  # T of a contact whose force variables are one 3-D force
-POINT_FORCE_GENERATOR.flags.writeable = False  # shared: one array, so formulations see it unchanged
 
 
 class ContactBase:
@@ -76,6 +81,7 @@ class ContactBase:
 
     def _init_forces(self) -> None:
         """Force inequality and regularization, once the force parameters are set."""
+        self.force_version = 0
         self._force_reference = np.zeros(self.wrench_size)
         self._force_constraint = ConstraintInequality(self.name, 0, self.n_force)
         self._force_regularization = ConstraintEquality(self.name, self.wrench_size, self.n_force)
@@ -87,8 +93,7 @@ class ContactBase:
     def default_regularization_weights(self) -> np.ndarray:
         raise NotImplementedError
 
-    @property
-    def force_generator(self) -> np.ndarray:
+    def _generator(self) -> np.ndarray:
         """T: contact force variables -> wrench in the contact frame (wrench_size x n_force)."""
         raise NotImplementedError
 
@@ -100,11 +105,18 @@ class ContactBase:
         c.lower_bound = np.full(rows, -np.inf)
         c.upper_bound = np.zeros(rows)
         c.lower_bound[-1], c.upper_bound[-1] = self._f_min, self._f_max
+        self.force_version += 1
+
+    def _update_force_regularization(self) -> None:
+        W = self._regularization_weights
+        self._force_regularization.matrix = W[:, None] * self._generator()
+        self._force_regularization.vector = W * self._force_reference
+        self.force_version += 1
 
     # ----------------------------------------------------------------- gains
     @property
     def kp(self) -> np.ndarray:
-        """Gains of the contact motion constraint (6-D) [1/s^2]."""
+        """Gains of the contact motion constraint (6-D) [1/s^2] (a copy)."""
         return self.motion_task.kp
 
     @kp.setter
@@ -113,7 +125,7 @@ class ContactBase:
 
     @property
     def kd(self) -> np.ndarray:
-        """Damping of the contact motion constraint (6-D) [1/s]; 2 sqrt(kp) when never set."""
+        """Damping of the contact motion constraint (6-D) [1/s] (a copy); 2 sqrt(kp) when never set."""
         return self.motion_task.kd
 
     @kd.setter
@@ -127,12 +139,18 @@ class ContactBase:
 
     @property
     def reference(self) -> pin.SE3:
-        return self.motion_task._reference_placement
+        """The placement the contact frame is held at (a copy)."""
+        return self.motion_task.reference_placement
 
     def set_force_reference(self, wrench: object) -> None:
         """The wrench the regularization pulls toward, in the contact frame [N, N m]."""
         self._force_reference = as_vector("force reference", wrench, self.wrench_size)
         self._update_force_regularization()
+
+    @property
+    def force_reference(self) -> np.ndarray:
+        """The wrench the regularization pulls toward [N, N m] (a copy)."""
+        return self._force_reference.copy()
 
     def set_regularization_task_weight_vector(self, weights: object) -> None:
         """Per-component weights of the force regularization (size of the wrench), >= 0."""
@@ -144,18 +162,14 @@ class ContactBase:
 
     @property
     def regularization_weights(self) -> np.ndarray:
-        """Per-component weights W of the force regularization."""
-        return self._regularization_weights
-
-    def _update_force_regularization(self) -> None:
-        W = self._regularization_weights
-        self._force_regularization.matrix[:] = W[:, None] * self.force_generator
-        self._force_regularization.vector[:] = W * self._force_reference
+        """Per-component weights W of the force regularization (a copy)."""
+        return self._regularization_weights.copy()
 
     # --------------------------------------------------------- friction etc.
     @property
     def contact_normal(self) -> np.ndarray:
-        return self._normal
+        """The surface normal in the contact frame (a copy)."""
+        return self._normal.copy()
 
     def set_contact_normal(self, normal: object) -> None:
         self._normal = as_unit_vector("contact_normal", normal)
@@ -185,44 +199,83 @@ class ContactBase:
         if f_min > self._f_max:
             raise InvalidParameterError(f"f_min must be <= f_max = {self._f_max} N, got {f_min} N")
         self._f_min = f_min
-        self._force_constraint.lower_bound[-1] = f_min
+        self._update_force_inequality()
 
     def set_max_normal_force(self, f_max: float) -> None:
         f_max = as_scalar("f_max", f_max)
         if f_max < self._f_min:
             raise InvalidParameterError(f"f_max must be >= f_min = {self._f_min} N, got {f_max} N")
         self._f_max = f_max
-        self._force_constraint.upper_bound[-1] = f_max
+        self._update_force_inequality()
 
     def get_normal_force(self, forces: object) -> float:
         """Total normal force of the contact's force variables [N]."""
-        forces = as_vector("contact forces", forces, self.n_force)
-        return float(self._normal @ forces.reshape(-1, 3).sum(axis=0))
+        forces = as_vector("contact forces", forces, self.n_force, copy=False)
+        return float(self._normal.dot(forces.reshape(-1, 3).sum(axis=0)))
 
     def wrench(self, forces: object) -> np.ndarray:
         """The wrench T f in the contact frame [N, N m]."""
-        return self.force_generator @ as_vector("contact forces", forces, self.n_force)
+        return self._generator().dot(as_vector("contact forces", forces, self.n_force, copy=False))
+
+    # ------------------------------------------------------------ where it touches
+    def local_points(self) -> np.ndarray:
+        """The contact's points in its frame, 3 x n_points [m] (the frame origin by default)."""
+        return np.zeros((3, max(self.n_points, 1)))
+
+    def world_points(self, data: pin.Data) -> np.ndarray:
+        """The contact's points in the world, 3 x n_points [m] (a surface contact only)."""
+        if not self.unilateral:
+            raise InvalidParameterError(f"contact {self.name!r} is bilateral: it has no contact surface")
+        placement = self.robot.frame_placement(data, self.frame_id)
+        return placement.rotation.dot(self.local_points()) + placement.translation[:, None]
+
+    def force_rotation(self, data: pin.Data) -> np.ndarray:
+        """The rotation from the axes the force variables are expressed in to the world."""
+        if self.motion_task.local_frame:
+            return self.robot.frame_placement(data, self.frame_id).rotation
+        return np.eye(3)
+
+    def world_forces(self, data: pin.Data, forces: object) -> np.ndarray:
+        """The force variables as one 3-D force per point in world axes, n_points x 3 [N]."""
+        forces = as_vector("contact forces", forces, self.n_force, copy=False)
+        return forces.reshape(-1, 3).dot(self.force_rotation(data).T)
 
     # --------------------------------------------------- formulation interface
-    def compute_motion_task(
-        self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data
-    ) -> ConstraintEquality:
-        """J dv = -Kp e - Kd de - drift for the contact frame."""
-        return self.motion_task.compute(t, q, v, data)
+    @property
+    def force_generator(self) -> np.ndarray:
+        """T: contact force variables -> wrench in the contact frame (wrench_size x n_force), a copy."""
+        return self._generator().copy()
 
     @property
     def motion_constraint(self) -> ConstraintEquality:
+        """The motion constraint as last computed (a copy)."""
         return self.motion_task.constraint
 
     @property
     def force_constraint(self) -> ConstraintInequality:
-        """Friction pyramid and normal-force bounds on the force variables."""
-        return self._force_constraint
+        """Friction pyramid and normal-force bounds on the force variables (a copy)."""
+        return self._force_constraint.copy()
 
     @property
     def force_regularization(self) -> ConstraintEquality:
-        """W T f = W f_ref, a least-squares cost."""
-        return self._force_regularization
+        """W T f = W f_ref, a least-squares cost (a copy)."""
+        return self._force_regularization.copy()
+
+    def write_force_constraints(
+        self, inequality: ConstraintInequality, regularization: ConstraintEquality
+    ) -> None:
+        """Copy the force inequality and the regularization into constraints of the same shapes
+        (the formulation's rows, when :attr:`force_version` has moved since it last did)."""
+        inequality.matrix[...] = self._force_constraint.matrix
+        inequality.lower_bound[...] = self._force_constraint.lower_bound
+        inequality.upper_bound[...] = self._force_constraint.upper_bound
+        regularization.matrix[...] = self._force_regularization.matrix
+        regularization.vector[...] = self._force_regularization.vector
+
+    @property
+    def force_inequality_rows(self) -> int:
+        """Rows of the force inequality."""
+        return self._force_constraint.rows
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, frame={self.frame_name!r})"

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsid_py.contacts.contact_base import POINT_FORCE_GENERATOR, ContactBase
+from tsid_py.contacts.contact_base import ContactBase
+
+POINT_FORCE_GENERATOR = np.eye(3)  # T of a contact whose force variables are one 3-D force
+POINT_FORCE_GENERATOR.flags.writeable = False
 
 
 class ContactPoint(ContactBase):
@@ -24,8 +27,7 @@ class ContactPoint(ContactBase):
     def default_regularization_weights(self) -> np.ndarray:
         return np.array([1.0, 1.0, 1e-3])
 
-    @property
-    def force_generator(self) -> np.ndarray:
+    def _generator(self) -> np.ndarray:
         return POINT_FORCE_GENERATOR
 
     def use_local_frame(self, local_frame: bool) -> None:

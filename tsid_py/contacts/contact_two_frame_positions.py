@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsid_py.contacts.contact_base import POINT_FORCE_GENERATOR, ContactBase
+from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.contacts.contact_point import POINT_FORCE_GENERATOR
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.tasks.task_two_frames_equality import TaskTwoFramesEquality
@@ -39,14 +40,14 @@ class ContactTwoFramePositions(ContactBase):
     def default_regularization_weights(self) -> np.ndarray:
         return np.ones(3)
 
-    @property
-    def force_generator(self) -> np.ndarray:
+    def _generator(self) -> np.ndarray:
         return POINT_FORCE_GENERATOR
 
     def _update_force_inequality(self) -> None:
         c = self._force_constraint
         c.matrix = np.eye(3)
         c.lower_bound, c.upper_bound = np.full(3, self._f_min), np.full(3, self._f_max)
+        self.force_version += 1
 
     def set_min_normal_force(self, f_min: float) -> None:
         """Lower bound of each force component [N] (may be negative)."""

@@ -31,12 +31,12 @@ class MeasuredForceBase:
 
     @property
     def measured_force(self) -> np.ndarray:
-        """The measured w [N, N m]."""
-        return self._force
+        """The measured w [N, N m] (a copy)."""
+        return self._force.copy()
 
     def set_measured_contact_force(self, force: object) -> None:
         """Set the measured w (TSID's ``setMeasuredContactForce``)."""
-        self._force = as_vector(f"measured {self.kind} of {self.name!r}", force, self.size).copy()
+        self._force = as_vector(f"measured {self.kind} of {self.name!r}", force, self.size)
 
     def use_local_frame(self, local_frame: bool) -> None:
         """Express w in the frame (True, default) or in world-aligned axes (False)."""
@@ -62,8 +62,8 @@ class Measured6dWrench(MeasuredForceBase):
 
     @property
     def measured_wrench(self) -> np.ndarray:
-        """The wrench w, 6-vector [N, N m]."""
-        return self._force
+        """The wrench w, 6-vector [N, N m] (a copy)."""
+        return self._force.copy()
 
 
 class Measured3dForce(MeasuredForceBase):

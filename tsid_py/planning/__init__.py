@@ -1,8 +1,9 @@
 """Walking plans made by tsid_py itself: footsteps, swing-foot trajectories, LIPM CoM/ZMP plans."""
 
+from tsid_py.geometry import convex_hull, polygon_margin
 from tsid_py.planning.footsteps import Footstep, FootstepPlan, plan_straight_walk
 from tsid_py.planning.lipm import LipmPlan, ZmpPreviewController, plan_com_from_zmp
-from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
+from tsid_py.planning.support import sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 
 __all__ = [

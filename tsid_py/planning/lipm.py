@@ -23,10 +23,9 @@ from collections.abc import Callable
 import numpy as np
 
 from tsid_py.errors import DimensionError, InvalidParameterError, NonFiniteError
+from tsid_py.geometry import GRAVITY
 from tsid_py.trajectories import Trajectory, TrajectorySample
 from tsid_py.validation import as_matrix, as_scalar, as_vector
-
-GRAVITY = 9.81  # [m/s^2]
 
 
 def solve_dare(A: np.ndarray, B: np.ndarray, Q: np.ndarray, R: np.ndarray, tol: float = 1e-12) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Support polygons on the ground: convex hulls of sole corners and signed margins of points."""
+"""Soles on the ground: a sole's corners and centre in the world (hulls, margins: tsid_py.geometry)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_specs import SoleGeometry
-from tsid_py.validation import as_matrix, as_vector
+from tsid_py.validation import as_vector
 
 
 def as_placement(name: str, placement: object) -> pin.SE3:
@@ -44,42 +44,3 @@ def sole_center(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:
     sole, placement = as_sole(sole), as_placement("foot placement", placement)
     local = np.array([(sole.lxp - sole.lxn) / 2, (sole.lyp - sole.lyn) / 2, -sole.lz])
     return placement.act(local)
-
-
-def convex_hull(points: np.ndarray) -> np.ndarray:
-    """Convex hull of 2-D points, counter-clockwise without repeated points (Andrew's monotone chain)."""
-    points = np.unique(as_matrix("points", points, (None, 2)), axis=0)
-    if points.shape[0] < 3:
-        raise InvalidParameterError(
-            f"a support polygon needs at least 3 distinct points, got {points.shape[0]}"
-        )
-
-    def half(sequence: np.ndarray) -> list[np.ndarray]:
-        chain: list[np.ndarray] = []
-        for p in sequence:
-            while len(chain) >= 2 and _cross(chain[-2], chain[-1], p) <= 0:
-                chain.pop()
-            chain.append(p)
-        return chain
-
-    lower, upper = half(points), half(points[::-1])
-    return np.array(lower[:-1] + upper[:-1])
-
-
-def polygon_margin(point: np.ndarray, hull: np.ndarray) -> float:
-    """How far a point (its x-y) is inside a counter-clockwise convex polygon (n x 2) [m].
-
-    The smallest signed distance to the edge lines: inside, the distance to the boundary (> 0);
-    outside, negative (minus the largest distance past an edge line).
-    """
-    point = ground_point("point", point)
-    hull = as_matrix("hull", hull, (None, 2))
-    if hull.shape[0] < 3:
-        raise InvalidParameterError(f"a polygon needs at least 3 corners, got {hull.shape[0]}")
-    edges = np.roll(hull, -1, axis=0) - hull
-    normals = np.column_stack([-edges[:, 1], edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
-    return float(np.min(np.einsum("ij,ij->i", point - hull, normals)))
-
-
-def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))

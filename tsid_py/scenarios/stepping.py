@@ -20,14 +20,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.contacts.pressure import center_of_pressure
+from tsid_py.contacts.pressure import contacts_center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
+from tsid_py.geometry import GRAVITY, convex_hull, polygon_margin
 from tsid_py.integration import integrate
 from tsid_py.physics import check_solution, summarize_checks
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
-from tsid_py.planning.lipm import GRAVITY
-from tsid_py.planning.support import convex_hull, polygon_margin, sole_polygon
+from tsid_py.planning.support import sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import Robot, load_robot
@@ -132,8 +132,7 @@ def _world_net_forces(controller: BipedController, forces: dict[str, np.ndarray]
     net = {}
     for side, contact in controller.contacts.items():
         f = forces.get(contact.name)
-        rotation = controller.data.oMf[contact.frame_id].rotation
-        net[side] = np.zeros(3) if f is None else rotation @ f.reshape(-1, 3).sum(axis=0)
+        net[side] = np.zeros(3) if f is None else contact.world_forces(controller.data, f).sum(axis=0)
     return net
 
 
@@ -223,7 +222,7 @@ def run_footsteps(
         data = controller.data
         feet = {side: controller.foot_placement(side) for side in SIDES}
         active = [side for side in SIDES if controller.in_contact(side)]
-        zmp = center_of_pressure(contacts.values(), data)[:2]
+        zmp = contacts_center_of_pressure(contacts.values(), data)[:2]
         support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in active]))
         zmp_margin = min(zmp_margin, polygon_margin(zmp, support))
         com = robot.com(data).copy()

@@ -21,18 +21,13 @@ Every backend provides the primitive ``solve_qp(DenseQp) -> HqpOutput``; its
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import scipy.linalg
 
 from tsid_py.hqp import HqpData, WeightedConstraint
-from tsid_py.solvers.dense_qp import DenseQp
+from tsid_py.solvers.dense_qp import DenseQp, SolveQp, dense_qp, load_cost
 from tsid_py.solvers.diagnostics import infeasible_output
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
-from tsid_py.solvers.qp_matrices import least_squares_cost, qp_matrices
-
-SolveQp = Callable[[DenseQp], HqpOutput]
 
 RANK_TOLERANCE = 1e-9  # rank-revealing QR: diagonal entries below this fraction of the largest are null
 PIN_TOLERANCE = 1e-10  # relative half-width of the slab that pins a level at its optimum
@@ -59,7 +54,7 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
     (and, when level 0 itself is infeasible, the names of the constraints involved).
     """
     levels = cost_levels(hqp)
-    qp = qp_matrices(hqp, levels[0][0])
+    qp = dense_qp(hqp, levels[0][0])
     if len(levels) == 1:  # one QP: the common case, kept short
         out = solve_qp(qp)
         return out if out.ok else _failed(hqp, out, levels[0][0], 0, solve_qp)
@@ -69,7 +64,9 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
     iterations = 0
     for index, (priority, level) in enumerate(levels):
         if index > 0:
-            qp = DenseQp(*least_squares_cost(level, n), hard)
+            g = np.zeros(n)
+            cost = load_cost(level, n)
+            qp = DenseQp(cost.cost(g), g, hard)
         out = solve_qp(qp)
         iterations += out.iterations
         if not out.ok:

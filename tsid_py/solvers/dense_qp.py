@@ -1,19 +1,34 @@
-"""One dense QP, the primitive every backend solves:
+"""The one dense QP builder: every backend, the cascade, the diagnostics and a formulation solve this.
 
     minimize 1/2 x^T H x + g^T x   subject to   A_eq x = b_eq,   lb <= A_in x <= ub
 
-Inequality rows keep both sides (an infinite side means "no bound"; lb = ub is allowed); a
-backend that needs one-sided rows splits them itself. Every row remembers the name of the
-constraint it comes from, so that a failed solve can say which constraints were involved.
+Level 0 gives the constraints: its equalities in order, then its inequalities (and bounds) in
+order, every row kept (a row with two infinite sides is "no bound": backends skip it, but it keeps
+its number, so active sets and multipliers count the same rows everywhere). A cost level gives
+H = sum w A^T A + eps I and g = -sum w A^T b, with eps = 1e-8 as TSID's
+DEFAULT_HESSIAN_REGULARIZATION, so H is positive definite where the costs leave directions free.
+
+Two classes lay the rows out in contiguous buffers: :class:`HardRows` (level 0, and the gradient
+g in the same buffer, so the warm start's [A_eq; g] is one view) and :class:`CostRows` (a cost
+level). A formulation's workspace keeps one of each per layout and writes its rows into their
+buffers every step; :func:`dense_qp` builds the same layout for any :class:`HqpData` by copying
+its constraints in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from tsid_py.hqp import WeightedConstraint
+from tsid_py.constraints import ConstraintBase, ConstraintEquality, new_constraint
+from tsid_py.errors import UnsupportedProblemError
+from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.solvers.hqp_output import HqpOutput
+
+HESSIAN_REGULARIZATION = 1e-8
 
 
 @dataclass
@@ -34,26 +49,6 @@ class HardConstraints:
     eq_names: list[str]
     in_names: list[str]
     pinned: np.ndarray | None = None
-
-    @classmethod
-    def from_level(cls, level: list[WeightedConstraint], n: int) -> HardConstraints:
-        """Stack the constraints of a hard level (rows bounded on no side are dropped)."""
-        eq, in_, eq_names, in_names = [], [], [], []
-        for item in level:
-            c = item.constraint
-            if c.is_equality():
-                eq.append((c.matrix, c.vector))
-                eq_names += [c.name] * c.rows
-                continue
-            keep = np.isfinite(c.lower_bound) | np.isfinite(c.upper_bound)
-            in_.append((c.matrix[keep], c.lower_bound[keep], c.upper_bound[keep]))
-            in_names += [c.name] * int(keep.sum())
-        A_eq = np.vstack([m for m, _ in eq]) if eq else np.zeros((0, n))
-        b_eq = np.concatenate([b for _, b in eq]) if eq else np.zeros(0)
-        A_in = np.vstack([m for m, _, _ in in_]) if in_ else np.zeros((0, n))
-        lb = np.concatenate([lo for _, lo, _ in in_]) if in_ else np.zeros(0)
-        ub = np.concatenate([up for _, _, up in in_]) if in_ else np.zeros(0)
-        return cls(A_eq, b_eq, A_in, lb, ub, eq_names, in_names)
 
     @property
     def n_eq(self) -> int:
@@ -85,9 +80,9 @@ class DenseQp:
     """minimize 1/2 x^T H x + g^T x subject to ``constraints``.
 
     ``tail_inverse``, when given, is the inverse of the last k x k diagonal block of H, and H is
-    block diagonal with that block apart (the f block of :mod:`tsid_py.stacked`): a solver may
-    then factorize only the first block. ``rows``, when given, is one buffer [A_eq; g; A_in]
-    whose rows ``constraints.A_eq``, ``g`` and ``constraints.A_in`` are (a stacked layout).
+    block diagonal with that block apart (see :class:`CostRows`): a solver may then factorize only
+    the first block. ``rows``, when given, is one buffer [A_eq; g; A_in] whose rows
+    ``constraints.A_eq``, ``g`` and ``constraints.A_in`` are (see :class:`HardRows`).
     """
 
     H: np.ndarray
@@ -99,3 +94,250 @@ class DenseQp:
     @property
     def n(self) -> int:
         return self.H.shape[0]
+
+
+SolveQp = Callable[[DenseQp], HqpOutput]  # a backend's primitive: one dense QP, one output
+
+
+class RowSpec(NamedTuple):
+    """One constraint of a level as a layout sees it: its name, kind, number of rows and the columns
+    of x its matrix may be non-zero in (None: all)."""
+
+    name: str
+    kind: str
+    rows: int
+    columns: slice | None = None
+
+
+def spec_of(entry: WeightedConstraint) -> RowSpec:
+    c = entry.constraint
+    return RowSpec(c.name, c.kind, c.rows, entry.columns)
+
+
+class HardRows:
+    """Level 0 in one buffer [A_eq; g; A_in] and the vectors b_eq, lb, ub.
+
+    Equalities come first in the order given, then inequalities and bounds (as rows
+    lb <= A x <= ub) in the order given. :meth:`view` gives each constraint's rows as a
+    constraint whose arrays are views of the buffers.
+    """
+
+    def __init__(self, specs: Sequence[RowSpec], n: int) -> None:
+        self.n = n
+        self.specs = list(specs)
+        equalities = [k for k, s in enumerate(self.specs) if s.kind == "equality"]
+        inequalities = [k for k, s in enumerate(self.specs) if s.kind != "equality"]
+        n_eq = sum(self.specs[k].rows for k in equalities)
+        n_in = sum(self.specs[k].rows for k in inequalities)
+        self.buffer = np.zeros((n_eq + 1 + n_in, n))
+        self.b_eq, self.lb, self.ub = np.zeros(n_eq), np.full(n_in, -np.inf), np.full(n_in, np.inf)
+        self.g = self.buffer[n_eq]
+        self._spans: list[slice] = [slice(0)] * len(self.specs)  # each spec's rows of buffer
+        first = 0
+        for k in equalities:
+            self._spans[k] = slice(first, first + self.specs[k].rows)
+            first += self.specs[k].rows
+        first += 1  # the g row
+        for k in inequalities:
+            self._spans[k] = slice(first, first + self.specs[k].rows)
+            first += self.specs[k].rows
+        self.constraints = HardConstraints(
+            self.buffer[:n_eq],
+            self.b_eq,
+            self.buffer[n_eq + 1 :],
+            self.lb,
+            self.ub,
+            [self.specs[k].name for k in equalities for _ in range(self.specs[k].rows)],
+            [self.specs[k].name for k in inequalities for _ in range(self.specs[k].rows)],
+        )
+        self._n_eq = n_eq
+
+    def view(self, index: int, columns: slice | None = None) -> ConstraintBase:
+        """Spec ``index``'s rows as a constraint whose arrays are views of the buffers (its matrix on
+        ``columns`` of x when given); a bound comes as an inequality on rows of x."""
+        spec, span = self.specs[index], self._spans[index]
+        view = new_constraint("equality" if spec.kind == "equality" else "inequality", spec.name, 0, 0)
+        view.matrix = self.buffer[span] if columns is None else self.buffer[span, columns]
+        if spec.kind == "equality":
+            view.vector = self.b_eq[span]
+        else:
+            shifted = slice(span.start - self._n_eq - 1, span.stop - self._n_eq - 1)
+            view.lower_bound, view.upper_bound = self.lb[shifted], self.ub[shifted]
+        return view
+
+    def rows_of(self, indices: Sequence[int]) -> np.ndarray | None:
+        """The rows of the specs ``indices``, in order, as one view of the buffer when they are
+        consecutive there; None otherwise."""
+        if not indices:
+            return self.buffer[:0]
+        spans = [self._spans[k] for k in indices]
+        if any(a.stop != b.start for a, b in zip(spans, spans[1:], strict=False)):
+            return None
+        return self.buffer[spans[0].start : spans[-1].stop]
+
+
+class CostRows:
+    """A cost level's rows S and vector s in buffers, their weights, and H and g made from them.
+
+    Rows are grouped by the columns they can touch (dv only, f only, or both), so
+    H = sum_groups S_g^T W_g S_g is formed block by block; when no row spans both, H is block
+    diagonal and its f block (the force regularizations, constant in most problems) is rebuilt,
+    and its inverse computed, only when its rows or weights changed.
+
+    Args:
+        specs: The level's constraints (equalities).
+        n: Size of x.
+        nv: Size of dv (x = [dv; f]).
+    """
+
+    def __init__(self, specs: Sequence[RowSpec], n: int, nv: int) -> None:
+        for spec in specs:
+            if spec.kind != "equality":
+                raise UnsupportedProblemError(
+                    f"{spec.kind} {spec.name!r} is in a cost level; only equalities can be costs "
+                    "(put inequalities at priority 0)"
+                )
+        self.n, self.specs = n, list(specs)
+        groups: dict[tuple[int, int], list[int]] = {}
+        for k, spec in enumerate(self.specs):
+            start, stop, _ = (spec.columns or slice(0, n)).indices(n)
+            key = (0, nv) if stop <= nv else (nv, n) if start >= nv else (0, n)
+            groups.setdefault(key, []).append(k)
+        total = sum(spec.rows for spec in self.specs)
+        self.S, self.s = np.zeros((total, n)), np.zeros(total)
+        self._spans: list[slice] = [slice(0)] * len(self.specs)
+        self.H = np.zeros((n, n))
+        self._diagonal = self.H.ravel()[:: n + 1]  # a view: adds to the diagonal of H in place
+        self._in_place = (0, n) not in groups or len(groups) == 1
+        self._uncovered = (
+            []
+            if (0, n) in groups
+            else [slice(a, b) for a, b in ((0, nv), (nv, n)) if a < b and (a, b) not in groups]
+        )
+        self._row_weights = np.zeros((total, 1))
+        self._minus_weights = np.zeros(total)
+        self._ws = np.zeros(total)
+        self._groups: list[_CostGroup] = []
+        self._tail: _CostGroup | None = None  # the group of the f block, when H is block diagonal
+        first = 0
+        for (start, stop), members in sorted(groups.items()):
+            rows = slice(first, first + sum(self.specs[k].rows for k in members))
+            for k in members:
+                self._spans[k] = slice(first, first + self.specs[k].rows)
+                first += self.specs[k].rows
+            group = _CostGroup(members, self.S[rows, start:stop], slice(start, stop), self.H, rows)
+            self._groups.append(group)
+            if (start, stop) == (nv, n) and (0, n) not in groups:
+                self._tail = group
+        self.tail_inverse: np.ndarray | None = None
+        self._tail_key: tuple[bytes, int] | None = None  # the f block's rows and weights at the last call
+        self._weights_set = 0  # counts the calls of set_weights
+        self.weights = np.zeros(len(self.specs))
+
+    def view(self, index: int, columns: slice | None = None) -> ConstraintEquality:
+        """Spec ``index``'s rows as an equality whose arrays are views of S and s (its matrix on
+        ``columns`` of x when given)."""
+        span = self._spans[index]
+        view = ConstraintEquality(self.specs[index].name, 0, 0)
+        view.matrix = self.S[span] if columns is None else self.S[span, columns]
+        view.vector = self.s[span]
+        return view
+
+    def set_weights(self, weights: Sequence[float]) -> None:
+        """One weight (>= 0) per spec."""
+        self.weights = np.array(weights, dtype=float)
+        self._weights_set += 1
+        for k, span in enumerate(self._spans):
+            self._row_weights[span, 0] = self.weights[k]
+        np.negative(self._row_weights[:, 0], out=self._minus_weights)
+
+    def cost(self, g: np.ndarray, regularization: float = HESSIAN_REGULARIZATION) -> np.ndarray:
+        """H = sum w S^T S + regularization I (returned, this object's buffer) and g = -sum w S^T s
+        (written into ``g``), from the current rows and weights."""
+        if not self._in_place:
+            self.H.fill(0.0)
+        for group in self._groups:
+            if group is self._tail and self._tail_unchanged():
+                continue  # its block of H is the same as at the last call
+            WS = np.multiply(self._row_weights[group.rows], group.S, out=group.WS)
+            if self._in_place:
+                np.matmul(group.S.T, WS, out=group.H)
+                group.diagonal += regularization
+            else:
+                group.H += group.S.T @ WS
+        if not self._in_place:
+            self._diagonal += regularization
+        for columns in self._uncovered:
+            self._diagonal[columns] = regularization
+        np.multiply(self._minus_weights, self.s, out=self._ws)
+        self._ws.dot(self.S, out=g)  # g = -S^T W s, every row at once
+        return self.H
+
+    def _tail_unchanged(self) -> bool:
+        """Whether the f block's rows and weights are those of the last call (its block of H is
+        then kept, and its inverse computed once, from the second such call on)."""
+        key = (self._tail.S.tobytes(), self._weights_set)  # bytes: a cheap, exact test of "unchanged"
+        if key == self._tail_key:
+            if self.tail_inverse is None:
+                self.tail_inverse = np.linalg.inv(self._tail.H)
+            return True
+        self._tail_key, self.tail_inverse = key, None
+        return False
+
+
+class _CostGroup:
+    """Cost rows that act on the same block of columns of x, with their block of H.
+
+    ``S`` is a view of the level's rows on the block's columns, ``H`` and ``diagonal`` views of the
+    level's H; ``rows`` are its rows of the level; ``WS`` holds W S.
+    """
+
+    def __init__(self, members: list[int], S: np.ndarray, columns: slice, H: np.ndarray, rows: slice) -> None:
+        self.members, self.S, self.rows = members, S, rows
+        self.H = H[columns, columns]
+        self.diagonal = H.ravel()[:: H.shape[0] + 1][columns]
+        self.WS = np.empty(S.shape)
+
+
+def load_hard(level: list[WeightedConstraint], n: int) -> HardRows:
+    """Level 0 of a problem laid out as a formulation's workspace lays it out, its values copied in."""
+    hard = HardRows([spec_of(e) for e in level], n)
+    for k, entry in enumerate(level):
+        _copy_into(hard.view(k), entry.constraint)
+    return hard
+
+
+def load_cost(level: list[WeightedConstraint], n: int, nv: int | None = None) -> CostRows:
+    """A cost level laid out as a formulation's workspace lays it out, its values and weights copied in."""
+    cost = CostRows([spec_of(e) for e in level], n, n if nv is None else nv)
+    for k, entry in enumerate(level):
+        _copy_into(cost.view(k), entry.constraint)
+    cost.set_weights([e.weight for e in level])
+    return cost
+
+
+def dense_qp(hqp: HqpData, level: int = 1) -> DenseQp:
+    """The QP of level 0 (constraints) and the cost level ``level`` of ``hqp``.
+
+    A problem a formulation computed comes from its workspace's buffers as they are; any other is
+    laid out the same way from a copy of its constraints.
+    """
+    source = hqp.source
+    if source is not None and level == 1:
+        return source.dense_qp()
+    n = hqp.n_var
+    levels = hqp.levels
+    hard = load_hard(levels[0] if levels else [], n)
+    cost = load_cost(levels[level] if level < len(levels) else [], n)
+    H = cost.cost(hard.g)
+    return DenseQp(H, hard.g, hard.constraints, cost.tail_inverse, hard.buffer)
+
+
+def _copy_into(target: ConstraintBase, source: ConstraintBase) -> None:
+    """Copy a constraint's values into its layout's views (a bound's identity matrix included)."""
+    target.matrix[...] = source.matrix
+    if source.is_equality():
+        target.vector[...] = source.vector
+    else:
+        target.lower_bound[...] = source.lower_bound
+        target.upper_bound[...] = source.upper_bound

@@ -10,16 +10,12 @@ set whose removal restores feasibility, and reported by name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tsid_py.hqp import HqpData
-from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
+from tsid_py.solvers.dense_qp import DenseQp, HardConstraints, SolveQp, load_hard
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
-
-if TYPE_CHECKING:
-    from tsid_py.solvers.cascade import SolveQp
 
 PHYSICS = frozenset({"base-dynamics"})  # the equation of motion, named by InverseDynamicsFormulation
 SLACK_TOLERANCE = 1e-6  # a slack above this (in units of the row's scaled residual) is a conflict
@@ -101,7 +97,7 @@ def infeasible_output(hqp: HqpData, message: str, solve_qp: SolveQp) -> HqpOutpu
     another reason (e.g. linearly dependent equality rows): the status is then ERROR.
     """
     n = hqp.n_var
-    hard = HardConstraints.from_level(hqp.levels[0] if hqp.levels else [], n)
+    hard = load_hard(hqp.levels[0] if hqp.levels else [], n).constraints
 
     def feasible_without(dropped: list[str]) -> bool:
         return solve_qp(DenseQp(np.eye(n), np.zeros(n), without(hard, dropped))).ok

@@ -3,7 +3,7 @@
 from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
 from tsid_py.tasks.task_actuation_equality import TaskActuationEquality
 from tsid_py.tasks.task_am_equality import TaskAMEquality
-from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
+from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion, TaskMotionTracking
 from tsid_py.tasks.task_capture_point_inequality import TaskCapturePointInequality
 from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_contact_force_equality import TaskContactForceEquality
@@ -29,6 +29,7 @@ __all__ = [
     "TaskJointPosVelAccBounds",
     "TaskJointPosture",
     "TaskMotion",
+    "TaskMotionTracking",
     "TaskSE3Equality",
     "TaskTwoFramesEquality",
     "se3_error",

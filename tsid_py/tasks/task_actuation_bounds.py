@@ -8,7 +8,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import Masked, TaskActuation
-from tsid_py.validation import as_vector
+from tsid_py.validation import CopiedArray, as_vector
 
 
 class TaskActuationBounds(Masked, TaskActuation):
@@ -18,10 +18,14 @@ class TaskActuationBounds(Masked, TaskActuation):
     the actuated rows of the dynamics, tau = M_a dv + h_a - J_a^T f.
     """
 
+    kind = "inequality"
+    lower_bound = CopiedArray("tau_min of every actuated joint [N m].")
+    upper_bound = CopiedArray("tau_max of every actuated joint [N m].")
+
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)
-        self._lower = np.full(robot.na, -np.inf)
-        self._upper = np.full(robot.na, np.inf)
+        self._lower_bound = np.full(robot.na, -np.inf)
+        self._upper_bound = np.full(robot.na, np.inf)
         self.mask = np.ones(robot.na)
 
     def _mask_size(self) -> int:
@@ -29,29 +33,23 @@ class TaskActuationBounds(Masked, TaskActuation):
         return self.robot.na
 
     def _apply_mask(self) -> None:
-        rows = int(self._mask.sum())
-        self._constraint = ConstraintInequality(self.name, rows, self.robot.na)
-        self._constraint.matrix[np.arange(rows), np.flatnonzero(self._mask)] = 1.0
+        axes = np.flatnonzero(self._mask)
+        self._selection = np.zeros((axes.size, self.robot.na))
+        self._selection[np.arange(axes.size), axes] = 1.0
         self.selected_joints = self._rows
-        self._constraint.lower_bound[:] = self._lower[self._mask]  # the bounds set stay set
-        self._constraint.upper_bound[:] = self._upper[self._mask]
 
     def set_bounds(self, lower: object, upper: object) -> None:
         """Set tau_min and tau_max, each of size na [N m]."""
         lower = as_vector("lower torque bounds", lower, self.robot.na, finite=False)
         upper = as_vector("upper torque bounds", upper, self.robot.na, finite=False)
         check_bounds(self.name, lower, upper)
-        self._lower, self._upper = lower, upper
-        self._constraint.lower_bound[:] = lower[self._mask]
-        self._constraint.upper_bound[:] = upper[self._mask]
+        self._lower_bound, self._upper_bound = lower, upper
 
-    @property
-    def lower_bound(self) -> np.ndarray:
-        return self._lower
-
-    @property
-    def upper_bound(self) -> np.ndarray:
-        return self._upper
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintInequality:
-        return self._constraint
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
+        out.matrix[...] = self._selection
+        if self._all_rows:
+            out.lower_bound[...] = self._lower_bound
+            out.upper_bound[...] = self._upper_bound
+        else:
+            out.lower_bound[...] = self._lower_bound[self._rows]
+            out.upper_bound[...] = self._upper_bound[self._rows]

@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import Masked, TaskActuation
-from tsid_py.validation import as_vector
+from tsid_py.validation import CopiedArray, as_vector
 
 
 class TaskActuationEquality(Masked, TaskActuation):
@@ -21,6 +21,9 @@ class TaskActuationEquality(Masked, TaskActuation):
     tau = M_a dv + h_a - J_a^T f.
     """
 
+    reference = CopiedArray("tau_ref of every actuated joint [N m].")
+    weights = CopiedArray("Per-joint weights W, size na.")
+
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)
         self._reference = np.zeros(robot.na)
@@ -31,38 +34,19 @@ class TaskActuationEquality(Masked, TaskActuation):
         """mask: which actuated joints the task acts on (0/1 per joint)."""
         return self.robot.na
 
-    def _apply_mask(self) -> None:
-        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.na)
-        self._update()
-
-    @property
-    def reference(self) -> np.ndarray:
-        """tau_ref, size na [N m]."""
-        return self._reference
-
     def set_reference(self, tau_ref: object) -> None:
         """The torque reference of every actuated joint, size na [N m]."""
-        self._reference = as_vector(f"torque reference of {self.name!r}", tau_ref, self.robot.na).copy()
-        self._update()
-
-    @property
-    def weights(self) -> np.ndarray:
-        """Per-joint weights W, size na."""
-        return self._weights
+        self._reference = as_vector(f"torque reference of {self.name!r}", tau_ref, self.robot.na)
 
     def set_weight_vector(self, weights: object) -> None:
         """Per-joint weights (>= 0), size na."""
         weights = as_vector(f"weights of {self.name!r}", weights, self.robot.na)
         if np.any(weights < 0.0):
             raise InvalidParameterError(f"weights of {self.name!r} must be >= 0, got {weights.tolist()}")
-        self._weights = weights.copy()
-        self._update()
+        self._weights = weights
 
-    def _update(self) -> None:
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         axes = np.flatnonzero(self._mask)
-        self._constraint.matrix[:] = 0.0
-        self._constraint.matrix[np.arange(axes.size), axes] = self._weights[axes]
-        self._constraint.vector[:] = (self._weights * self._reference)[axes]
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
-        return self._constraint
+        out.matrix[...] = 0.0
+        out.matrix[np.arange(axes.size), axes] = self._weights[axes]
+        out.vector[...] = (self._weights * self._reference)[axes]

@@ -25,15 +25,18 @@ class TaskAMEquality(TaskMotion):
         super().__init__(name, robot)
         self._kp = np.zeros(3)
         self._reference = TrajectorySample(np.zeros(3))
-        self._constraint = ConstraintEquality(name, 3, robot.nv)
-        self.momentum_error = np.zeros(3)
-        self.desired_momentum_rate = np.zeros(3)
+        self._momentum_error = np.zeros(3)
+        self._desired_momentum_rate = np.zeros(3)
         self._drift = np.zeros(3)
 
     @property
+    def dim(self) -> int:
+        return 3
+
+    @property
     def kp(self) -> np.ndarray:
-        """Proportional gain on the momentum error [1/s]."""
-        return self._kp
+        """Proportional gain on the momentum error [1/s] (a copy)."""
+        return self._kp.copy()
 
     @kp.setter
     def kp(self, value: object) -> None:
@@ -41,23 +44,33 @@ class TaskAMEquality(TaskMotion):
 
     @property
     def reference(self) -> TrajectorySample:
-        return self._reference
+        """L_ref (pos) and dL_ref (vel), a copy."""
+        return self._reference.copy()
 
     def set_reference(self, sample: TrajectorySample) -> None:
         """Set L_ref (pos) and dL_ref (vel), 3-vectors in world axes."""
         self._reference = as_sample(f"reference of task {self.name!r}", sample, 3)
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
-        """A_g,ang dv = dL_ref - Kp (A_g,ang v - L_ref) - dA_g,ang v."""
-        ref, constraint = self._reference, self._target()
-        A_ang = self.robot.momentum_jacobian(data)[3:]
-        self._drift = drift = self.robot.angular_momentum_time_variation(data)
-        self.momentum_error = momentum_error = A_ang.dot(v) - ref.pos
-        self.desired_momentum_rate = desired = ref.vel - self._kp * momentum_error
-        constraint.matrix[...] = A_ang
-        np.subtract(desired, drift, out=constraint.vector)
-        return constraint
+    @property
+    def momentum_error(self) -> np.ndarray:
+        """L - L_ref at the last computation [kg m^2/s] (a copy)."""
+        return self._momentum_error.copy()
 
-    def get_momentum_rate(self, dv: np.ndarray) -> np.ndarray:
+    @property
+    def desired_momentum_rate(self) -> np.ndarray:
+        """dL* at the last computation [N m] (a copy)."""
+        return self._desired_momentum_rate.copy()
+
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
+        """A_g,ang dv = dL_ref - Kp (A_g,ang v - L_ref) - dA_g,ang v."""
+        ref, robot = self._reference, self.robot
+        A_ang = robot.momentum_jacobian(data)[3:]
+        self._drift = drift = robot.angular_momentum_time_variation(data)
+        self._momentum_error = momentum_error = A_ang.dot(v) - ref.pos
+        self._desired_momentum_rate = desired = ref.vel - self._kp * momentum_error
+        out.matrix[...] = A_ang
+        np.subtract(desired, drift, out=out.vector)
+
+    def get_momentum_rate(self, dv: object) -> np.ndarray:
         """dL implied by dv [N m]."""
-        return self.constraint.matrix @ dv + self._drift
+        return self.constraint.matrix.dot(dv) + self._drift

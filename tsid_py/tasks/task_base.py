@@ -3,103 +3,123 @@
 Three families, by the variable the constraint is linear in (TSID's TaskMotion,
 TaskContactForce, TaskActuation): motion tasks constrain the accelerations dv (size nv),
 force tasks the contact forces f, actuation tasks the joint torques tau (size na).
+
+How a task computes -- the one rule, for whoever writes a task:
+
+    A task implements ``dim`` (its number of rows) and ``fill(t, q, v, data, out)``. ``out`` is a
+    constraint of the task's ``kind`` with ``dim`` rows and ``cols`` columns, owned by the caller
+    (the formulation hands a view of its own buffers, refilled every control step; ``compute``
+    hands a fresh one). ``fill`` writes every entry of ``out.matrix`` and of ``out.vector`` (an
+    equality) or ``out.lower_bound`` and ``out.upper_bound`` (an inequality or bound), reading the
+    robot through ``data``, and keeps no reference to ``out``.
+
+Everything else -- gains, masks, buffers, shape checks, mapping onto x = [dv; f] -- is the
+library's. For a motion task that tracks an error, :class:`TaskMotionTracking` asks only for the
+error, its Jacobian and its drift. :func:`tsid_py.testing.assert_task_derivatives` checks them
+against finite differences.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, ConstraintEquality
-from tsid_py.validation import as_gain, as_mask, mask_rows
+from tsid_py.constraints import ConstraintBase, new_constraint
+from tsid_py.errors import DimensionError, TsidError
+from tsid_py.validation import as_gain, as_mask, as_vector, mask_rows
 
 if TYPE_CHECKING:
     import pinocchio as pin
 
-    from tsid_py.contacts.contact_base import ContactBase
     from tsid_py.robot_wrapper import RobotWrapper
 
 
 class TaskBase:
-    """A named task on a robot. Subclasses set ``family`` and implement :meth:`compute`."""
+    """A named task on a robot. Subclasses set ``family`` and ``kind`` and implement ``dim`` and
+    :meth:`fill` (see the module docstring).
 
-    family: str = ""
+    Attributes:
+        family: ``"motion"`` (the constraint acts on dv), ``"force"`` (on contact forces) or
+            ``"actuation"`` (on tau).
+        kind: ``"equality"`` (A y = b), ``"inequality"`` (lb <= A y <= ub) or ``"bound"``
+            (lb <= y <= ub).
+    """
+
+    family: ClassVar[str] = ""
+    kind: ClassVar[str] = "equality"
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         self.name = name
         self.robot = robot
+        self._last: ConstraintBase | None = None  # where fill wrote last
+
+    @property
+    def dim(self) -> int:
+        """Number of rows of the constraint."""
+        raise NotImplementedError(f"{type(self).__name__} must define dim")
+
+    @property
+    def cols(self) -> int:
+        """Size of the variable the constraint acts on (nv, na, or the contact forces)."""
+        raise NotImplementedError
+
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase) -> None:
+        """Write the constraint at time t [s], state (q, v) and ``data`` into ``out`` (module docstring)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement fill")
+
+    def compute_into(
+        self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase
+    ) -> None:
+        """:meth:`fill` ``out`` and remember it as the task's last constraint (see :attr:`constraint`).
+
+        A shape mismatch between what the task wrote and ``out`` raises :class:`DimensionError`
+        naming the task.
+        """
+        try:
+            self.fill(t, q, v, data, out)
+        except TsidError:
+            raise
+        except ValueError as error:
+            if out.rows != self.dim:
+                raise DimensionError(
+                    f"task {self.name!r}: its constraint has {self.dim} rows, the problem has {out.rows} "
+                    "for it (was its mask changed during the step?)"
+                ) from error
+            raise DimensionError(
+                f"task {self.name!r} wrote arrays of the wrong shape into its {out.rows} x {out.cols} "
+                f"constraint: {error}"
+            ) from error
+        self._last = out
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBase:
+        """The constraint at time t [s] from the state (q, v) and ``data``: a new one, the caller's."""
+        out = new_constraint(self.kind, self.name, self.dim, self.cols)
+        self.compute_into(t, q, v, data, out)
+        return out.copy()
 
     @property
     def constraint(self) -> ConstraintBase:
-        """The constraint, as last computed."""
-        return self._constraint
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBase:
-        """Fill and return the task's constraint at time t [s] from the state (q, v) and ``data``."""
-        raise NotImplementedError
+        """A copy of the constraint as last computed (zeros before the first computation)."""
+        last = self._last
+        if last is None or last.rows != self.dim:
+            return new_constraint(self.kind, self.name, self.dim, self.cols)
+        copy = last.copy()
+        copy.name = self.name
+        return copy
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
 
 class TaskMotion(TaskBase):
-    """A task on accelerations: its constraint is J dv = a* - drift (or bounds on dv).
-
-    A formulation computes it with :meth:`compute_into`: the rows go straight into the
-    formulation's own rows, and the task's constraint is refreshed from them when it is next read.
-    A task computed on its own (:meth:`compute`) writes only its own constraint, so it never
-    changes a problem already built. Subclasses write through :meth:`_target` to take part.
-    """
+    """A task on accelerations dv: J dv = a* - drift (an equality), or bounds on J dv or on dv."""
 
     family = "motion"
-    _out: ConstraintEquality | None = None  # where compute writes, during compute_into
-    _stale_from: ConstraintEquality | None = None  # rows newer than the task's own constraint
 
     @property
-    def constraint(self) -> ConstraintBase:
-        """The constraint, as last computed."""
-        stale = self._stale_from
-        if stale is not None:
-            self._stale_from = None
-            self._constraint.matrix[...] = stale.matrix
-            self._constraint.vector[...] = stale.vector
-        return self._constraint
-
-    def compute_into(
-        self,
-        t: float,
-        q: np.ndarray,
-        v: np.ndarray,
-        data: pin.Data,
-        out: ConstraintEquality,
-        source: ConstraintBase,
-    ) -> ConstraintEquality | None:
-        """:meth:`compute` with the rows written into ``out``, e.g. views of a formulation's rows,
-        laid out (and filled) for ``source``, the task's constraint then. None, with nothing
-        computed, when the task has replaced its constraint since (a new mask)."""
-        if self._constraint is not source:
-            return None
-        self._out = out
-        try:
-            written = self.compute(t, q, v, data)
-        finally:
-            self._out = None
-        if written is out:
-            self._stale_from = out
-        else:  # a task that writes its own constraint: copy its rows
-            out.matrix[...] = written.matrix
-            out.vector[...] = written.vector
-        return out
-
-    def _target(self) -> ConstraintEquality:
-        """The constraint :meth:`compute` writes: the rows given to :meth:`compute_into`, else the
-        task's own constraint."""
-        out = self._out
-        if out is not None:
-            return out
-        self._stale_from = None
-        return self._constraint
+    def cols(self) -> int:
+        return self.robot.nv
 
 
 class TaskActuation(TaskBase):
@@ -113,16 +133,33 @@ class TaskActuation(TaskBase):
     family = "actuation"
     selected_joints: slice | np.ndarray | None = None
 
+    @property
+    def cols(self) -> int:
+        return self.robot.na
+
 
 class TaskContactForce(TaskBase):
-    """A task on contact forces: on every force variable, or on those of ``contact_name`` if set."""
+    """A task on contact forces: on every force variable, or on those of ``contact_name`` if set.
+
+    The formulation gives the task its contacts with the offsets of their force variables in f
+    (:meth:`set_contacts`) whenever they change, before it fills the task.
+    """
 
     family = "force"
     contact_name: str | None = None
 
-    def set_contacts(self, contacts: list[tuple[ContactBase, int]]) -> None:
-        """The active contacts with the offsets of their force variables in f, given by the formulation
-        before every compute (TSID's ``setContactList``); tasks that do not need them ignore them."""
+    def __init__(self, name: str, robot: RobotWrapper) -> None:
+        super().__init__(name, robot)
+        self._contacts: list[tuple[object, int]] = []
+
+    def set_contacts(self, contacts: list[tuple[object, int]]) -> None:
+        """The active contacts with the offsets of their force variables in f (TSID's
+        ``setContactList``); a task on one contact's forces uses only that contact's."""
+        self._contacts = list(contacts)
+
+    @property
+    def cols(self) -> int:
+        return sum(contact.n_force for contact, _ in self._contacts)
 
 
 class PdGains:
@@ -132,44 +169,46 @@ class PdGains:
     """
 
     def __init__(self, size: int, kp: float = 0.0) -> None:
-        self._size = size
+        self._gain_size = size
         self._kp = np.full(size, kp)
-        self._kd_set: np.ndarray | None = None
+        self._kd_set = False
         self._kd = 2.0 * np.sqrt(self._kp)
 
     @property
     def kp(self) -> np.ndarray:
-        """Proportional gains [1/s^2]."""
-        return self._kp
+        """Proportional gains [1/s^2] (a copy)."""
+        return self._kp.copy()
 
     @kp.setter
     def kp(self, value: object) -> None:
-        self._kp = as_gain("kp", value, self._size)
-        if self._kd_set is None:
+        self._kp = as_gain("kp", value, self._gain_size)
+        if not self._kd_set:
             self._kd = 2.0 * np.sqrt(self._kp)
 
     @property
     def kd(self) -> np.ndarray:
-        """Derivative gains [1/s]; 2 sqrt(kp) when never set."""
-        return self._kd
+        """Derivative gains [1/s] (a copy); 2 sqrt(kp) when never set."""
+        return self._kd.copy()
 
     @kd.setter
     def kd(self, value: object) -> None:
-        self._kd = self._kd_set = as_gain("kd", value, self._size)
+        self._kd = as_gain("kd", value, self._gain_size)
+        self._kd_set = True
 
 
 class Masked:
     """A 0/1 ``mask`` over a task's rows or joints, read as floats and stored as booleans.
 
-    Setting it validates the values, stores the selected rows as ``_rows`` (a slice when they are
-    contiguous; ``_all_rows`` says whether every row is kept) and lets the task rebuild its
-    constraint in ``_apply_mask``; ``_mask_size`` says how
-    many entries it has and what they mean.
+    Setting it validates the values and keeps the selected entries as ``_rows`` (a slice when
+    they are contiguous; ``_all_rows`` says whether every entry is kept), then calls
+    ``_apply_mask`` so the task can rebuild what depends on it; ``_mask_size`` says how many
+    entries the mask has and what they mean. ``dim`` is the number of entries kept.
     """
 
     _mask: np.ndarray
     _rows: slice | np.ndarray
     _all_rows: bool
+    _dim: int
 
     @property
     def mask(self) -> np.ndarray:
@@ -181,19 +220,25 @@ class Masked:
         self._mask = as_mask("mask", value, self._mask_size())
         self._rows = mask_rows(self._mask)
         self._all_rows = bool(self._mask.all())
+        self._dim = int(self._mask.sum())
         self._apply_mask()
-        self._stale_from = None  # a new constraint: no rows of the old one to read back
+
+    @property
+    def dim(self) -> int:
+        """Number of rows: the entries the mask keeps."""
+        return self._dim
 
     def _mask_size(self) -> int:
         raise NotImplementedError
 
     def _apply_mask(self) -> None:
-        raise NotImplementedError
+        """Rebuild what depends on the mask (nothing by default)."""
 
 
 class GainVector:
     """A gain attribute (e.g. ``kp``) validated on assignment: a scalar or a vector of the owner's
-    ``gain_size``, every entry >= 0, stored as a vector. The docstring given states its unit."""
+    ``gain_size``, every entry >= 0, stored as a vector and read as a copy. The docstring given
+    states its unit."""
 
     def __init__(self, doc: str) -> None:
         self.__doc__ = doc
@@ -204,49 +249,142 @@ class GainVector:
     def __get__(self, task: object, owner: type | None = None) -> np.ndarray:
         if task is None:
             return self  # type: ignore[return-value]
-        return getattr(task, self._attribute)
+        return getattr(task, self._attribute).copy()
 
     def __set__(self, task: object, value: object) -> None:
         setattr(task, self._attribute, as_gain(self._name, value, task.gain_size))  # type: ignore[attr-defined]
 
 
-class TaskMotionTracking(Masked, TaskMotion, PdGains):
-    """A motion task that tracks an error of ``size`` components with PD gains.
+class PdMotionTask(Masked, TaskMotion, PdGains):
+    """A masked motion task with PD gains J dv = a* - drift, whose last errors are kept: the common
+    part of :class:`TaskMotionTracking` and of the tasks that write their :meth:`fill` themselves
+    (the SE3 and two-frame tasks, whose errors follow TSID's conventions).
 
-    The constraint is J dv = a* - drift on the rows the 0/1 ``mask`` (one entry per component)
-    selects, with a* = Kp e + Kd de (+ a feed-forward) computed by the subclass. The last
-    ``position_error``, ``velocity_error``, ``desired_acceleration`` and drift are kept, all
-    components, in the units of the task.
+    Subclasses store the last ``_position_error``, ``_velocity_error``, ``_desired_acceleration``
+    and ``_drift`` (every component) when they fill, and write the rows with :meth:`_write`.
     """
 
     def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
         TaskMotion.__init__(self, name, robot)
         PdGains.__init__(self, size)
-        self.position_error = np.zeros(size)
-        self.velocity_error = np.zeros(size)
-        self.desired_acceleration = np.zeros(size)
+        self._size = size
+        self._position_error = np.zeros(size)
+        self._velocity_error = np.zeros(size)
+        self._desired_acceleration = np.zeros(size)
         self._drift = np.zeros(size)
         self.mask = np.ones(size)
+
+    @property
+    def size(self) -> int:
+        """Number of error components (before the mask)."""
+        return self._size
 
     def _mask_size(self) -> int:
         return self._size
 
-    def _apply_mask(self) -> None:
-        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), self.robot.nv)
-
-    def _fill(self, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray) -> ConstraintEquality:
-        """The constraint J dv = desired - drift on the masked rows (all components given); with
-        every row kept, no row selection is made."""
-        constraint = self._target()
+    def _write(
+        self, out: ConstraintBase, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray
+    ) -> None:
+        """out: J dv = desired - drift on the masked rows (every component given)."""
         if self._all_rows:
-            constraint.matrix[...] = jacobian
-            np.subtract(desired, drift, out=constraint.vector)
+            out.matrix[...] = jacobian
+            np.subtract(desired, drift, out=out.vector)
         else:
             rows = self._rows
-            constraint.matrix[...] = jacobian[rows]
-            np.subtract(desired[rows], drift[rows], out=constraint.vector)
-        return constraint
+            out.matrix[...] = jacobian[rows]
+            np.subtract(desired[rows], drift[rows], out=out.vector)
 
-    def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
+    @property
+    def position_error(self) -> np.ndarray:
+        """e at the last computation, every component (a copy)."""
+        return self._position_error.copy()
+
+    @property
+    def velocity_error(self) -> np.ndarray:
+        """de at the last computation, every component (a copy)."""
+        return self._velocity_error.copy()
+
+    @property
+    def desired_acceleration(self) -> np.ndarray:
+        """a* at the last computation, every component (a copy)."""
+        return self._desired_acceleration.copy()
+
+    @property
+    def drift(self) -> np.ndarray:
+        """dJ v at the last computation, every component (a copy)."""
+        return self._drift.copy()
+
+    def get_acceleration(self, dv: object) -> np.ndarray:
         """The task-space acceleration J dv + drift implied by dv, on the masked rows."""
-        return self.constraint.matrix @ dv + self._drift[self._rows]
+        dv = as_vector("dv", dv, self.robot.nv, copy=False)
+        return self.constraint.matrix.dot(dv) + self._drift[self._rows]
+
+
+class TaskMotionTracking(PdMotionTask):
+    """A motion task that drives a task-space error e to zero with PD gains: write your own on it.
+
+    A subclass gives the error e = x(q) - x_ref(t) (``size`` components), its Jacobian J = de/dq
+    (size x nv, in the tangent space of q, so that de/dt = J v - dx_ref/dt) and its drift dJ/dt v
+    (the task-space acceleration at dv = 0, size ``size``), by implementing
+    :meth:`compute_error`, :meth:`compute_jacobian` and :meth:`compute_drift`; a moving reference
+    also overrides :meth:`reference_derivatives`. The library does the rest: with gains ``kp`` and
+    ``kd`` (``kd`` = 2 sqrt(kp) unless set),
+
+        a* = ddx_ref - Kp e - Kd (J v - dx_ref),      constraint  J dv = a* - drift
+
+    on the rows the 0/1 ``mask`` keeps; shapes are checked (:class:`DimensionError` naming the
+    task). The last ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift``
+    are kept, every component, in the units of the task. Check a new task with
+    :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM task is written this way.
+
+    Args:
+        name: The task's name.
+        robot: The robot.
+        size: Number of error components.
+    """
+
+    def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
+        super().__init__(name, robot, size)
+        self._zero = np.zeros(size)
+        self._zero.flags.writeable = False
+
+    def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
+        """e = x(q) - x_ref(t), size ``size``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement compute_error")
+
+    def compute_jacobian(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
+        """J = de/dq, size x nv (q moves as q (+) dq, Pinocchio's integrate)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement compute_jacobian")
+
+    def compute_drift(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
+        """dJ/dt v: the acceleration of x at dv = 0, size ``size``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement compute_drift")
+
+    def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(dx_ref/dt, d^2x_ref/dt^2) at time t; zeros (a fixed reference) by default."""
+        return self._zero, self._zero
+
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase) -> None:
+        size, nv = self._size, self.robot.nv
+        error = self._checked("error", self.compute_error(t, q, v, data), (size,))
+        jacobian = self._checked("Jacobian", self.compute_jacobian(t, q, v, data), (size, nv))
+        drift = self._checked("drift", self.compute_drift(t, q, v, data), (size,))
+        velocity_ref, acceleration_ref = self.reference_derivatives(t)
+        velocity_error = jacobian.dot(v) - velocity_ref
+        desired = acceleration_ref - self._kp * error
+        desired -= self._kd * velocity_error
+        self._position_error, self._velocity_error = error, velocity_error
+        self._desired_acceleration, self._drift = desired, drift
+        self._write(out, jacobian, desired, drift)
+
+    def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
+        """``value`` as a float array of ``shape``, else a DimensionError naming the task."""
+        if type(value) is np.ndarray and value.shape == shape and value.dtype == np.float64:
+            return value
+        try:
+            array = np.asarray(value, dtype=float)
+        except (TypeError, ValueError) as error:
+            raise DimensionError(f"task {self.name!r}: its {what} must be numbers, got {value!r}") from error
+        if array.shape != shape:
+            raise DimensionError(f"task {self.name!r}: its {what} must have shape {shape}, got {array.shape}")
+        return array

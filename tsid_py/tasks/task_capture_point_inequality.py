@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintInequality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
-from tsid_py.validation import as_scalar
+from tsid_py.validation import CopiedArray, as_scalar
 
 
 class TaskCapturePointInequality(TaskMotion):
@@ -26,19 +26,28 @@ class TaskCapturePointInequality(TaskMotion):
     Limits r in the world frame [m]; margin m [m]; dt [s].
     """
 
+    kind = "inequality"
+    support_min = CopiedArray("Lower support limits along world x and y [m].")
+    support_max = CopiedArray("Upper support limits along world x and y [m].")
+    safety_margin = CopiedArray("Distances kept from the support limits along x and y [m].")
+    capture_point = CopiedArray("The capture point xi = c + dc / w (x, y) at the last computation [m].")
+
+    @property
+    def dim(self) -> int:
+        return 2
+
     def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
         super().__init__(name, robot)
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-        self.support_min = np.full(2, -np.inf)
-        self.support_max = np.full(2, np.inf)
-        self.safety_margin = np.zeros(2)
+        self._support_min = np.full(2, -np.inf)
+        self._support_max = np.full(2, np.inf)
+        self._safety_margin = np.zeros(2)
         self.gravity = float(np.linalg.norm(robot.model.gravity.linear))  # [m/s^2]
         if self.gravity <= 0.0:
             raise InvalidParameterError(f"{name!r}: the capture point needs gravity, the model has none")
-        self.omega = 0.0
-        self.capture_point = np.zeros(2)
+        self.omega = 0.0  # [1/s] at the last computation
+        self._capture_point = np.zeros(2)
         self._drift = np.zeros(2)
-        self._constraint = ConstraintInequality(name, 2, robot.nv)
 
     def set_support_limits_x_axis(self, x_min: float, x_max: float) -> None:
         """Support limits along world x [m]."""
@@ -50,8 +59,8 @@ class TaskCapturePointInequality(TaskMotion):
 
     def _set_limits(self, axis: int, label: str, low: float, high: float) -> None:
         low, high = as_scalar(f"{label}_min", low), as_scalar(f"{label}_max", high)
-        self._check_room(label, low, high, self.safety_margin[axis])
-        self.support_min[axis], self.support_max[axis] = low, high
+        self._check_room(label, low, high, self._safety_margin[axis])
+        self._support_min[axis], self._support_max[axis] = low, high
 
     def set_safety_margin(self, x_margin: float, y_margin: float) -> None:
         """Distances (>= 0) kept from the support limits along x and y [m]."""
@@ -59,8 +68,8 @@ class TaskCapturePointInequality(TaskMotion):
             [as_scalar("x_margin", x_margin, minimum=0.0), as_scalar("y_margin", y_margin, minimum=0.0)]
         )
         for axis, label in enumerate("xy"):
-            self._check_room(label, self.support_min[axis], self.support_max[axis], margin[axis])
-        self.safety_margin = margin
+            self._check_room(label, self._support_min[axis], self._support_max[axis], margin[axis])
+        self._safety_margin = margin
 
     def _check_room(self, label: str, low: float, high: float, margin: float) -> None:
         """The limits must leave an interval once the margin is taken off both sides."""
@@ -70,7 +79,7 @@ class TaskCapturePointInequality(TaskMotion):
                 f"{margin} m leave no room: need {label}_min + margin <= {label}_max - margin"
             )
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintInequality:
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         robot, dt = self.robot, self.dt
         com, com_vel = robot.com(data), robot.com_vel(data)
         if com[2] <= 0.0:
@@ -78,17 +87,16 @@ class TaskCapturePointInequality(TaskMotion):
                 f"{self.name!r}: the CoM height must be > 0 for a capture point, got {com[2]} m"
             )
         self._drift = robot.com_acc(data)[:2]
-        self.omega = w = np.sqrt(self.gravity / com[2])
-        self.capture_point = com[:2] + com_vel[:2] / w
+        self.omega = w = float(np.sqrt(self.gravity / com[2]))
+        self._capture_point = com[:2] + com_vel[:2] / w
         k_a = 2.0 * w / ((w * dt + 2.0) * dt)
         coasting = com[:2] + com_vel[:2] * (dt + 1.0 / w)
-        lower = self.support_min + self.safety_margin
-        upper = self.support_max - self.safety_margin
-        self._constraint.matrix[:] = robot.com_jacobian(data)[:2]
-        self._constraint.lower_bound = k_a * (lower - coasting) - self._drift
-        self._constraint.upper_bound = k_a * (upper - coasting) - self._drift
-        return self._constraint
+        lower = self._support_min + self._safety_margin
+        upper = self._support_max - self._safety_margin
+        out.matrix[...] = robot.com_jacobian(data)[:2]
+        out.lower_bound[...] = k_a * (lower - coasting) - self._drift
+        out.upper_bound[...] = k_a * (upper - coasting) - self._drift
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """Horizontal CoM acceleration implied by dv [m/s^2]."""
-        return self._constraint.matrix @ dv + self._drift
+        return self.constraint.matrix.dot(dv) + self._drift

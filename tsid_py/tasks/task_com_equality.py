@@ -5,18 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotionTracking
 from tsid_py.trajectories import TrajectorySample, as_sample
 
 
 class TaskComEquality(TaskMotionTracking):
-    """Track a CoM reference c_ref(t).
+    """Track a CoM reference c_ref(t) (x, y, z in the world frame, rows selected by the mask).
 
-    Error e = c - c_ref [m], de = dc - dc_ref [m/s]. Desired acceleration
-    a* = ddc_ref - Kp e - Kd de. Constraint: J_com dv = a* - dJ_com v, rows selected by the mask
-    (x, y, z in the world frame).
+    Error e = c - c_ref [m], Jacobian J_com, drift dJ_com v; with the reference's velocity and
+    acceleration, a* = ddc_ref - Kp e - Kd (J_com v - dc_ref) and J_com dv = a* - dJ_com v
+    (TSID's TaskComEquality). Written on :class:`TaskMotionTracking`, as a task of one's own is.
     """
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
@@ -25,19 +24,21 @@ class TaskComEquality(TaskMotionTracking):
 
     @property
     def reference(self) -> TrajectorySample:
-        return self._reference
+        """The CoM reference (a copy)."""
+        return self._reference.copy()
 
     def set_reference(self, sample: TrajectorySample) -> None:
-        """Set the CoM reference (pos, vel, acc), each a 3-vector in the world frame."""
+        """Set the CoM reference (pos [m], vel [m/s], acc [m/s^2]), each a 3-vector in the world frame."""
         self._reference = as_sample(f"reference of task {self.name!r}", sample, 3)
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
-        """J_com dv = ddc_ref - Kp e - Kd de - dJ_com v on the masked rows (fresh error arrays each call)."""
-        robot, ref = self.robot, self._reference
-        self._drift = drift = robot.com_acc(data)
-        self.position_error = position_error = robot.com(data) - ref.pos
-        self.velocity_error = velocity_error = robot.com_vel(data) - ref.vel
-        desired = ref.acc - self._kp * position_error
-        desired -= self._kd * velocity_error
-        self.desired_acceleration = desired
-        return self._fill(robot.com_jacobian(data), desired, drift)
+    def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
+        return self.robot.com(data) - self._reference.pos
+
+    def compute_jacobian(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
+        return self.robot.com_jacobian(data)
+
+    def compute_drift(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
+        return self.robot.com_acc(data)
+
+    def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        return self._reference.vel, self._reference.acc

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pinocchio as pin
 
@@ -12,10 +10,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import GainVector, TaskContactForce
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_scalar
-
-if TYPE_CHECKING:
-    from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.validation import CopiedArray, as_scalar
 
 
 class TaskContactForceEquality(TaskContactForce):
@@ -32,11 +27,9 @@ class TaskContactForceEquality(TaskContactForce):
     kd = GainVector("Derivative gains on the wrench-rate error [s].")
     ki = GainVector("Integral gains on the leaky integral of the wrench error [1/s].")
 
-    def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: ContactBase) -> None:
-        from tsid_py.contacts.contact_base import ContactBase  # contacts import the tasks package
-
+    def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: object) -> None:
         super().__init__(name, robot)
-        if not isinstance(contact, ContactBase):
+        if not all(hasattr(contact, a) for a in ("name", "n_force", "wrench_size", "force_generator")):
             raise InvalidParameterError(f"{name!r} needs a contact (e.g. a Contact6d), got {contact!r}")
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
         self.contact = contact
@@ -44,10 +37,20 @@ class TaskContactForceEquality(TaskContactForce):
         size = contact.wrench_size
         self.kp = self.kd = self.ki = 0.0
         self.leak_rate = 0.05  # [1/s], TSID's default
-        self.integral_error = np.zeros(size)
+        self._integral_error = np.zeros(size)
         self._reference = TrajectorySample(np.zeros(size))
         self._external = TrajectorySample(np.zeros(size))
-        self._constraint = ConstraintEquality(name, size, contact.n_force)
+
+    integral_error = CopiedArray("The leaky integral I of the wrench error [N s, N m s].")
+
+    @property
+    def dim(self) -> int:
+        return self.contact.wrench_size
+
+    @property
+    def cols(self) -> int:
+        """The contact's force variables."""
+        return self.contact.n_force
 
     @property
     def gain_size(self) -> int:
@@ -68,12 +71,14 @@ class TaskContactForceEquality(TaskContactForce):
             f"external force of task {self.name!r}", measured, self.contact.wrench_size
         )
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
+        """T f = f*, and the integral advanced by one dt."""
         ref, ext = self._reference, self._external
         error = ref.pos - ext.pos
-        self._constraint.matrix[:] = self.contact.force_generator
-        self._constraint.vector[:] = (
-            ref.pos + self.kp * error + self.kd * (ref.vel - ext.vel) + self.ki * self.integral_error
+        out.matrix[...] = self.contact.force_generator
+        out.vector[...] = (
+            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * self._integral_error
         )
-        self.integral_error = self.integral_error + self.dt * (error - self.leak_rate * self.integral_error)
-        return self._constraint
+        self._integral_error = self._integral_error + self.dt * (
+            error - self.leak_rate * self._integral_error
+        )

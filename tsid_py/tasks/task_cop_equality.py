@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
+import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
-from tsid_py.contacts.pressure import GROUND_NORMAL, contact_points_world
 from tsid_py.errors import InvalidParameterError
+from tsid_py.geometry import GROUND_NORMAL
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskContactForce
-from tsid_py.validation import as_unit_vector, as_vector
-
-if TYPE_CHECKING:
-    import pinocchio as pin
-
-    from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.validation import CopiedArray, as_unit_vector, as_vector
 
 
 class TaskCopEquality(TaskContactForce):
@@ -30,57 +24,49 @@ class TaskCopEquality(TaskContactForce):
     R_j the rotation from the axes f_j is expressed in to the world. TSID's task-cop-equality.cpp
     uses the contact-frame normal component of f_j instead of the world one; the two agree for a
     flat foot. Rows in [m N]; use a low weight (the task moves load between the contacts within
-    what the other tasks leave free). The formulation hands the task its contacts and their force
-    offsets before every compute (:meth:`set_contacts`).
+    what the other tasks leave free). The contacts must be unilateral (they have points on a surface:
+    ``world_points`` and ``force_rotation``).
     """
+
+    reference = CopiedArray("The CoP reference in the world frame [m].")
+    contact_normal = CopiedArray("The ground normal n in the world frame.")
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)
-        self._normal = GROUND_NORMAL.copy()
+        self._contact_normal = GROUND_NORMAL.copy()
         self._reference = np.zeros(3)
-        self._contacts: list[tuple[ContactBase, int]] = []
-        self._constraint = ConstraintEquality(name, 3, 0)
 
     @property
-    def reference(self) -> np.ndarray:
-        """The CoP reference in the world frame [m]."""
-        return self._reference
+    def dim(self) -> int:
+        return 3
 
     def set_reference(self, reference: object) -> None:
         """The desired CoP, a world point [m] (usually on the ground)."""
         self._reference = as_vector(f"reference of task {self.name!r}", reference, 3)
 
-    @property
-    def contact_normal(self) -> np.ndarray:
-        """The ground normal n in the world frame."""
-        return self._normal
-
     def set_contact_normal(self, normal: object) -> None:
         """Set the world ground normal (normalized here)."""
-        self._normal = as_unit_vector("contact normal", normal)
+        self._contact_normal = as_unit_vector("contact normal", normal)
 
-    def set_contacts(self, contacts: list[tuple[ContactBase, int]]) -> None:
+    def set_contacts(self, contacts: list[tuple[object, int]]) -> None:
         """The active contacts with the offsets of their force variables in f (the formulation calls this)."""
         contacts = list(contacts)
         offset = 0
         for contact, index in contacts:
-            if not getattr(contact, "unilateral", False):  # a ContactBase with a contact surface
+            if not getattr(contact, "unilateral", False):  # a contact with a contact surface
                 raise InvalidParameterError(f"{self.name!r}: {contact!r} is not a unilateral contact")
             if index != offset:
                 raise InvalidParameterError(
                     f"{self.name!r}: the forces of {contact.name!r} start at {index}, expected {offset}"
                 )
             offset += contact.n_force
-        self._contacts = contacts
+        super().set_contacts(contacts)
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
-        n_force = sum(contact.n_force for contact, _ in self._contacts)
-        if self._constraint.cols != n_force:
-            self._constraint = ConstraintEquality(self.name, 3, n_force)
-        A = self._constraint.matrix
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
+        A = out.matrix
         for contact, index in self._contacts:
-            points, rotation = contact_points_world(contact, data)
-            normal_row = self._normal.dot(rotation)
+            points = contact.world_points(data)
+            normal_row = self._contact_normal.dot(contact.force_rotation(data))
             for j in range(points.shape[1]):
                 A[:, index + 3 * j : index + 3 * j + 3] = np.outer(points[:, j] - self._reference, normal_row)
-        return self._constraint
+        out.vector[...] = 0.0

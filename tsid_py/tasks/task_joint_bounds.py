@@ -24,7 +24,12 @@ class TaskJointBounds(TaskMotion):
         na = robot.na
         self._v_lb, self._v_ub = np.full(na, -np.inf), np.full(na, np.inf)
         self._a_lb, self._a_ub = np.full(na, -np.inf), np.full(na, np.inf)
-        self._constraint = ConstraintBound(name, robot.nv)
+
+    kind = "bound"
+
+    @property
+    def dim(self) -> int:
+        return self.robot.nv
 
     def set_time_step(self, dt: float) -> None:
         """The control period [s]."""
@@ -44,9 +49,10 @@ class TaskJointBounds(TaskMotion):
         check_bounds(self.name, lower, upper)
         return lower, upper
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBound:
-        v_a = v[self.robot.nv - self.robot.na :]
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBound) -> None:
+        """Bounds on dv (the matrix of a bound is the identity); base accelerations are free."""
         start = self.robot.nv - self.robot.na
-        self._constraint.upper_bound[start:] = np.minimum((self._v_ub - v_a) / self.dt, self._a_ub)
-        self._constraint.lower_bound[start:] = np.maximum((self._v_lb - v_a) / self.dt, self._a_lb)
-        return self._constraint
+        v_a = v[start:]
+        out.lower_bound[:start], out.upper_bound[:start] = -np.inf, np.inf
+        np.maximum((self._v_lb - v_a) / self.dt, self._a_lb, out=out.lower_bound[start:])
+        np.minimum((self._v_ub - v_a) / self.dt, self._a_ub, out=out.upper_bound[start:])

@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import Masked, TaskMotion
-from tsid_py.validation import as_scalar, as_vector
+from tsid_py.validation import CopiedArray, as_scalar, as_vector
 
 
 class TaskJointPosVelAccBounds(Masked, TaskMotion):
@@ -31,6 +31,23 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     velocity (revolute or prismatic joints). Unlike TSID, a mask also selects the bound rows.
     """
 
+    kind = "inequality"
+    q_min = CopiedArray("Lower position bounds of the actuated joints [rad].")
+    q_max = CopiedArray("Upper position bounds of the actuated joints [rad].")
+    v_max = CopiedArray("Velocity bounds |v| <= v_max of the actuated joints [rad/s].")
+    a_max = CopiedArray("Acceleration bounds |a| <= a_max of the actuated joints [rad/s^2].")
+
+    @property
+    def lower_bounds(self) -> dict[str, np.ndarray]:
+        """The lower acceleration bound of each family (position, viability, velocity, acceleration)
+        at the last computation [rad/s^2] (copies)."""
+        return {kind: bound.copy() for kind, bound in self._lower_bounds.items()}
+
+    @property
+    def upper_bounds(self) -> dict[str, np.ndarray]:
+        """The upper acceleration bound of each family at the last computation [rad/s^2] (copies)."""
+        return {kind: bound.copy() for kind, bound in self._upper_bounds.items()}
+
     def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
         super().__init__(name, robot)
         if robot.nq_actuated != robot.na:
@@ -40,13 +57,13 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
             )
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
         na = robot.na
-        self.q_min, self.q_max = np.full(na, -np.inf), np.full(na, np.inf)
-        self.v_max, self.a_max = np.full(na, np.inf), np.full(na, np.inf)
+        self._q_min, self._q_max = np.full(na, -np.inf), np.full(na, np.inf)
+        self._v_max, self._a_max = np.full(na, np.inf), np.full(na, np.inf)
         self.impose_position = self.impose_velocity = self.impose_viability = self.impose_acceleration = False
-        self.lower_bounds = {
+        self._lower_bounds = {
             kind: np.full(na, -np.inf) for kind in ("position", "viability", "velocity", "acceleration")
         }
-        self.upper_bounds = {kind: np.full(na, np.inf) for kind in self.lower_bounds}
+        self._upper_bounds = {kind: np.full(na, np.inf) for kind in self._lower_bounds}
         self.mask = np.ones(na)
 
     def _mask_size(self) -> int:
@@ -55,8 +72,8 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
 
     def _apply_mask(self) -> None:
         axes = np.flatnonzero(self._mask)
-        self._constraint = ConstraintInequality(self.name, axes.size, self.robot.nv)
-        self._constraint.matrix[np.arange(axes.size), self.robot.nv - self.robot.na + axes] = 1.0
+        self._selection = np.zeros((axes.size, self.robot.nv))
+        self._selection[np.arange(axes.size), self.robot.nv - self.robot.na + axes] = 1.0
 
     def set_time_step(self, dt: float) -> None:
         """The control period [s]."""
@@ -67,17 +84,17 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         lower = as_vector("lower position bounds", lower, self.robot.na)
         upper = as_vector("upper position bounds", upper, self.robot.na)
         check_bounds(self.name, lower, upper)
-        self.q_min, self.q_max = lower, upper
+        self._q_min, self._q_max = lower, upper
         self.impose_position = self.impose_viability = True
 
     def set_velocity_bounds(self, upper: object) -> None:
         """v_max > 0 (|v| <= v_max), size na [rad/s]."""
-        self.v_max = self._absolute("velocity", upper)
+        self._v_max = self._absolute("velocity", upper)
         self.impose_velocity = True
 
     def set_acceleration_bounds(self, upper: object) -> None:
         """a_max > 0 (|a| <= a_max), size na [rad/s^2]; the viability bounds brake with it."""
-        self.a_max = self._absolute("acceleration", upper)
+        self._a_max = self._absolute("acceleration", upper)
         self.impose_acceleration = True
 
     def set_impose_bounds(self, position: bool, velocity: bool, viability: bool, acceleration: bool) -> None:
@@ -91,53 +108,53 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
             raise InvalidParameterError(f"{kind} bounds of {self.name!r} must be > 0, got {upper.tolist()}")
         return upper
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintInequality:
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         na = self.robot.na
         lower, upper = self.acceleration_bounds(q[self.robot.nq - na :], v[self.robot.nv - na :])
-        self._constraint.lower_bound = lower[self._mask]
-        self._constraint.upper_bound = upper[self._mask]
-        return self._constraint
+        out.matrix[...] = self._selection
+        out.lower_bound[...] = lower[self._mask]
+        out.upper_bound[...] = upper[self._mask]
 
     def acceleration_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(a_lb, a_ub) [rad/s^2] of every actuated joint at its positions q and velocities v (size na)."""
         na = self.robot.na
         q = as_vector("actuated joint positions", q, na)
         v = as_vector("actuated joint velocities", v, na)
-        for kind in self.lower_bounds:
-            self.lower_bounds[kind], self.upper_bounds[kind] = np.full(na, -np.inf), np.full(na, np.inf)
+        for kind in self._lower_bounds:
+            self._lower_bounds[kind], self._upper_bounds[kind] = np.full(na, -np.inf), np.full(na, np.inf)
         if self.impose_position:
-            self.lower_bounds["position"], self.upper_bounds["position"] = self._position_bounds(q, v)
-        if self.impose_viability and np.all(np.isfinite(self.a_max)):
-            self.lower_bounds["viability"], self.upper_bounds["viability"] = self._viability_bounds(q, v)
+            self._lower_bounds["position"], self._upper_bounds["position"] = self._position_bounds(q, v)
+        if self.impose_viability and np.all(np.isfinite(self._a_max)):
+            self._lower_bounds["viability"], self._upper_bounds["viability"] = self._viability_bounds(q, v)
         if self.impose_velocity:
-            self.lower_bounds["velocity"] = (-self.v_max - v) / self.dt
-            self.upper_bounds["velocity"] = (self.v_max - v) / self.dt
+            self._lower_bounds["velocity"] = (-self._v_max - v) / self.dt
+            self._upper_bounds["velocity"] = (self._v_max - v) / self.dt
         if self.impose_acceleration:
-            self.lower_bounds["acceleration"], self.upper_bounds["acceleration"] = (
-                -self.a_max,
-                self.a_max.copy(),
+            self._lower_bounds["acceleration"], self._upper_bounds["acceleration"] = (
+                -self._a_max,
+                self._a_max.copy(),
             )
-        lower = np.max(np.array(list(self.lower_bounds.values())), axis=0)
-        upper = np.min(np.array(list(self.upper_bounds.values())), axis=0)
+        lower = np.max(np.array(list(self._lower_bounds.values())), axis=0)
+        upper = np.min(np.array(list(self._upper_bounds.values())), axis=0)
         crossed = upper < lower
-        position_wins = crossed & (upper == self.upper_bounds["position"])
+        position_wins = crossed & (upper == self._upper_bounds["position"])
         lower = np.where(position_wins, upper, lower)
         upper = np.where(crossed & ~position_wins, lower, upper)
         return lower, upper
 
     def _position_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         dt = self.dt
-        reach_max = 2.0 / dt**2 * (self.q_max - q - dt * v)  # a that lands exactly on q_max
-        reach_min = 2.0 / dt**2 * (self.q_min - q - dt * v)
+        reach_max = 2.0 / dt**2 * (self._q_max - q - dt * v)  # a that lands exactly on q_max
+        reach_min = 2.0 / dt**2 * (self._q_min - q - dt * v)
         stop = -v / dt  # a that zeroes v in one step
         with np.errstate(divide="ignore", invalid="ignore"):
-            brake_min = np.where(q != self.q_min, v**2 / (2.0 * (q - self.q_min)), 0.0)
-            brake_max = np.where(q != self.q_max, -(v**2) / (2.0 * (self.q_max - q)), 0.0)
+            brake_min = np.where(q != self._q_min, v**2 / (2.0 * (q - self._q_min)), 0.0)
+            brake_max = np.where(q != self._q_max, -(v**2) / (2.0 * (self._q_max - q)), 0.0)
         moving_down = v <= 0.0
         lower = np.where(
             moving_down,
             np.where(
-                reach_min < stop, reach_min, np.where(q != self.q_min, np.maximum(brake_min, stop), 0.0)
+                reach_min < stop, reach_min, np.where(q != self._q_min, np.maximum(brake_min, stop), 0.0)
             ),
             reach_min,
         )
@@ -145,20 +162,20 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
             moving_down,
             reach_max,
             np.where(
-                reach_max > stop, reach_max, np.where(q != self.q_max, np.minimum(brake_max, stop), 0.0)
+                reach_max > stop, reach_max, np.where(q != self._q_max, np.minimum(brake_max, stop), 0.0)
             ),
         )
         return lower, upper
 
     def _viability_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Largest a with (v + dt a)^2 <= 2 a_max (q_max - q - dt v - dt^2/2 a), and its mirror."""
-        dt, a_max = self.dt, self.a_max
+        dt, a_max = self.dt, self._a_max
         a = dt**2
         stop = -v / dt
         b_up = 2 * dt * v + a_max * dt**2
-        c_up = v**2 - 2 * a_max * (self.q_max - q - dt * v)
+        c_up = v**2 - 2 * a_max * (self._q_max - q - dt * v)
         b_down = 2 * dt * v - a_max * dt**2
-        c_down = v**2 - 2 * a_max * (q + dt * v - self.q_min)
+        c_down = v**2 - 2 * a_max * (q + dt * v - self._q_min)
         delta_up, delta_down = b_up**2 - 4 * a * c_up, b_down**2 - 4 * a * c_down
         upper = np.where(delta_up >= 0, (-b_up + np.sqrt(np.maximum(delta_up, 0.0))) / (2 * a), stop)
         lower = np.where(delta_down >= 0, (-b_down - np.sqrt(np.maximum(delta_down, 0.0))) / (2 * a), stop)

@@ -27,10 +27,10 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         self._reference = TrajectorySample(
             self._q_ref_full[robot.nq - robot.nq_actuated :], tangent_size=robot.na
         )
+        self._position_error = np.zeros(robot.na)
+        self._velocity_error = np.zeros(robot.na)
+        self._desired_acceleration = np.zeros(robot.na)
         self.mask = np.ones(robot.na)
-        self.position_error = np.zeros(robot.na)
-        self.velocity_error = np.zeros(robot.na)
-        self.desired_acceleration = np.zeros(robot.na)
 
     def _mask_size(self) -> int:
         """mask: which actuated joints are controlled (0/1 per joint)."""
@@ -38,13 +38,14 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
 
     def _apply_mask(self) -> None:
         robot = self.robot
-        self._constraint = ConstraintEquality(self.name, int(self._mask.sum()), robot.nv)
         columns = robot.nv - robot.na + np.flatnonzero(self._mask)
-        self._constraint.matrix[np.arange(columns.size), columns] = 1.0
+        self._selection = np.zeros((columns.size, robot.nv))
+        self._selection[np.arange(columns.size), columns] = 1.0
 
     @property
     def reference(self) -> TrajectorySample:
-        return self._reference
+        """q_ref (size nq_actuated), dq_ref and ddq_ref (size na): a copy."""
+        return self._reference.copy()
 
     def set_reference(self, sample: TrajectorySample) -> None:
         """Set q_ref (size nq_actuated), dq_ref and ddq_ref (size na)."""
@@ -52,7 +53,22 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         self._reference = as_sample(f"reference of task {self.name!r}", sample, robot.nq_actuated, robot.na)
         self._q_ref_full[robot.nq - robot.nq_actuated :] = self._reference.pos
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+    @property
+    def position_error(self) -> np.ndarray:
+        """e at the last computation, every actuated joint [rad] (a copy)."""
+        return self._position_error.copy()
+
+    @property
+    def velocity_error(self) -> np.ndarray:
+        """de at the last computation, every actuated joint [rad/s] (a copy)."""
+        return self._velocity_error.copy()
+
+    @property
+    def desired_acceleration(self) -> np.ndarray:
+        """ddq* at the last computation, every actuated joint [rad/s^2] (a copy)."""
+        return self._desired_acceleration.copy()
+
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         robot, reference = self.robot, self._reference
         if robot.nq_actuated == robot.na:  # every actuated joint is a vector space: q_a - q_ref
             start = robot.nq - robot.na
@@ -62,8 +78,7 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         velocity_error = v[robot.nv - robot.na :] - reference.vel
         desired = reference.acc - self._kp * position_error
         desired -= self._kd * velocity_error
-        self.position_error, self.velocity_error = position_error, velocity_error
-        self.desired_acceleration = desired
-        target = self._target()  # its matrix, the selection of the masked joints, never changes
-        target.vector[...] = desired if self._all_rows else desired[self._rows]
-        return target
+        self._position_error, self._velocity_error = position_error, velocity_error
+        self._desired_acceleration = desired
+        out.matrix[...] = self._selection
+        out.vector[...] = desired if self._all_rows else desired[self._rows]

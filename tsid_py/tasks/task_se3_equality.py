@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import TaskMotionTracking
+from tsid_py.tasks.task_base import PdMotionTask
 from tsid_py.trajectories import TrajectorySample, as_sample, vector_to_se3
 
 
@@ -24,7 +24,12 @@ def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
     return vector
 
 
-class TaskSE3Equality(TaskMotionTracking):
+def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
+    """R applied to both 3-D halves (linear, angular) of a 6-vector: a change of axes, no transport."""
+    return motion.reshape(2, 3).dot(rotation.T).reshape(6)
+
+
+class TaskSE3Equality(PdMotionTask):
     """Track a reference placement of a frame.
 
     In the local frame (default): e = se3_error(M, M_ref) points from the frame to the reference,
@@ -32,7 +37,7 @@ class TaskSE3Equality(TaskMotionTracking):
     J_local dv = Kp e + Kd de + R^T a_ref - a_drift, with a_drift the classical acceleration of the
     frame at dv = 0. With ``use_local_frame(False)``, errors, Jacobian and drift are rotated to
     world axes (LOCAL_WORLD_ALIGNED) and a_ref is used as is. Rows are selected by the 6-D mask
-    (linear x, y, z, angular x, y, z).
+    (linear x, y, z, angular x, y, z). The signs are TSID's (its error points to the reference).
     """
 
     def __init__(self, name: str, robot: RobotWrapper, frame: Frame) -> None:
@@ -50,53 +55,48 @@ class TaskSE3Equality(TaskMotionTracking):
 
     @property
     def reference(self) -> TrajectorySample:
-        return self._reference
+        """The reference sample (a copy): 12-vector placement, 6-vector velocity and acceleration."""
+        return self._reference.copy()
+
+    @property
+    def reference_placement(self) -> pin.SE3:
+        """The reference placement (a copy)."""
+        return pin.SE3(self._reference_placement)
 
     def set_reference(self, reference: TrajectorySample | pin.SE3) -> None:
-        """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc).
-
-        The sample is read here (the placement, whether it moves): after changing its arrays in
-        place, set it again.
-        """
+        """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc)."""
         if isinstance(reference, pin.SE3):
             reference = TrajectorySample.from_se3(reference)
         self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
         self._reference_placement = vector_to_se3(self._reference.pos)
         self._reference_moves = bool(np.any(self._reference.vel) or np.any(self._reference.acc))
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         """J dv = Kp e + Kd de + a_ref - a_drift on the masked rows, in the task's axes.
 
         Local axes: e = se3_error(M, M_ref), de = R^T v_ref - v, a_ref -> R^T a_ref. World axes:
         e = R se3_error(M, M_ref), de = v_ref - v, a_ref as is. A static reference (v_ref = a_ref =
-        0, see :meth:`set_reference`) is neither rotated nor added. Pinocchio is called directly
-        with the frame index validated at construction.
+        0, see :meth:`set_reference`) is neither rotated nor added.
         """
-        model, frame = self.robot.model, self.frame_id
-        # recomputes data.oMf[frame] from oMi (the same value), faster than indexing data.oMf
-        placement = pin.updateFramePlacement(model, data, frame)
+        robot, frame = self.robot, self.frame_id
+        placement = robot.frame_placement(data, frame)
         error = se3_error(placement, self._reference_placement)
         ref_vel, ref_acc = self._reference.vel, self._reference.acc
         if self.local_frame:
-            axes = pin.LOCAL
+            jacobian = robot.frame_jacobian_local(data, frame)
+            drift = robot.frame_classic_acceleration(data, frame).vector
             if self._reference_moves:
                 rotation_t = placement.rotation.T
                 ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
         else:
-            axes = pin.LOCAL_WORLD_ALIGNED
+            jacobian = robot.frame_jacobian_world_oriented(data, frame)
+            drift = robot.frame_classic_acceleration_world_oriented(data, frame).vector
             error = rotate_motion(placement.rotation, error)
-        drift = pin.getFrameClassicalAcceleration(model, data, frame, axes).vector
-        jacobian = pin.getFrameJacobian(model, data, frame, axes)
         velocity_error = ref_vel - jacobian.dot(v)  # the frame velocity in the task's axes is J v
         desired = self._kp * error
         desired += self._kd * velocity_error
         if self._reference_moves:
             desired += ref_acc
-        self.position_error, self.velocity_error = error, velocity_error
-        self.desired_acceleration, self._drift = desired, drift
-        return self._fill(jacobian, desired, drift)
-
-
-def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
-    """R applied to both 3-D halves (linear, angular) of a 6-vector: a change of axes, no transport."""
-    return motion.reshape(2, 3).dot(rotation.T).reshape(6)
+        self._position_error, self._velocity_error = error, velocity_error
+        self._desired_acceleration, self._drift = desired, drift
+        self._write(out, jacobian, desired, drift)

@@ -8,11 +8,11 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import TaskMotionTracking
+from tsid_py.tasks.task_base import PdMotionTask
 from tsid_py.tasks.task_se3_equality import rotate_motion, se3_error
 
 
-class TaskTwoFramesEquality(TaskMotionTracking):
+class TaskTwoFramesEquality(PdMotionTask):
     """Drive frame 1 onto frame 2, all quantities in world-aligned axes (TSID's TaskTwoFramesEquality).
 
     e = R_1 se3_error(M_1, M_2) (from frame 1 to frame 2: its linear part is p_2 - p_1 [m], its
@@ -30,21 +30,24 @@ class TaskTwoFramesEquality(TaskMotionTracking):
             raise InvalidParameterError(
                 f"{name!r} relates two frames, got {self.frame_name1!r} twice: give two different frames"
             )
+        self.local_frame = False  # forces and rows in world-aligned axes
 
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintEquality:
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         robot, f1, f2 = self.robot, self.frame_id1, self.frame_id2
-        placement1 = data.oMf[f1]
-        self.position_error = rotate_motion(placement1.rotation, se3_error(placement1, data.oMf[f2]))
-        self.velocity_error = (
+        placement1 = robot.frame_placement(data, f1)
+        error = rotate_motion(placement1.rotation, se3_error(placement1, robot.frame_placement(data, f2)))
+        velocity_error = (
             robot.frame_velocity_world_oriented(data, f2).vector
             - robot.frame_velocity_world_oriented(data, f1).vector
         )
-        self._drift = (
+        drift = (
             robot.frame_classic_acceleration_world_oriented(data, f1).vector
             - robot.frame_classic_acceleration_world_oriented(data, f2).vector
         )
-        self.desired_acceleration = self.kp * self.position_error + self.kd * self.velocity_error
+        desired = self._kp * error + self._kd * velocity_error
         jacobian = robot.frame_jacobian_world_oriented(data, f1) - robot.frame_jacobian_world_oriented(
             data, f2
         )
-        return self._fill(jacobian, self.desired_acceleration, self._drift)
+        self._position_error, self._velocity_error = error, velocity_error
+        self._desired_acceleration, self._drift = desired, drift
+        self._write(out, jacobian, desired, drift)

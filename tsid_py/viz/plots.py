@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.geometry import center_of_pressure, convex_hull_indices
 from tsid_py.physics import normal_forces_and_friction_ratio
-from tsid_py.viz.scene import SceneBuilder, contacts_of, convex_hull_2d
+from tsid_py.viz.scene import SceneBuilder, contacts_of
 
 AXES = ("x", "y", "z")
 SWING_HEIGHT = 1e-3  # [m] a foot that rises more than this is plotted as swinging
@@ -144,10 +145,9 @@ def centre_of_pressure(result) -> np.ndarray:
     builder = SceneBuilder(result.controller.robot, contacts_of(result.controller))
     cop = np.full((len(result.log.t), 2), np.nan)
     for i in range(len(result.log.t)):
-        arrows = builder.frame_at(result.log, i).forces.values()
-        vertical = sum(force[2] for _, force in arrows)
-        if arrows and vertical > 0:
-            cop[i] = sum(origin[:2] * force[2] for origin, force in arrows) / vertical
+        arrows = list(builder.frame_at(result.log, i).forces.values())  # (CoP, resultant) per contact
+        if arrows and sum(force[2] for _, force in arrows) > 0:
+            cop[i] = center_of_pressure([p for p, _ in arrows], [f for _, f in arrows])[:2]
     return cop
 
 
@@ -168,7 +168,7 @@ def top_view_figure(result):
             if len(footprint) == 1:
                 ax.plot(footprint[0, 0], footprint[0, 1], "o", color="0.5", alpha=0.5)
             elif len(footprint) >= 3:
-                outline = footprint[convex_hull_2d(footprint[:, :2])]
+                outline = footprint[convex_hull_indices(footprint[:, :2])]
                 outline = np.vstack([outline, outline[:1]])
                 ax.plot(outline[:, 0], outline[:, 1], color="0.5", linewidth=1, alpha=0.5)
         polygon = frame.support_polygon
@@ -205,7 +205,7 @@ def foot_heights(result) -> dict[str, np.ndarray]:
     for i, q in enumerate(log.q):
         pin.framesForwardKinematics(robot.model, data, q)
         for name, contact in contacts.items():
-            heights[name][i] = data.oMf[contact.frame_id].translation[2]
+            heights[name][i] = robot.frame_placement(data, contact.frame_id).translation[2]
     return {name: z - z[0] for name, z in heights.items() if len(z)}
 
 

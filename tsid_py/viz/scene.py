@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.geometry import GRAVITY, center_of_pressure, convex_hull_indices
 from tsid_py.robot_wrapper import RobotWrapper
 
-GRAVITY = 9.81  # [m/s^2]
 ARROW_LENGTH_PER_WEIGHT = 0.5  # an arrow carrying the robot's whole weight m g is 0.5 m long
 LOADED_CONTACT_FORCE = 1e-3  # [N] a contact with less total normal force is drawn as unloaded
 
@@ -39,29 +38,6 @@ class SceneFrame:
     footprints: dict[str, np.ndarray] = field(default_factory=dict)  # loaded contact -> its points (k, 3)
 
 
-def convex_hull_2d(points: np.ndarray) -> np.ndarray:
-    """Indices of the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain)."""
-    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
-    if len(order) <= 2:
-        return np.array(order, dtype=int)
-
-    def cross(o: int, a: int, b: int) -> float:
-        return float(
-            (points[a][0] - points[o][0]) * (points[b][1] - points[o][1])
-            - (points[a][1] - points[o][1]) * (points[b][0] - points[o][0])
-        )
-
-    hull: list[int] = []
-    for sweep in (order, order[::-1]):
-        start = len(hull)
-        for i in sweep:
-            while len(hull) >= start + 2 and cross(hull[-2], hull[-1], i) <= 1e-12:
-                hull.pop()
-            hull.append(i)
-        hull.pop()
-    return np.array(hull, dtype=int)
-
-
 class SceneBuilder:
     """Computes :class:`SceneFrame` s of a robot and its contacts.
 
@@ -79,7 +55,7 @@ class SceneBuilder:
     @property
     def max_support_vertices(self) -> int:
         """Largest possible number of support-polygon vertices (every contact point loaded)."""
-        return sum(_points_in_frame(c).shape[1] for c in self.contacts.values())
+        return sum(c.local_points().shape[1] for c in self.contacts.values())
 
     def foot_targets(self) -> dict[str, np.ndarray]:
         """Reference positions of the contact frames [m] (where each foot is held)."""
@@ -96,23 +72,18 @@ class SceneBuilder:
             contact = self.contacts.get(name)
             if contact is None or f is None or np.size(f) != contact.n_force or not np.all(np.isfinite(f)):
                 continue
-            placement = data.oMf[contact.frame_id]
-            local_points = _points_in_frame(contact)
-            world_points = (placement.rotation @ local_points).T + placement.translation
-            point_forces = np.asarray(f, dtype=float).reshape(-1, 3)
-            if contact.motion_task.local_frame:
-                point_forces = point_forces @ placement.rotation.T
-            normal = point_forces[:, 2]
-            if normal.sum() < LOADED_CONTACT_FORCE:
+            if not contact.unilateral:  # two frames held together: no surface to draw
                 continue
-            weights = np.clip(normal, 0.0, None)
-            centre_of_pressure = weights @ world_points / weights.sum()
-            arrows[name] = (centre_of_pressure, point_forces.sum(axis=0))
+            world_points = contact.world_points(data).T
+            point_forces = contact.world_forces(data, f)
+            if point_forces[:, 2].sum() < LOADED_CONTACT_FORCE:
+                continue
+            arrows[name] = (center_of_pressure(world_points, point_forces), point_forces.sum(axis=0))
             footprints[name] = world_points
         polygon = np.zeros((0, 3))
         if footprints:
             support_points = np.vstack(list(footprints.values()))
-            polygon = support_points[convex_hull_2d(support_points[:, :2])]
+            polygon = support_points[convex_hull_indices(support_points[:, :2])]
         return SceneFrame(float(t), np.array(q, dtype=float), dict(points), arrows, polygon, footprints)
 
     def frames_from_log(self, log: object, stride: int = 1) -> list[SceneFrame]:
@@ -139,13 +110,6 @@ def _as_point(value: object) -> np.ndarray:
     """A 3-D point [m]; a 2-D (x, y) one, such as a ZMP, is put on the ground z = 0."""
     point = np.asarray(value, dtype=float).ravel()
     return np.concatenate([point, np.zeros(3)])[:3] if point.size < 3 else point[:3]
-
-
-def _points_in_frame(contact: ContactBase) -> np.ndarray:
-    """The contact's points in its frame, 3 x k [m] (the frame origin for a point contact)."""
-    if isinstance(contact, Contact6d):
-        return contact.contact_points
-    return np.zeros((3, contact.n_points or 1))
 
 
 def contacts_of(controller: object) -> dict[str, ContactBase]:

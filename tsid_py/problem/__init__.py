@@ -1,0 +1,1 @@
+"""The problem of one control step: its structure, and the workspace that owns its buffers."""

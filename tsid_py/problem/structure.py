@@ -1,0 +1,347 @@
+"""The structure of a problem: what is in it, at which level and weight, and where its variables sit.
+
+It changes only on events (a task or contact added or removed, a weight set, a ramp advanced),
+never during a control step. x = [dv; f]: dv has nv entries, then the force variables of every
+contact in the order they were added. Every change of what the rows or variables are gives the
+structure a new ``layout`` number; a change of weights only moves ``weights_version``.
+
+The rows of each level come out of :meth:`ProblemStructure.blocks` in a fixed order, which is
+the order of the problem's rows: level 0 holds the base dynamics (a floating base), the contacts'
+motion constraints (at priority 0), the contacts' force inequalities, then the hard tasks in the
+order they were added; a cost level holds the contacts' motion constraints of that priority, the
+force regularizations (level 1), then its tasks in the order they were added.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.contacts.measured_force import MeasuredForceBase
+from tsid_py.errors import DimensionError, DuplicateNameError, InvalidParameterError, UnknownNameError
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.solvers.dense_qp import RowSpec
+from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
+from tsid_py.transitions import Transitions
+from tsid_py.validation import as_scalar, lookup
+
+_LAYOUTS = itertools.count(1)  # layout numbers, unique across formulations
+CAP_MARGIN = 1e-3  # [N] a removal ramp ends at f_min + this, keeping f_min < cap (as TSID)
+BASE_DYNAMICS = "base-dynamics"  # the name of the equation of motion's unactuated rows
+
+_FAMILIES = {"motion": TaskMotion, "force": TaskContactForce, "actuation": TaskActuation}
+
+
+@dataclass
+class TaskEntry:
+    """A task in the problem: its priority (0: hard) and weight (in a cost level)."""
+
+    task: TaskBase
+    priority: int
+    weight: float
+
+
+@dataclass
+class ContactEntry:
+    """A contact in the problem: its motion constraint's priority and weight, its force
+    regularization's weight, and ``offset``, the index of its first force variable in f."""
+
+    contact: ContactBase
+    motion_priority: int
+    motion_weight: float
+    force_reg_weight: float
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Block:
+    """Rows of one level: their spec, weight and what fills them (``role`` and ``entry``).
+
+    Roles: ``"base"`` (the base dynamics), ``"contact-motion"``, ``"contact-force"``,
+    ``"contact-regularization"`` (``entry`` a :class:`ContactEntry`), ``"task"`` (a :class:`TaskEntry`).
+    """
+
+    spec: RowSpec
+    weight: float
+    role: str
+    entry: TaskEntry | ContactEntry | None = None
+
+
+class ProblemStructure:
+    """Tasks, contacts, measured forces, levels, weights and ramps of one formulation.
+
+    Args:
+        robot: The robot (sizes nv, na).
+    """
+
+    def __init__(self, robot: RobotWrapper) -> None:
+        self.nv, self.na = robot.nv, robot.na
+        self.nu = robot.nv - robot.na
+        self.tasks: dict[str, TaskEntry] = {}
+        self.contacts: dict[str, ContactEntry] = {}
+        self.measured: dict[str, MeasuredForceBase] = {}
+        self.transitions = Transitions()
+        self.force_caps: dict[str, float] = {}  # contact name -> cap on its total normal force [N]
+        self.layout = next(_LAYOUTS)
+        self.variables = self.layout
+        self.weights_version = 0
+        self.n_force = 0
+
+    @property
+    def n_var(self) -> int:
+        """Size of x = [dv; f]."""
+        return self.nv + self.n_force
+
+    # ------------------------------------------------------------------------- changes
+    def add_task(
+        self, task: TaskBase, family: str, weight: float, priority: int, transition_duration: float = 0.0
+    ) -> None:
+        """Add a task of ``family``; with a transition its weight ramps from 0 (cost levels only)."""
+        if not isinstance(task, _FAMILIES[family]):
+            raise InvalidParameterError(f"{task!r} is not a {_FAMILIES[family].__name__}")
+        self._check_new_name(task.name)
+        weight, priority = check_weight(weight), check_priority(priority)
+        duration = _ramp_duration(transition_duration, priority)
+        self.tasks[task.name] = TaskEntry(task, priority, 0.0 if duration > 0 else weight)
+        if duration > 0:
+            self.transitions.start(task.name, 0.0, weight, duration)
+        self._changed(variables=False)
+
+    def add_contact(
+        self,
+        contact: ContactBase,
+        force_reg_weight: float,
+        motion_weight: float,
+        motion_priority: int,
+        transition_duration: float = 0.0,
+    ) -> None:
+        """Add a contact (its force variables go last in f); with a transition its normal-force cap
+        rises from f_min to f_max."""
+        if not isinstance(contact, ContactBase):
+            raise InvalidParameterError(f"{contact!r} is not a contact")
+        self._check_new_name(contact.name)
+        entry = ContactEntry(
+            contact,
+            check_priority(motion_priority),
+            check_weight(motion_weight),
+            check_weight(force_reg_weight),
+        )
+        duration = _contact_ramp_duration(contact, transition_duration)
+        self.contacts[contact.name] = entry
+        if duration > 0:
+            self.transitions.start(contact.name, unloaded_cap(contact), contact.max_normal_force, duration)
+        self._changed()
+
+    def add_measured_force(self, measured: MeasuredForceBase) -> None:
+        if not isinstance(measured, MeasuredForceBase):
+            raise InvalidParameterError(f"{measured!r} is not a Measured6dWrench or a Measured3dForce")
+        if measured.robot.nv != self.nv:
+            raise DimensionError(
+                f"measured force {measured.name!r} is on a robot with nv = {measured.robot.nv}, "
+                f"the formulation's robot has nv = {self.nv}"
+            )
+        if measured.name in self.measured:
+            raise DuplicateNameError(
+                f"a measured force named {measured.name!r} is already in the formulation"
+            )
+        self.measured[measured.name] = measured
+
+    def remove_measured_force(self, name: str) -> None:
+        lookup("measured force", name, self.measured)
+        del self.measured[name]
+
+    def remove_task(self, name: str, duration: float = 0.0) -> None:
+        """Remove a task now, or ramp its weight to 0 over ``duration`` [s] and remove it then."""
+        entry = lookup("task", name, self.tasks)
+        duration = _ramp_duration(duration, entry.priority)
+        if duration > 0:
+            self.transitions.start(name, entry.weight, 0.0, duration, remove_at_end=True)
+            return
+        self.transitions.cancel(name)
+        del self.tasks[name]
+        self._changed(variables=False)
+
+    def remove_contact(self, name: str, duration: float = 0.0, normal_force: float | None = None) -> None:
+        """Remove a contact now, or cap its normal force from ``normal_force`` (f_max if None) down
+        to f_min + 1e-3 N over ``duration`` [s] and remove it then."""
+        entry = lookup("contact", name, self.contacts)
+        contact = entry.contact
+        duration = _contact_ramp_duration(contact, duration)
+        if duration > 0:
+            end = unloaded_cap(contact)
+            start = contact.max_normal_force if normal_force is None else normal_force
+            self.transitions.start(name, max(start, end), end, duration, remove_at_end=True)
+            return
+        self.transitions.cancel(name)
+        self.force_caps.pop(name, None)
+        del self.contacts[name]
+        self._changed()
+
+    def update_task_weight(self, name: str, weight: float, duration: float = 0.0) -> None:
+        entry = lookup("task", name, self.tasks)
+        weight, duration = check_weight(weight), _ramp_duration(duration, entry.priority)
+        if self.transitions.is_leaving(name):
+            raise InvalidParameterError(
+                f"task {name!r} is being removed (its weight is ramping to 0); add it again once it has left"
+            )
+        if duration > 0:
+            self.transitions.start(name, entry.weight, weight, duration)
+        else:
+            self.transitions.cancel(name)
+            self._set_weight(entry, weight)
+
+    def update_contact_weights(
+        self, name: str, force_reg_weight: float | None = None, motion_weight: float | None = None
+    ) -> None:
+        entry = lookup("contact", name, self.contacts)
+        if force_reg_weight is not None:
+            entry.force_reg_weight = check_weight(force_reg_weight)
+        if motion_weight is not None:
+            entry.motion_weight = check_weight(motion_weight)
+        self.weights_version += 1
+
+    def advance(self, t: float) -> None:
+        """Move the ramps to time t [s]: weights and force caps take their values, and what is due
+        for removal leaves."""
+        values, ended, due = self.transitions.advance(t)
+        for name, value in values.items():
+            if name in self.tasks:
+                self._set_weight(self.tasks[name], value)
+            elif name in ended:
+                self.force_caps.pop(name, None)  # a finished loading ramp leaves the contact's own f_max
+            else:
+                self.force_caps[name] = value
+        for name in due:
+            if name in self.tasks:
+                self.remove_task(name)
+            else:
+                self.remove_contact(name)
+
+    def _set_weight(self, entry: TaskEntry, weight: float) -> None:
+        if entry.weight != weight:
+            entry.weight = weight
+            self.weights_version += 1
+
+    def _check_new_name(self, name: str) -> None:
+        if name in self.tasks or name in self.contacts:
+            leaving = " (it is being ramped out; add it again once it has left)"
+            raise DuplicateNameError(
+                f"a task or contact named {name!r} is already in the formulation"
+                + (leaving if self.transitions.is_leaving(name) else "")
+            )
+
+    def _changed(self, variables: bool = True) -> None:
+        """A new layout (and, when contacts changed, the contacts' forces laid out anew in f)."""
+        self.layout = next(_LAYOUTS)
+        self.weights_version += 1
+        if variables:
+            offset = 0
+            for entry in self.contacts.values():
+                entry.offset = offset
+                offset += entry.contact.n_force
+            self.n_force = offset
+            self.variables = self.layout
+
+    # -------------------------------------------------------------------------- the rows
+    def force_columns(self, entry: TaskEntry) -> slice:
+        """The columns of x a force task acts on: one contact's forces, or all of them."""
+        task = entry.task
+        name = getattr(task, "contact_name", None)
+        if name is None:
+            return slice(self.nv, self.n_var)
+        contact = self.contacts.get(name)
+        if contact is None:
+            raise UnknownNameError(
+                f"force task {task.name!r} acts on contact {name!r}, which is not in the "
+                "formulation: add the contact, or remove the task with the contact"
+            )
+        start = self.nv + contact.offset
+        return slice(start, start + contact.contact.n_force)
+
+    def blocks(self) -> list[list[Block]]:
+        """The rows of every level, in the problem's order (see the module docstring)."""
+        nv = self.nv
+        motion = slice(0, nv)
+        levels: list[list[Block]] = [[], []]
+
+        def level(priority: int) -> list[Block]:
+            while len(levels) <= priority:
+                levels.append([])
+            return levels[priority]
+
+        if self.nu > 0:
+            levels[0].append(Block(RowSpec(BASE_DYNAMICS, "equality", self.nu, None), 1.0, "base"))
+        for entry in self.contacts.values():
+            contact = entry.contact
+            if contact.motion_task.dim != contact.wrench_size:
+                raise DimensionError(
+                    f"the motion task of contact {contact.name!r} has {contact.motion_task.dim} rows, its "
+                    f"wrench {contact.wrench_size}: its mask was changed; set it back to "
+                    f"{contact.motion_mask}, or remove the contact"
+                )
+            spec = RowSpec(f"{contact.name}_motion_task", "equality", contact.motion_task.dim, motion)
+            level(entry.motion_priority).append(Block(spec, entry.motion_weight, "contact-motion", entry))
+        for entry in self.contacts.values():
+            contact, forces = (
+                entry.contact,
+                slice(nv + entry.offset, nv + entry.offset + entry.contact.n_force),
+            )
+            spec = RowSpec(
+                f"{contact.name}_force_constraint", "inequality", contact.force_inequality_rows, forces
+            )
+            levels[0].append(Block(spec, 1.0, "contact-force", entry))
+        for entry in self.contacts.values():
+            contact, forces = (
+                entry.contact,
+                slice(nv + entry.offset, nv + entry.offset + entry.contact.n_force),
+            )
+            spec = RowSpec(f"{contact.name}_force_reg_task", "equality", contact.wrench_size, forces)
+            levels[1].append(Block(spec, entry.force_reg_weight, "contact-regularization", entry))
+        for entry in self.tasks.values():
+            task = entry.task
+            columns = {
+                "motion": motion,
+                "force": self.force_columns(entry) if task.family == "force" else None,
+            }
+            spec = RowSpec(task.name, task.kind, task.dim, columns.get(task.family))
+            level(entry.priority).append(
+                Block(spec, 1.0 if entry.priority == 0 else entry.weight, "task", entry)
+            )
+        return levels
+
+
+def unloaded_cap(contact: ContactBase) -> float:
+    """Where an unloading ramp ends and a loading ramp starts: f_min + CAP_MARGIN (<= f_max) [N]."""
+    return min(contact.min_normal_force + CAP_MARGIN, contact.max_normal_force)
+
+
+def check_weight(weight: float) -> float:
+    return as_scalar("weight", weight, minimum=0.0)
+
+
+def check_priority(priority: int) -> int:
+    if isinstance(priority, bool) or not isinstance(priority, (int, np.integer)) or priority < 0:
+        raise InvalidParameterError(f"priority must be an integer >= 0, got {priority!r}")
+    return int(priority)
+
+
+def _ramp_duration(duration: float, priority: int) -> float:
+    """A transition duration [s] >= 0; only cost levels (priority >= 1) have a weight to ramp."""
+    duration = as_scalar("transition duration", duration, minimum=0.0)
+    if duration > 0 and priority == 0:
+        raise InvalidParameterError("a weight transition needs a cost level (priority >= 1), not level 0")
+    return duration
+
+
+def _contact_ramp_duration(contact: ContactBase, duration: float) -> float:
+    """A contact transition duration [s] >= 0; only a unilateral contact has a normal force to ramp."""
+    duration = as_scalar("transition_duration", duration, minimum=0.0)
+    if duration > 0 and not contact.unilateral:
+        raise InvalidParameterError(
+            f"{contact.name!r} is bilateral: it has no normal force to ramp; add or remove it "
+            "without a transition_duration"
+        )
+    return duration

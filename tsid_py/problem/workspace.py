@@ -1,0 +1,263 @@
+"""The workspace of a problem layout: the one owner of every per-step buffer, and their one writer.
+
+Built from a :class:`~tsid_py.problem.structure.ProblemStructure` (anew whenever its layout
+changes), it lays the levels out with the dense QP builder (:class:`HardRows` for level 0,
+:class:`CostRows` for each cost level) and hands each task and contact a constraint whose arrays
+are views of those buffers. :meth:`Workspace.fill` then computes one control step, top to bottom:
+
+1. the contacts' motion rows (each contact's motion task fills its rows);
+2. the contacts' force inequalities, regularizations and force generators T, copied in when a
+   contact changed them (:attr:`ContactBase.force_version`), with the normal-force caps of the
+   ramps in progress;
+3. the equation of motion M dv - J_c^T f = S^T tau - h as the matrix [M, -J_c^T] and h (less the
+   measured wrenches' J^T w); its unactuated rows are the level-0 equality "base-dynamics", its
+   actuated rows the torque map tau = [M_a, -J_a^T] x + h_a;
+4. the tasks: motion tasks fill their rows on the dv columns, force tasks on their force
+   columns, actuation tasks fill a constraint on tau that is mapped onto x through the torque map.
+
+The problem handed out (:meth:`Workspace.problem`) sees these buffers through read-only views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.constraints import ConstraintBase, new_constraint
+from tsid_py.errors import DimensionError
+from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, TaskEntry
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.solvers.dense_qp import CostRows, DenseQp, HardRows
+
+
+@dataclass
+class _ContactSlot:
+    entry: ContactEntry
+    motion: ConstraintBase | None = None  # its motion rows, dv columns
+    force: ConstraintBase | None = None  # its force inequality, force columns
+    regularization: ConstraintBase | None = None  # its regularization, force columns
+    generator: np.ndarray | None = None  # its block of the block-diagonal -T
+    version: int = -1  # the contact's force_version when its force rows were last copied
+    capped: bool = False
+
+
+@dataclass
+class _TaskSlot:
+    entry: TaskEntry
+    out: ConstraintBase  # motion and force tasks: views of the problem's rows on their columns
+    rows: int
+    target: ConstraintBase | None = None  # actuation tasks: their rows of x (``out`` is on tau)
+
+
+class Workspace:
+    """Every per-step buffer of one layout of a problem, and the step that fills them.
+
+    Args:
+        structure: The problem's structure (read at construction; a new layout needs a new workspace).
+        robot: The robot.
+    """
+
+    def __init__(self, structure: ProblemStructure, robot: RobotWrapper) -> None:
+        self.robot = robot
+        self.structure = structure
+        self.layout, self.variables = structure.layout, structure.variables
+        self.stamp = 0  # counts the steps filled: a problem handed out is current while it is its own
+        nv, nu, n = structure.nv, structure.nu, structure.n_var
+        self.nv, self.nu, self.n = nv, nu, n
+        self._blocks = blocks = structure.blocks()
+        self.hard = HardRows([b.spec for b in blocks[0]], n)
+        self.costs = [CostRows([b.spec for b in level], n, nv) for level in blocks[1:]]
+        self.dynamics = np.zeros((nv, n))  # [M, -J_c^T]
+        self.tau_map = self.dynamics[nu:]
+        self.h = np.zeros(nv)  # h less the measured wrenches' J^T w
+        self.h_a = self.h[nu:]
+        self._base: ConstraintBase | None = None
+        self._contacts = {name: _ContactSlot(entry) for name, entry in structure.contacts.items()}
+        self._motion_tasks: list[_TaskSlot] = []
+        self._force_tasks: list[_TaskSlot] = []
+        self._actuation_tasks: list[_TaskSlot] = []
+        motion_rows: list[tuple[int, int]] = []  # (level, index) of the contacts' motion rows
+        for level, level_blocks in enumerate(blocks):
+            for index, block in enumerate(level_blocks):
+                self._assign(level, index, block, motion_rows)
+        self._contact_motion = self._stacked_contact_motion(motion_rows)
+        self._minus_generators = np.zeros(
+            (sum(s.motion.rows for s in self._contacts.values()), structure.n_force)
+        )
+        first = 0
+        for slot in self._contacts.values():
+            contact = slot.entry.contact
+            columns = slice(slot.entry.offset, slot.entry.offset + contact.n_force)
+            slot.generator = self._minus_generators[first : first + contact.wrench_size, columns]
+            first += contact.wrench_size
+        for slot in self._force_tasks:
+            slot.entry.task.set_contacts([(e.contact, e.offset) for e in structure.contacts.values()])
+        self._weights_version = -1
+        self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
+        self._update_weights()
+
+    # ------------------------------------------------------------------------- the layout
+    def _view(self, level: int, index: int, columns: slice | None = None) -> ConstraintBase:
+        return self.hard.view(index, columns) if level == 0 else self.costs[level - 1].view(index, columns)
+
+    def _assign(self, level: int, index: int, block: Block, motion_rows: list[tuple[int, int]]) -> None:
+        """Give the rows of ``block`` to what fills them."""
+        spec, entry = block.spec, block.entry
+        if block.role == "base":
+            self._base = self._view(level, index)
+        elif block.role == "contact-motion":
+            self._contacts[entry.contact.name].motion = self._view(level, index, spec.columns)
+            motion_rows.append((level, index))
+        elif block.role == "contact-force":
+            self._contacts[entry.contact.name].force = self._view(level, index, spec.columns)
+        elif block.role == "contact-regularization":
+            self._contacts[entry.contact.name].regularization = self._view(level, index, spec.columns)
+        else:
+            task = entry.task
+            view = self._view(level, index, spec.columns)
+            if spec.kind == "bound":  # a bound's matrix is the identity on the task's variable
+                view.matrix[...] = np.eye(spec.rows, view.matrix.shape[1])
+            if task.family == "actuation":
+                scratch = new_constraint(task.kind, task.name, spec.rows, task.cols)
+                self._actuation_tasks.append(_TaskSlot(entry, scratch, spec.rows, view))
+            elif task.family == "force":
+                self._force_tasks.append(_TaskSlot(entry, view, spec.rows))
+            else:
+                self._motion_tasks.append(_TaskSlot(entry, view, spec.rows))
+
+    def _stacked_contact_motion(self, motion_rows: list[tuple[int, int]]) -> np.ndarray | None:
+        """The contacts' motion rows (dv columns) as one view when they are consecutive in level 0
+        (they are when every contact's motion is hard), for J_c^T in one product."""
+        if any(level != 0 for level, _ in motion_rows):
+            return None
+        rows = self.hard.rows_of([index for _, index in motion_rows])
+        return None if rows is None else rows[:, : self.nv]
+
+    def _update_weights(self) -> None:
+        """Weights of the cost levels from the structure, and the problem's levels with them."""
+        levels = []
+        for level, level_blocks in enumerate(self._blocks):
+            weights = [self._weight(b) for b in level_blocks]
+            if level > 0:
+                self.costs[level - 1].set_weights(weights)
+            rows = self.hard if level == 0 else self.costs[level - 1]
+            entries = []
+            for index, (block, weight) in enumerate(zip(level_blocks, weights, strict=True)):
+                view = rows.view(index)
+                view.matrix.flags.writeable = False
+                for name in view.vector_names:
+                    getattr(view, name).flags.writeable = False
+                entries.append(WeightedConstraint(weight, view, block.spec.columns))
+            levels.append(tuple(entries))
+        self._hqp_levels = tuple(levels)
+        self._weights_version = self.structure.weights_version
+
+    @staticmethod
+    def _weight(block: Block) -> float:
+        entry = block.entry
+        if block.role == "contact-motion":
+            return entry.motion_weight
+        if block.role == "contact-regularization":
+            return entry.force_reg_weight
+        if block.role == "task":
+            return 1.0 if entry.priority == 0 else entry.weight
+        return block.weight
+
+    # --------------------------------------------------------------------------- the step
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> bool:
+        """Compute the problem at time t [s] and state (q, v), ``data`` filled at that state (see the
+        module docstring). False, with the problem incomplete, when a task's number of rows changed
+        since the layout (a new mask): the caller then needs a new workspace."""
+        robot, nv, nu = self.robot, self.nv, self.nu
+        if self.structure.weights_version != self._weights_version:
+            self._update_weights()
+
+        # 1. the contacts' motion rows
+        for slot in self._contacts.values():
+            motion_task = slot.entry.contact.motion_task
+            if motion_task.dim != slot.motion.rows:
+                raise DimensionError(
+                    f"the motion task of contact {slot.entry.contact.name!r} changed its mask after the "
+                    "contact was added; remove the contact and add it again"
+                )
+            motion_task.compute_into(t, q, v, data, slot.motion)
+
+        # 2. the contacts' force rows and the ramps' caps
+        caps = self.structure.force_caps
+        for slot in self._contacts.values():
+            contact = slot.entry.contact
+            if contact.force_version != slot.version:
+                contact.write_force_constraints(slot.force, slot.regularization)
+                np.negative(contact.force_generator, out=slot.generator)
+                slot.version, slot.capped = contact.force_version, False
+            cap = caps.get(contact.name) if caps else None
+            if cap is not None:
+                slot.force.upper_bound[-1] = min(contact.max_normal_force, cap)
+                slot.capped = True
+            elif slot.capped:
+                slot.force.upper_bound[-1] = contact.max_normal_force
+                slot.capped = False
+
+        # 3. the equation of motion [M, -J_c^T] x = S^T tau - h
+        dynamics = self.dynamics
+        contact_motion = self._contact_motion
+        if contact_motion is None:
+            contact_motion = np.concatenate([s.motion.matrix for s in self._contacts.values()])
+        np.matmul(contact_motion.T, self._minus_generators, out=dynamics[:, nv:])
+        robot.mass(data, out=dynamics[:, :nv])
+        h = robot.nonlinear_effects(data, out=self.h)
+        for measured in self.structure.measured.values():
+            h -= measured.compute_joint_torques(data)
+        if self._base is not None:
+            self._base.matrix[...] = dynamics[:nu]
+            np.negative(h[:nu], out=self._base.vector)
+
+        # 4. the tasks
+        for slot in self._motion_tasks:
+            task = slot.entry.task
+            if task.dim != slot.rows:
+                return False
+            task.compute_into(t, q, v, data, slot.out)
+        for slot in self._force_tasks:
+            task = slot.entry.task
+            if task.dim != slot.rows:
+                return False
+            task.compute_into(t, q, v, data, slot.out)
+        tau_map, h_a = self.tau_map, self.h_a
+        for slot in self._actuation_tasks:
+            task, c, target = slot.entry.task, slot.out, slot.target
+            if task.dim != slot.rows:
+                return False
+            task.compute_into(t, q, v, data, c)
+            joints = task.selected_joints
+            if joints is None:
+                np.matmul(c.matrix, tau_map, out=target.matrix)
+                offset = c.matrix.dot(h_a)
+            else:  # the matrix selects joints: their rows of the torque map
+                target.matrix[...] = tau_map[joints]
+                offset = h_a[joints]
+            if c.kind == "equality":
+                np.subtract(c.vector, offset, out=target.vector)
+            else:
+                np.subtract(c.lower_bound, offset, out=target.lower_bound)
+                np.subtract(c.upper_bound, offset, out=target.upper_bound)
+        self.stamp += 1
+        return True
+
+    # --------------------------------------------------------------------------- read-outs
+    def problem(self) -> HqpData:
+        """The problem of the last step: read-only views of this workspace's buffers."""
+        return HqpData(self._hqp_levels, self.n, self.variables, self)
+
+    def dense_qp(self) -> DenseQp:
+        """The QP of levels 0 and 1 from this workspace's buffers (the next step overwrites them)."""
+        hard, cost = self.hard, self.costs[0]
+        H = cost.cost(hard.g)
+        return DenseQp(H, hard.g, hard.constraints, cost.tail_inverse, hard.buffer)
+
+    def contact_offset(self, name: str) -> int:
+        """Index of a contact's first force variable in x."""
+        return self.nv + self._contacts[name].entry.offset
