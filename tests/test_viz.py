@@ -135,7 +135,8 @@ def test_foot_heights_plotted_when_a_foot_rises(solo_run):
 
 def test_plots_skip_what_a_log_lacks(solo_run, tmp_path):
     """A log without forces, CoM or torques (e.g. from another scenario) gives fewer figures, no error."""
-    from tsid_py.scenarios.runner import RunLog, RunResult
+    from tsid_py.loop import RunLog
+    from tsid_py.scenarios.runner import RunResult
     from tsid_py.viz import plots
 
     log = RunLog(t=list(solo_run.log.t), q=list(solo_run.log.q))

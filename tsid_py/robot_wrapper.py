@@ -116,6 +116,10 @@ class RobotWrapper:
         """
         self.compute_all_terms_checked(data, *self.check_state(q, v))
 
+    def forward_kinematics(self, data: pin.Data, q: object) -> None:
+        """Fill the joint placements of ``data`` at q (enough for :meth:`frame_placement`)."""
+        pin.forwardKinematics(self.model, data, as_vector("q", q, self.nq, copy=False))
+
     def compute_all_terms_checked(self, data: pin.Data, q: np.ndarray, v: np.ndarray) -> None:
         """:meth:`compute_all_terms` for (q, v) already validated by :meth:`check_state`."""
         pin.computeAllTerms(self.model, data, q, v)

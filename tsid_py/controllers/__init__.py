@@ -1,7 +1,7 @@
 """Ready-made controllers that own a formulation and the usual tasks."""
 
 from tsid_py.controllers.arm import ArmController, ArmParams
-from tsid_py.controllers.biped import BipedController, BipedParams, ControlOutput, solve_step
+from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.controllers.quadruped import QuadrupedController, QuadrupedParams
 
 __all__ = [
@@ -9,8 +9,6 @@ __all__ = [
     "ArmParams",
     "BipedController",
     "BipedParams",
-    "ControlOutput",
     "QuadrupedController",
     "QuadrupedParams",
-    "solve_step",
 ]

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.controllers.biped import ControlOutput, solve_step
 from tsid_py.errors import RobotSpecError
 from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.loop.controller import Controller
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
@@ -39,7 +39,7 @@ class ArmParams:
     v_max_scaling: float = 0.4  # velocity bounds = scaling x URDF velocity limits
 
 
-class ArmController:
+class ArmController(Controller):
     """End-effector position control of a fixed-base arm.
 
     Args:
@@ -56,12 +56,11 @@ class ArmController:
             raise RobotSpecError(
                 f"{robot.name} is not an arm spec: it needs a fixed base and an end_effector"
             )
-        self.robot = robot
+        super().__init__(robot, InverseDynamicsFormulation("arm", robot), solver or SolverHQuadProg("qp"))
         self.params = params = params or ArmParams()
-        self.q0 = robot.default_configuration()
-        self.formulation = form = InverseDynamicsFormulation("arm", robot)
-        self.data = form.data
-        robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
+        form = self.formulation
+        self._q0 = robot.default_configuration()
+        robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
 
         self.ee_task = TaskSE3Equality("task-ee", robot, robot.spec.end_effector)
         self.ee_task.kp = params.kp_ee
@@ -72,21 +71,30 @@ class ArmController:
 
         self.posture_task = TaskJointPosture("task-posture", robot)
         self.posture_task.kp = params.kp_posture
-        self.posture_task.set_reference(TrajectorySample(self.q0))
+        self.posture_task.set_reference(TrajectorySample(self._q0))
         form.add_motion_task(self.posture_task, weight=params.w_posture, priority=1)
 
-        self.tau_max = params.tau_max_scaling * robot.effort_limit()
+        self._tau_max = params.tau_max_scaling * robot.effort_limit()
         self.actuation_task = TaskActuationBounds("task-actuation-bounds", robot)
-        self.actuation_task.set_bounds(-self.tau_max, self.tau_max)
+        self.actuation_task.set_bounds(-self._tau_max, self._tau_max)
         form.add_actuation_task(self.actuation_task, weight=1.0, priority=0)
 
-        self.v_max = params.v_max_scaling * robot.velocity_limit()
+        self._v_max = params.v_max_scaling * robot.velocity_limit()
         self.joint_bounds_task = TaskJointBounds("task-joint-bounds", robot, dt)
-        self.joint_bounds_task.set_velocity_bounds(-self.v_max, self.v_max)
+        self.joint_bounds_task.set_velocity_bounds(-self._v_max, self._v_max)
         form.add_motion_task(self.joint_bounds_task, weight=1.0, priority=0)
 
-        self.ee_initial = self.ee_placement().translation.copy()
-        self.solver = solver or SolverHQuadProg("qp")
+        self._ee_initial = self.ee_placement().translation.copy()
+
+    @property
+    def ee_initial(self) -> np.ndarray:
+        """The end-effector position at q0 [m] (a copy)."""
+        return self._ee_initial.copy()
+
+    @property
+    def v_max(self) -> np.ndarray:
+        """The joint velocity bounds [rad/s] (a copy)."""
+        return self._v_max.copy()
 
     def ee_placement(self) -> pin.SE3:
         """Current placement of the end-effector frame (world)."""
@@ -105,7 +113,3 @@ class ArmController:
                 np.concatenate([position.acc, np.zeros(3)]),
             )
         )
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
-        """Solve one control step; the solution status tells whether it succeeded."""
-        return solve_step(self.formulation, self.solver, t, q, v)

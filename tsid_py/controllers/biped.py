@@ -20,8 +20,8 @@ import pinocchio as pin
 from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.loop.controller import Controller
 from tsid_py.robot_specs import Robot
-from tsid_py.solvers.hqp_output import HqpOutput
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
@@ -30,7 +30,7 @@ from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_joint_posture import TaskJointPosture
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.trajectories import TrajectorySample
-from tsid_py.validation import as_scalar, lookup
+from tsid_py.validation import as_scalar, as_vector, lookup
 
 
 @dataclass(frozen=True)
@@ -59,31 +59,7 @@ class BipedParams:
         return robot.controller_params(cls(), "biped")
 
 
-@dataclass
-class ControlOutput:
-    """What one control step produced."""
-
-    solution: HqpOutput
-    dv: np.ndarray
-    tau: np.ndarray
-    forces: dict[str, np.ndarray]
-
-
-def solve_step(
-    formulation: InverseDynamicsFormulation, solver: Solver, t: float, q: np.ndarray, v: np.ndarray
-) -> ControlOutput:
-    """Build the problem at (t, q, v), solve it, read dv, tau and every contact's forces out."""
-    solution = solver.solve(formulation.compute_problem_data(t, q, v))
-    robot = formulation.robot
-    if not solution.ok:
-        return ControlOutput(solution, np.zeros(robot.nv), np.zeros(robot.na), {})
-    forces = {name: formulation.get_contact_force(name, solution) for name in formulation.contacts}
-    return ControlOutput(
-        solution, formulation.get_accelerations(solution), formulation.get_actuator_forces(solution), forces
-    )
-
-
-class BipedController:
+class BipedController(Controller):
     """Balance controller of a biped standing on both feet.
 
     Args:
@@ -103,16 +79,15 @@ class BipedController:
         spec = robot.spec
         if "right" not in spec.feet or "left" not in spec.feet or spec.sole is None:
             raise RobotSpecError(f"{robot.name} is not a biped spec: it needs [feet] right/left and [sole]")
-        self.robot = robot
+        super().__init__(robot, InverseDynamicsFormulation("biped", robot), solver or SolverHQuadProg("qp"))
         self.params = params = params or BipedParams.for_robot(robot)
-        self.q0 = robot.default_configuration() if q0 is None else np.array(q0, dtype=float)
-        self.formulation = form = InverseDynamicsFormulation("biped", robot)
-        self.data = form.data
+        form = self.formulation
+        self._q0 = robot.default_configuration() if q0 is None else as_vector("q0", q0, robot.nq)
         if q0 is None:
-            robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
-            sole_height = self.data.oMf[robot.frame_id(spec.feet["right"])].translation[2] - spec.sole.lz
-            self.q0[2] -= sole_height
-        robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
+            robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
+            sole_height = robot.frame_placement(self.data, spec.feet["right"]).translation[2] - spec.sole.lz
+            self._q0[2] -= sole_height
+        robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
 
         self.contacts: dict[str, Contact6d] = {}
         self.foot_tasks: dict[str, TaskSE3Equality] = {}
@@ -140,7 +115,7 @@ class BipedController:
 
         self.posture_task = TaskJointPosture("task-posture", robot)
         self.posture_task.kp = params.kp_posture_scale * robot.posture_gains()
-        self.posture_task.set_reference(TrajectorySample(self.q0[7:], tangent_size=robot.na))
+        self.posture_task.set_reference(TrajectorySample(self._q0[7:], tangent_size=robot.na))
         form.add_motion_task(self.posture_task, weight=params.w_posture, priority=1)
 
         self.am_task = TaskAMEquality("task-am", robot)
@@ -150,15 +125,19 @@ class BipedController:
 
         # A URDF effort limit of 0 means "not given" (Romeo's fingers): those joints stay unbounded.
         effort = robot.effort_limit()
-        self.tau_max = np.where(effort > 0, params.tau_max_scaling * effort, np.inf)
+        self._tau_max = np.where(effort > 0, params.tau_max_scaling * effort, np.inf)
         self.actuation_task = TaskActuationBounds("task-actuation-bounds", robot)
-        self.actuation_task.set_bounds(-self.tau_max, self.tau_max)
+        self.actuation_task.set_bounds(-self._tau_max, self._tau_max)
         form.add_actuation_task(self.actuation_task, weight=1.0, priority=0)
 
-        self.com_initial = robot.com(self.data).copy()
-        self.com_task.set_reference(TrajectorySample(self.com_initial))
-        self.solver = solver or SolverHQuadProg("qp")
+        self._com_initial = robot.com(self.data)
+        self.com_task.set_reference(TrajectorySample(self._com_initial))
         self.set_static_force_references()
+
+    @property
+    def com_initial(self) -> np.ndarray:
+        """The CoM at q0 [m] (a copy)."""
+        return self._com_initial.copy()
 
     def set_static_force_references(self) -> None:
         """Centre each foot's force regularization on its share of the robot's weight.
@@ -186,29 +165,34 @@ class BipedController:
         """Whether the ``right`` or ``left`` foot is a contact of the problem (also while unloading)."""
         return self.formulation.check_contact(lookup("foot", side, self.contacts).name)
 
-    def remove_contact(self, side: str, transition_duration: float = 0.0) -> None:
+    def remove_contact(
+        self, side: str, transition_duration: float = 0.0, placement: pin.SE3 | None = None
+    ) -> None:
         """Lift a foot: its contact is unloaded over ``transition_duration`` [s], then removed
-        (:meth:`InverseDynamicsFormulation.remove_rigid_contact`); its SE3 task starts holding the
-        current placement until :meth:`set_foot_reference` moves it."""
+        (:meth:`InverseDynamicsFormulation.remove_rigid_contact`); its SE3 task starts holding
+        ``placement`` (where the foot is: the last computed one when None) until
+        :meth:`set_foot_reference` moves it."""
         contact, task = lookup("foot", side, self.contacts), self.foot_tasks[side]
         if task.name in self.formulation.tasks:
             raise InvalidParameterError(f"the {side} foot is already lifted (or being unloaded)")
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
-        task.set_reference(self.foot_placement(side))
+        task.set_reference(self.foot_placement(side) if placement is None else placement)
         self.formulation.add_motion_task(task, weight=self.params.w_foot, priority=1)
         self.formulation.remove_rigid_contact(contact.name, transition_duration)
 
-    def add_contact(self, side: str, transition_duration: float = 0.0) -> None:
-        """Put a foot down where it is now: the contact holds the current placement, the foot task
-        leaves, and with ``transition_duration`` > 0 [s] the contact's normal force is allowed to grow
-        linearly from f_min to f_max over it (no force jump at touch-down)."""
+    def add_contact(
+        self, side: str, transition_duration: float = 0.0, placement: pin.SE3 | None = None
+    ) -> None:
+        """Put a foot down where it is: the contact holds ``placement`` (the last computed one when
+        None), the foot task leaves, and with ``transition_duration`` > 0 [s] the contact's normal
+        force is allowed to grow linearly from f_min to f_max over it (no force jump at touch-down)."""
         contact = lookup("foot", side, self.contacts)
         if self.formulation.check_contact(contact.name):
             raise InvalidParameterError(
                 f"the {side} foot is in contact (or its contact is still being unloaded): nothing to add"
             )
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
-        contact.set_reference(self.foot_placement(side))
+        contact.set_reference(self.foot_placement(side) if placement is None else placement)
         self.formulation.remove_task(self.foot_tasks[side].name)
         self.formulation.add_rigid_contact(
             contact, force_reg_weight=self.params.w_force_reg, transition_duration=transition_duration
@@ -225,7 +209,3 @@ class BipedController:
     def foot_placement(self, side: str) -> pin.SE3:
         """Current placement of the ``right`` or ``left`` foot frame."""
         return self.robot.frame_placement(self.data, lookup("foot", side, self.robot.spec.feet))
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
-        """Solve one control step; the solution status tells whether it succeeded."""
-        return solve_step(self.formulation, self.solver, t, q, v)

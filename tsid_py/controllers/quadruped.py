@@ -16,9 +16,9 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_point import ContactPoint
-from tsid_py.controllers.biped import ControlOutput, solve_step
 from tsid_py.errors import RobotSpecError
 from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.loop.controller import Controller
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
@@ -49,7 +49,7 @@ class QuadrupedParams:
         return robot.controller_params(cls(), "quadruped")
 
 
-class QuadrupedController:
+class QuadrupedController(Controller):
     """Balance controller of a floating-base robot on point feet (every frame of the spec's ``[feet]``).
 
     Args:
@@ -63,14 +63,17 @@ class QuadrupedController:
     ) -> None:
         if robot.is_fixed_base or len(robot.spec.feet) < 3:
             raise RobotSpecError(f"{robot.name} is not a quadruped spec: it needs a floating base and [feet]")
-        self.robot = robot
+        super().__init__(
+            robot, InverseDynamicsFormulation("quadruped", robot), solver or SolverHQuadProg("qp")
+        )
         self.params = params = params or QuadrupedParams.for_robot(robot)
-        self.q0 = robot.default_configuration()
-        self.formulation = form = InverseDynamicsFormulation("quadruped", robot)
-        self.data = form.data
-        robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
-        self.q0[2] -= min(self.data.oMf[robot.frame_id(f)].translation[2] for f in robot.spec.feet.values())
-        robot.compute_all_terms(self.data, self.q0, robot.zero_velocity())
+        form = self.formulation
+        self._q0 = robot.default_configuration()
+        robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
+        self._q0[2] -= min(
+            robot.frame_placement(self.data, f).translation[2] for f in robot.spec.feet.values()
+        )
+        robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
 
         self.contacts: dict[str, ContactPoint] = {}
         for key, frame in robot.spec.feet.items():
@@ -89,18 +92,21 @@ class QuadrupedController:
 
         self.posture_task = TaskJointPosture("task-posture", robot)
         self.posture_task.kp = params.kp_posture
-        self.posture_task.set_reference(TrajectorySample(self.q0[7:], tangent_size=robot.na))
+        self.posture_task.set_reference(TrajectorySample(self._q0[7:], tangent_size=robot.na))
         form.add_motion_task(self.posture_task, weight=params.w_posture, priority=1)
 
-        effort = robot.effort_limit() if params.tau_max is None else np.full(robot.na, params.tau_max)
-        self.tau_max = effort
+        self._tau_max = robot.effort_limit() if params.tau_max is None else np.full(robot.na, params.tau_max)
         self.actuation_task = TaskActuationBounds("task-actuation-bounds", robot)
-        self.actuation_task.set_bounds(-self.tau_max, self.tau_max)
+        self.actuation_task.set_bounds(-self._tau_max, self._tau_max)
         form.add_actuation_task(self.actuation_task, weight=1.0, priority=0)
 
-        self.com_initial = robot.com(self.data).copy()
-        self.com_task.set_reference(TrajectorySample(self.com_initial))
-        self.solver = solver or SolverHQuadProg("qp")
+        self._com_initial = robot.com(self.data)
+        self.com_task.set_reference(TrajectorySample(self._com_initial))
+
+    @property
+    def com_initial(self) -> np.ndarray:
+        """The CoM at q0 [m] (a copy)."""
+        return self._com_initial.copy()
 
     def set_com_reference(self, sample: TrajectorySample) -> None:
         """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame."""
@@ -109,7 +115,3 @@ class QuadrupedController:
     def foot_placement(self, key: str) -> pin.SE3:
         """Current placement of the foot frame named ``key`` in the spec's ``[feet]``."""
         return self.robot.frame_placement(self.data, self.robot.spec.feet[key])
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
-        """Solve one control step; the solution status tells whether it succeeded."""
-        return solve_step(self.formulation, self.solver, t, q, v)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 
 from tsid_py.controllers.biped import BipedController
+from tsid_py.loop.control_loop import Observer
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunResult, run_biped
+from tsid_py.scenarios.runner import RunResult, run_biped
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 
 from tsid_py.controllers.quadruped import QuadrupedController
+from tsid_py.loop.control_loop import Observer
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.cli_support import add_common_arguments, add_sway_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunResult, run_sway
+from tsid_py.scenarios.runner import RunResult, run_sway
 from tsid_py.solvers import make_solver
 
 

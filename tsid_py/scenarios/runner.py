@@ -1,63 +1,25 @@
-"""Closed-loop runs of a controller, their per-step physics checks and the JSON summary.
+"""Closed-loop runs of a legged controller holding or moving its CoM, and their JSON summary.
 
-The loop is the one of TSID's exercises: compute the references, solve, integrate dv on the
-manifold (:func:`tsid_py.integrate`), repeat. A QP failure ends the run (the robot is
-considered fallen) and is counted in ``qp_failures``.
+The loop is :class:`~tsid_py.loop.ControlLoop` (compute the references, solve, step the plant,
+repeat); this module adds what a balance run sets and measures: the CoM reference at every step,
+the CoM and its reference, each contact's forces and the drift of the feet from where they are
+held.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 import numpy as np
 
-from tsid_py.controllers.biped import BipedController, ControlOutput
+from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.quadruped import QuadrupedController
-from tsid_py.integration import integrate
-from tsid_py.physics import check_solution, summarize_checks
-from tsid_py.progress import progress_bar
+from tsid_py.loop.control_loop import ControlLoop, Observer, StepHooks
+from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.log import RunLog
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar
-
-
-@dataclass
-class RunLog:
-    """Per-step records of a run; arrays are shaped (steps, n)."""
-
-    t: list[float] = field(default_factory=list)
-    q: list[np.ndarray] = field(default_factory=list)
-    v: list[np.ndarray] = field(default_factory=list)
-    dv: list[np.ndarray] = field(default_factory=list)
-    tau: list[np.ndarray] = field(default_factory=list)
-    com: list[np.ndarray] = field(default_factory=list)
-    com_ref: list[np.ndarray] = field(default_factory=list)
-    forces: dict[str, list[np.ndarray]] = field(default_factory=dict)
-
-    def record_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        """The state (t [s], q, v) a control step started from and its dv and tau."""
-        self.t.append(t)
-        self.q.append(q)
-        self.v.append(v)
-        self.dv.append(out.dv)
-        self.tau.append(out.tau)
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Every series as a NumPy array (forces as ``forces/<contact>``)."""
-        out = {name: np.array(getattr(self, name)) for name in ("t", "q", "v", "dv", "tau", "com", "com_ref")}
-        out.update({f"forces/{name}": np.array(values) for name, values in self.forces.items()})
-        return out
-
-
-class StepController(Protocol):
-    """What a scenario drives: one control step at (t, q, v) (the biped, quadruped and arm controllers)."""
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput: ...
-
-
-Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
 
 
 @dataclass
@@ -67,6 +29,30 @@ class RunResult:
     summary: dict[str, object]
     log: RunLog
     controller: object | None = None
+
+
+class _Balance(StepHooks):
+    """Set the CoM reference before each step; record the CoM, the forces and the feet's drift after."""
+
+    def __init__(self, controller: BipedController | QuadrupedController, com_reference, log: RunLog) -> None:
+        self.controller, self.com_reference, self.log = controller, com_reference, log
+        self.feet_reference = {side: c.reference.translation for side, c in controller.contacts.items()}
+        self.foot_drift = 0.0
+        self.reference: TrajectorySample | None = None
+
+    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        self.reference = self.com_reference(t)
+        self.controller.set_com_reference(self.reference)
+
+    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+        controller, log = self.controller, self.log
+        log.com.append(controller.robot.com(controller.data))
+        log.com_ref.append(self.reference.pos)
+        for name, f in out.forces.items():
+            log.forces[name].append(f)
+        for side, target in self.feet_reference.items():
+            drift = float(np.linalg.norm(controller.foot_placement(side).translation - target))
+            self.foot_drift = max(self.foot_drift, drift)
 
 
 def run_biped(
@@ -89,55 +75,27 @@ def run_biped(
     """
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    robot = controller.robot
-    steps = int(round(duration / dt))
-    q, v = controller.q0.copy(), robot.zero_velocity()
-    feet_reference = {side: c.reference.translation.copy() for side, c in controller.contacts.items()}
     log = RunLog(forces={c.name: [] for c in controller.contacts.values()})
-    checks, step_times, foot_drift, failures = [], [], 0.0, 0
-    check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
-    for i in progress_bar(range(steps), progress, scenario):
-        t = i * dt
-        reference = com_reference(t)
-        controller.set_com_reference(reference)
-        out = timed_compute(controller, t, q, v, step_times)
-        if not out.solution.ok:
-            failures += 1
-            break
-        contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
-        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max, check_data))
-        log.record_step(t, q, v, out)
-        log.com.append(robot.com(controller.data).copy())
-        log.com_ref.append(reference.pos.copy())
-        for name, f in out.forces.items():
-            log.forces[name].append(f)
-        for side, target in feet_reference.items():
-            foot_drift = max(
-                foot_drift, float(np.linalg.norm(controller.foot_placement(side).translation - target))
-            )
-        if observer is not None:
-            observer(controller, log)
-        q, v = integrate(robot, q, v, out.dv, dt)
-
-    com_error = np.linalg.norm(np.array(log.com) - np.array(log.com_ref), axis=1) if log.com else np.zeros(1)
+    hooks = _Balance(controller, com_reference, log)
+    outcome = ControlLoop(controller, dt, log=log).run(
+        int(round(duration / dt)), hooks, progress, scenario, observer
+    )
+    com_error = log.distances("com", "com_ref")
     summary = {
-        "robot": robot.name,
+        "robot": controller.robot.name,
         "scenario": scenario,
         "dt_s": dt,
         "duration_s": duration,
-        "steps": len(log.t),
-        "qp_failures": failures,
         "com_error_max_m": float(com_error.max()),
         "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
-        "foot_drift_max_m": foot_drift,
-        **summarize_checks(checks),
-        **step_time_summary(step_times),
+        "foot_drift_max_m": hooks.foot_drift,
+        **outcome.summary(),
     }
     return RunResult(summary, log, controller)
 
 
 def run_sway(
-    controller: object,
+    controller: BipedController | QuadrupedController,
     duration: float,
     dt: float,
     amplitude: float,
@@ -151,22 +109,3 @@ def run_sway(
         "com", controller.com_initial, [0.0, amplitude, 0.0], [0.0, frequency, 0.0]
     )
     return run_biped(controller, duration, dt, sway.sample, scenario, progress, observer)
-
-
-def timed_compute(
-    controller: StepController, t: float, q: np.ndarray, v: np.ndarray, step_times: list[float]
-) -> ControlOutput:
-    """``controller.compute(t, q, v)``, its duration [s] appended to ``step_times``: the control step
-    a scenario reports, without the checks and the logging around it."""
-    start = time.perf_counter()
-    out = controller.compute(t, q, v)
-    step_times.append(time.perf_counter() - start)
-    return out
-
-
-def step_time_summary(step_times: list[float]) -> dict[str, float]:
-    """Median and 99th percentile of the control-step times [us] (solve and accessors, no checks)."""
-    if not step_times:
-        return {"step_time_median_us": float("nan"), "step_time_p99_us": float("nan")}
-    us = 1e6 * np.asarray(step_times)
-    return {"step_time_median_us": float(np.median(us)), "step_time_p99_us": float(np.percentile(us, 99))}

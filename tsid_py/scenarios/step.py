@@ -20,10 +20,11 @@ import argparse
 import numpy as np
 
 from tsid_py.controllers.biped import BipedParams
+from tsid_py.loop.control_loop import Observer
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunResult
+from tsid_py.scenarios.runner import RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
 

@@ -24,14 +24,14 @@ from tsid_py.contacts.pressure import contacts_center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GRAVITY, convex_hull, polygon_margin
-from tsid_py.integration import integrate
-from tsid_py.physics import check_solution, summarize_checks
+from tsid_py.loop.control_loop import ControlLoop, LoopOutcome, Observer, StepHooks
+from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.log import RunLog
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.support import sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
-from tsid_py.progress import progress_bar
 from tsid_py.robot_specs import Robot, load_robot
-from tsid_py.scenarios.runner import Observer, RunLog, RunResult, step_time_summary, timed_compute
+from tsid_py.scenarios.runner import RunResult
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
@@ -96,24 +96,23 @@ class _Swing:
     landed: bool = False
 
     def update(
-        self, controller: BipedController, q: np.ndarray, t: float, unload: float, load: float
+        self, controller: BipedController, feet: dict[str, pin.SE3], t: float, unload: float, load: float
     ) -> float | None:
-        """Switch the contact or set the foot reference at time t; the touch-down error [m] when landing."""
+        """Switch the contact or set the foot reference at time t, the feet at ``feet``; the
+        touch-down error [m] when landing."""
         step = self.step
         if not self.lifted and t >= step.t_lift - unload - EVENT_TOLERANCE:
-            pin.framesForwardKinematics(controller.robot.model, controller.data, q)
-            controller.remove_contact(step.side, unload)
+            controller.remove_contact(step.side, unload, feet[step.side])
             self.lifted = True
         if not self.lifted or self.landed:
             return None
         if t < step.t_land - EVENT_TOLERANCE:
             controller.set_foot_reference(step.side, self.trajectory.sample(t))
             return None
-        pin.framesForwardKinematics(controller.robot.model, controller.data, q)
-        error = controller.foot_placement(step.side).translation - step.target.translation
-        controller.add_contact(step.side, load)
+        placement = feet[step.side]
+        controller.add_contact(step.side, load, placement)
         self.landed = True
-        return float(np.linalg.norm(error))
+        return float(np.linalg.norm(placement.translation - step.target.translation))
 
 
 def _check_unloading_fits(plan: FootstepPlan, unload_duration: float) -> None:
@@ -184,104 +183,122 @@ def run_footsteps(
     if not isinstance(plan, FootstepPlan) or not callable(com_reference):
         raise InvalidParameterError("run_footsteps needs a FootstepPlan and a CoM reference function of t")
     _check_unloading_fits(plan, unload_duration)
-    robot, form, sole = controller.robot, controller.formulation, plan.sole
-    weight = robot.total_mass * GRAVITY
-    q, v = controller.q0.copy(), robot.zero_velocity()
     log = SteppingLog(
         forces={c.name: [] for c in controller.contacts.values()},
         feet={side: [] for side in SIDES},
         in_contact={side: [] for side in SIDES},
-        footsteps=[(s.side, s.target.translation.copy()) for s in plan.steps],
+        footsteps=[(s.side, s.target.translation) for s in plan.steps],
     )
-    swings = [_Swing(s, s.swing_trajectory(swing_height)) for s in plan.steps]
-    touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: that foot never swung
-    checks, step_times, failures = [], [], 0
-    lift_height, foot_drift, force_jump, zmp_margin, com_margin = 0.0, 0.0, 0.0, np.inf, np.inf
-    previous_forces: dict[str, np.ndarray] = {}
-    check_data = robot.create_data()
-    for i in progress_bar(range(int(round(plan.t_end / dt))), progress, scenario):
-        t = i * dt
-        for swing in swings:
-            error = swing.update(controller, q, t, unload_duration, load_duration)
+    hooks = _Stepping(controller, plan, com_reference, log, swing_height, unload_duration, load_duration)
+    hooks.com_support, hooks.cop_task = com_support, cop_task
+    outcome = ControlLoop(controller, dt, log=log).run(
+        int(round(plan.t_end / dt)), hooks, progress, scenario, observer
+    )
+    return RunResult(hooks.summary(scenario, dt, outcome), log, controller)
+
+
+class _Stepping(StepHooks):
+    """Before each step: the contact switches of the plan, the swing-foot and CoM references. After:
+    the ZMP and CoM margins in their supports, the feet's drift and height, the force jumps."""
+
+    def __init__(
+        self,
+        controller: BipedController,
+        plan: FootstepPlan,
+        com_reference: Callable[[float], TrajectorySample],
+        log: SteppingLog,
+        swing_height: float,
+        unload: float,
+        load: float,
+    ) -> None:
+        self.controller, self.plan, self.com_reference, self.log = controller, plan, com_reference, log
+        self.unload, self.load = unload, load
+        self.com_support = "contacts"
+        self.cop_task: TaskCopEquality | None = None
+        self.swings = [_Swing(s, s.swing_trajectory(swing_height)) for s in plan.steps]
+        self.touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: never swung
+        self.kinematics = controller.robot.create_data()  # the feet at the state of a step, before it
+        self.lift_height, self.foot_drift, self.force_jump = 0.0, 0.0, 0.0
+        self.zmp_margin, self.com_margin = np.inf, np.inf
+        self.previous_forces: dict[str, np.ndarray] = {}
+        self.reference: TrajectorySample | None = None
+        self.zmp_ref = np.zeros(2)
+
+    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        controller, robot = self.controller, self.controller.robot
+        robot.forward_kinematics(self.kinematics, q)
+        feet = {side: robot.frame_placement(self.kinematics, robot.spec.feet[side]) for side in SIDES}
+        for swing in self.swings:
+            error = swing.update(controller, feet, t, self.unload, self.load)
             if error is not None:
                 side = swing.step.side
-                touchdown[side] = max(touchdown[side] or 0.0, error)
-        reference = com_reference(t)
+                self.touchdown[side] = max(self.touchdown[side] or 0.0, error)
+        self.reference = reference = self.com_reference(t)
         controller.set_com_reference(reference)
-        zmp_ref = reference.pos[:2] - reference.pos[2] / GRAVITY * reference.acc[:2]
-        if cop_task is not None:
-            cop_task.set_reference(np.append(zmp_ref, 0.0))
+        self.zmp_ref = reference.pos[:2] - reference.pos[2] / GRAVITY * reference.acc[:2]
+        if self.cop_task is not None:
+            self.cop_task.set_reference(np.append(self.zmp_ref, 0.0))
 
-        out = timed_compute(controller, t, q, v, step_times)
-        if not out.solution.ok:
-            failures += 1
-            break
+    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+        controller, log, sole = self.controller, self.log, self.plan.sole
+        robot, data, form = controller.robot, controller.data, controller.formulation
         contacts = {name: (form.contacts[name], f) for name, f in out.forces.items()}
-        checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, controller.tau_max, check_data))
-
-        data = controller.data
         feet = {side: controller.foot_placement(side) for side in SIDES}
         active = [side for side in SIDES if controller.in_contact(side)]
         zmp = contacts_center_of_pressure(contacts.values(), data)[:2]
         support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in active]))
-        zmp_margin = min(zmp_margin, polygon_margin(zmp, support))
-        com = robot.com(data).copy()
-        if com_support == "feet":
+        self.zmp_margin = min(self.zmp_margin, polygon_margin(zmp, support))
+        com = robot.com(data)
+        if self.com_support == "feet":
             support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in SIDES]))
-        com_margin = min(com_margin, polygon_margin(com, support))
+        self.com_margin = min(self.com_margin, polygon_margin(com, support))
         for side in active:
-            reference_position = controller.contacts[side].reference.translation
-            foot_drift = max(foot_drift, float(np.linalg.norm(feet[side].translation - reference_position)))
-        for step in plan.steps:
+            held = controller.contacts[side].reference.translation
+            self.foot_drift = max(self.foot_drift, float(np.linalg.norm(feet[side].translation - held)))
+        for step in self.plan.steps:
             if step.t_lift <= t <= step.t_land:
-                lift_height = max(
-                    lift_height, float(feet[step.side].translation[2] - step.start.translation[2])
-                )
+                rise = float(feet[step.side].translation[2] - step.start.translation[2])
+                self.lift_height = max(self.lift_height, rise)
         net_forces = _world_net_forces(controller, out.forces)
-        if previous_forces:
-            jumps = [np.linalg.norm(net_forces[s] - previous_forces[s]) for s in net_forces]
-            force_jump = max(force_jump, float(max(jumps)))
-        previous_forces = net_forces
+        if self.previous_forces:
+            jumps = [np.linalg.norm(net_forces[s] - self.previous_forces[s]) for s in net_forces]
+            self.force_jump = max(self.force_jump, float(max(jumps)))
+        self.previous_forces = net_forces
 
-        log.record_step(t, q, v, out)
         log.com.append(com)
-        log.com_ref.append(reference.pos.copy())
+        log.com_ref.append(self.reference.pos)
         for c in controller.contacts.values():
             log.forces[c.name].append(out.forces.get(c.name, np.zeros(c.n_force)))
         log.zmp.append(zmp)
-        log.zmp_ref.append(zmp_ref)
+        log.zmp_ref.append(self.zmp_ref)
         for side in SIDES:
-            log.feet[side].append(feet[side].translation.copy())
+            log.feet[side].append(feet[side].translation)
             log.in_contact[side].append(side in active)
-        if observer is not None:
-            observer(controller, log)
-        q, v = integrate(robot, q, v, out.dv, dt)
 
-    com_error = np.linalg.norm(np.array(log.com) - np.array(log.com_ref), axis=1) if log.com else np.zeros(1)
-    zmp_error = np.linalg.norm(np.array(log.zmp) - np.array(log.zmp_ref), axis=1) if log.zmp else np.zeros(1)
-    landed = all(s.landed for s in swings)
-    summary = {
-        "robot": robot.name,
-        "scenario": scenario,
-        "dt_s": dt,
-        "duration_s": round(plan.t_end, 9),
-        "steps": len(log.t),
-        "footsteps": len(plan.steps),
-        "qp_failures": failures,
-        "fell": bool(failures or com_margin < 0 or zmp_margin < 0 or not landed),
-        "com_error_max_m": float(com_error.max()),
-        "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
-        "foot_drift_max_m": foot_drift,
-        "touchdown_error_right_m": touchdown["right"],
-        "touchdown_error_left_m": touchdown["left"],
-        "touchdown_error_max_m": max((e for e in touchdown.values() if e is not None), default=None),
-        "swing_height_max_m": lift_height,
-        "zmp_margin_min_m": zmp_margin,
-        "zmp_error_max_m": float(zmp_error.max()),
-        "com_margin_min_m": com_margin,
-        "max_force_jump_n": force_jump,
-        "max_force_jump_over_weight": force_jump / weight,
-        **summarize_checks(checks),
-        **step_time_summary(step_times),
-    }
-    return RunResult(summary, log, controller)
+    def summary(self, scenario: str, dt: float, outcome: LoopOutcome) -> dict[str, object]:
+        log, plan, touchdown = self.log, self.plan, self.touchdown
+        robot = self.controller.robot
+        com_error, zmp_error = log.distances("com", "com_ref"), log.distances("zmp", "zmp_ref")
+        landed = all(s.landed for s in self.swings)
+        weight = robot.total_mass * GRAVITY
+        return {
+            "robot": robot.name,
+            "scenario": scenario,
+            "dt_s": dt,
+            "duration_s": round(plan.t_end, 9),
+            "footsteps": len(plan.steps),
+            "fell": bool(outcome.qp_failures or self.com_margin < 0 or self.zmp_margin < 0 or not landed),
+            "com_error_max_m": float(com_error.max()),
+            "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
+            "foot_drift_max_m": self.foot_drift,
+            "touchdown_error_right_m": touchdown["right"],
+            "touchdown_error_left_m": touchdown["left"],
+            "touchdown_error_max_m": max((e for e in touchdown.values() if e is not None), default=None),
+            "swing_height_max_m": self.lift_height,
+            "zmp_margin_min_m": self.zmp_margin,
+            "zmp_error_max_m": float(zmp_error.max()),
+            "com_margin_min_m": self.com_margin,
+            "max_force_jump_n": self.force_jump,
+            "max_force_jump_over_weight": self.force_jump / weight,
+            **outcome.summary(),
+        }

@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 
 from tsid_py.controllers.biped import BipedParams
+from tsid_py.loop.control_loop import Observer
 from tsid_py.planning.footsteps import plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
 from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import Observer, RunResult
+from tsid_py.scenarios.runner import RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 

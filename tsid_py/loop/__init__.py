@@ -1,0 +1,20 @@
+"""The closed loop: a controller, a plant and a log, stepped together (:class:`ControlLoop`)."""
+
+from tsid_py.loop.control_loop import ControlLoop, LoopOutcome, StepHooks
+from tsid_py.loop.controller import Controller, ControlOutput, solve_step
+from tsid_py.loop.log import RunLog
+from tsid_py.loop.plant import Command, IntegratorPlant, Plant, PlantState
+
+__all__ = [
+    "Command",
+    "ControlLoop",
+    "ControlOutput",
+    "Controller",
+    "IntegratorPlant",
+    "LoopOutcome",
+    "Plant",
+    "PlantState",
+    "RunLog",
+    "StepHooks",
+    "solve_step",
+]

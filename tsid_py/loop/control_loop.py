@@ -1,0 +1,123 @@
+"""ControlLoop: the one closed loop of every scenario, demo and the CLI.
+
+    for each control period dt:  state = plant.state()
+                                 hooks.before_step(t, q, v)        (references, contact switches)
+                                 out = controller.compute(t, q, v)
+                                 physics check of out, log
+                                 hooks.after_step(t, q, v, out)     (the scenario's measurements)
+                                 plant.apply(Command(out.tau, out.dv)); plant.advance(dt)
+
+The plant is a parameter (:class:`~tsid_py.loop.plant.IntegratorPlant` by default). A QP failure
+ends the run (the robot is considered fallen) and is counted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tsid_py.loop.controller import Controller, ControlOutput
+from tsid_py.loop.log import RunLog
+from tsid_py.loop.plant import Command, IntegratorPlant, Plant
+from tsid_py.physics import SolutionCheck, check_solution, summarize_checks
+from tsid_py.progress import progress_bar
+from tsid_py.validation import as_scalar
+
+Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
+
+
+class StepHooks:
+    """What a scenario does around each control step (nothing by default)."""
+
+    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """Set references or switch contacts for the step at time t [s] from the state (q, v)."""
+
+    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+        """Measure and record what the step did (``out`` solved)."""
+
+
+@dataclass
+class LoopOutcome:
+    """What a run of the loop leaves: its log, the physics check of every step, the time of every
+    control step [s] and the number of QP failures (0 or 1: a failure ends the run)."""
+
+    log: RunLog
+    checks: list[SolutionCheck] = field(default_factory=list)
+    step_times: list[float] = field(default_factory=list)
+    qp_failures: int = 0
+
+    def summary(self) -> dict[str, object]:
+        """The entries every scenario's JSON summary shares."""
+        return {
+            "steps": len(self.log.t),
+            "qp_failures": self.qp_failures,
+            **summarize_checks(self.checks),
+            **step_time_summary(self.step_times),
+        }
+
+
+class ControlLoop:
+    """A controller driving a plant at period ``dt`` [s], every step logged and checked.
+
+    Args:
+        controller: Any :class:`~tsid_py.loop.controller.Controller`.
+        dt: Control period [s].
+        plant: What the commands drive; :class:`IntegratorPlant` of the controller's robot by default.
+        log: Where the steps are recorded (a scenario may pass a :class:`RunLog` subclass).
+    """
+
+    def __init__(
+        self, controller: Controller, dt: float, plant: Plant | None = None, log: RunLog | None = None
+    ) -> None:
+        self.controller = controller
+        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.plant = IntegratorPlant(controller.robot) if plant is None else plant
+        self.log = RunLog() if log is None else log
+
+    def run(
+        self,
+        steps: int,
+        hooks: StepHooks | None = None,
+        progress: bool = False,
+        label: str = "run",
+        observer: Observer | None = None,
+    ) -> LoopOutcome:
+        """Run ``steps`` control steps from the controller's q0 at rest."""
+        controller, plant, dt = self.controller, self.plant, self.dt
+        robot = controller.robot
+        hooks = StepHooks() if hooks is None else hooks
+        outcome = LoopOutcome(self.log)
+        check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
+        tau_max = controller.tau_max
+        plant.reset(controller.q0, robot.zero_velocity())
+        for i in progress_bar(range(steps), progress, label):
+            t = i * dt
+            state = plant.state()
+            q, v = state.q, state.v
+            hooks.before_step(t, q, v)
+            start = time.perf_counter()
+            out = controller.compute(t, q, v)
+            outcome.step_times.append(time.perf_counter() - start)
+            if not out.ok:
+                outcome.qp_failures += 1
+                break
+            contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
+            outcome.checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data))
+            self.log.record_step(t, q, v, out)
+            hooks.after_step(t, q, v, out)
+            if observer is not None:
+                observer(controller, self.log)
+            plant.apply(Command(out.tau, out.dv))
+            plant.advance(dt)
+        return outcome
+
+
+def step_time_summary(step_times: list[float]) -> dict[str, float]:
+    """Median and 99th percentile of the control-step times [us] (solve and accessors, no checks)."""
+    if not step_times:
+        return {"step_time_median_us": float("nan"), "step_time_p99_us": float("nan")}
+    us = 1e6 * np.asarray(step_times)
+    return {"step_time_median_us": float(np.median(us)), "step_time_p99_us": float(np.percentile(us, 99))}
