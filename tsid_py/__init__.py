@@ -50,6 +50,8 @@ from tsid_py.tasks import (
     TaskJointBounds,
     TaskJointPosture,
     TaskJointPosVelAccBounds,
+    TaskMotion,
+    TaskMotionTracking,
     TaskSE3Equality,
     TaskTwoFramesEquality,
 )

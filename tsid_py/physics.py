@@ -105,6 +105,8 @@ def check_solution(
     :func:`dynamics_residual`."""
     normal_forces, friction, pyramid, bounds = [np.inf], [0.0], [0.0], [0.0]
     for contact, forces in contacts.values():
+        if not contact.unilateral:  # two frames held together: no normal, no friction
+            continue
         f_n, ratio = normal_forces_and_friction_ratio(contact, forces)
         friction.append(ratio)
         pyramid.append(float(np.max(contact.force_constraint.matrix[:-1] @ np.asarray(forces), initial=0.0)))

@@ -90,7 +90,6 @@ def force_torque_map(
     if len(set(selected)) != len(selected):
         raise DuplicateNameError(f"selected_joints lists a joint twice: {list(selected_joints)}")
     tau = np.zeros(robot.na) if other_torques is None else as_vector("other_torques", other_torques, robot.na)
-    tau = tau.copy()
     tau[selected] = 0.0
     M, h, J, gamma = contact_dynamics_terms(robot, q, v, frame_ids, is_point)
     root = robot.nv - robot.na

@@ -62,6 +62,20 @@ class ContactTwoFramePositions(ContactBase):
     def set_reference(self, placement: object) -> None:
         raise InvalidParameterError(f"{self.name!r} holds two frames together: it has no reference placement")
 
+    @property
+    def reference(self) -> object:
+        raise InvalidParameterError(f"{self.name!r} holds two frames together: it has no reference placement")
+
+    @property
+    def contact_normal(self) -> np.ndarray:
+        raise InvalidParameterError(f"{self.name!r} holds two frames together: it has no contact normal")
+
+    @property
+    def mu(self) -> float:
+        raise InvalidParameterError(
+            f"{self.name!r} holds two frames together: it has no friction coefficient"
+        )
+
     def get_normal_force(self, forces: object) -> float:
         """A bilateral contact has no normal direction: 0, as in TSID."""
         return 0.0
