@@ -27,6 +27,8 @@ import json  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -59,15 +61,21 @@ def recorded_states(problem, ours: Controller) -> list[tuple[float, np.ndarray, 
     return states
 
 
+def _with_backend(problem, q0: np.ndarray, backend: str) -> Controller:
+    return build_tsid_py(problem, q0, make_solver(backend))
+
+
 def summary(seconds: list[float]) -> dict[str, float]:
     us = 1e6 * np.asarray(seconds)
     return {"median_us": round(float(np.median(us)), 1), "p99_us": round(float(np.percentile(us, 99)), 1)}
 
 
-def interleaved(controllers: list[Controller], states, rounds: int) -> list[list[float]]:
-    """Times of each controller's control step at every state, in turns, after a warm-up pass."""
-    times: list[list[float]] = [[] for _ in controllers]
+def interleaved(builders: list[Callable[[], Controller]], states, rounds: int) -> list[list[float]]:
+    """Times of each controller's control step at every state, in turns, after a warm-up pass; the
+    controllers are built anew for every pass (a walk's contact switches start over)."""
+    times: list[list[float]] = [[] for _ in builders]
     for round_index in range(rounds + 1):
+        controllers = [build() for build in builders]
         for k, (t, q, v) in enumerate(states):
             order = range(len(controllers)) if k % 2 == 0 else reversed(range(len(controllers)))
             for c in order:
@@ -79,14 +87,17 @@ def interleaved(controllers: list[Controller], states, rounds: int) -> list[list
     return times
 
 
-def breakdown(ours: Controller, states, rounds: int) -> dict[str, object]:
+def breakdown(build: Callable[[], Controller], states, rounds: int) -> dict[str, object]:
     """Medians of tsid_py's stages [us] and the warm-start hit rate."""
-    form, solver = ours.formulation, ours.solver
-    robot, data = form.robot, form.data
     stages: dict[str, list[float]] = {k: [] for k in ("pinocchio", "problem", "stacking", "solve", "tau")}
     hits = 0
     for _ in range(rounds):
+        ours = build()
+        form, solver = ours.formulation, ours.solver
+        robot, data = form.robot, form.data
         for t, q, v in states:
+            for update in ours.references:  # references and contact switches, not timed
+                update(t)
             marks = [time.perf_counter()]
             robot.compute_all_terms_checked(data, q, v)
             marks.append(time.perf_counter())
@@ -143,10 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         ours = build_tsid_py(problem, q0)
         states = recorded_states(problem, ours)
         backends = installed_backends()
-        controllers = [build_tsid_py(problem, q0, make_solver(backend)) for backend in backends]
+        builders = [partial(_with_backend, problem, q0, backend) for backend in backends]
         if tsid is not None:
-            controllers.append(build_oracle(problem, q0, tsid))
-        times = interleaved(controllers, states, args.rounds)
+            builders.append(partial(build_oracle, problem, q0, tsid))
+        times = interleaved(builders, states, args.rounds)
         entry: dict[str, object] = {
             "sizes": dict(zip(("n_var", "n_eq", "n_in"), ours.sizes, strict=True)),
             "states": len(states),
@@ -162,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                 backend: round(result["p99_us"] / entry["tsid"]["p99_us"], 3)
                 for backend, result in entry["tsid_py"].items()
             }
-        entry["tsid_py_breakdown"] = breakdown(build_tsid_py(problem, q0), states, args.rounds)
+        entry["tsid_py_breakdown"] = breakdown(partial(build_tsid_py, problem, q0), states, args.rounds)
         results[name] = entry
     print(json.dumps({"machine": machine(), "rounds": args.rounds, "scenarios": results}, indent=2))
     return 0

@@ -16,6 +16,7 @@ import numpy as np
 import pinocchio as pin
 
 import tsid_py as tp
+from tsid_py.planning import FootstepPlan, plan_com_from_zmp, plan_straight_walk
 from tsid_py.robot_specs import example_robot_data_dir
 from tsid_py.trajectories import Trajectory
 
@@ -35,6 +36,24 @@ class ContactSpec:
 
 
 @dataclass(frozen=True)
+class WalkSpec:
+    """A straight walk on the problem's two feet: footsteps and a LIPM CoM plan (tsid_py.planning).
+    At lift-off a foot's contact leaves (at once, as in TSID's walking exercise: TSID and tsid_py
+    time an unloading ramp one control step apart, and TSID's ramp also lowers the contact's own
+    f_max), its SE3 task (``kp_foot``, ``w_foot``) follows the swing, and at touch-down the contact
+    comes back, held at the planned footprint."""
+
+    steps: int = 4
+    step_length: float = 0.1  # [m]
+    single_support: float = 0.8  # [s]
+    double_support: float = 0.3  # [s]
+    swing_height: float = 0.05  # [m]
+    unload: float = 0.0  # [s] unloading ramp before lift-off (0: the contact leaves at once)
+    kp_foot: float = 100.0
+    w_foot: float = 1.0
+
+
+@dataclass(frozen=True)
 class Problem:
     """A scenario: references are functions of time; gains are scalars times ones."""
 
@@ -50,6 +69,7 @@ class Problem:
     ee_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
     tau_max_scaling: float | None = None
     dt: float = 0.002
+    walk: WalkSpec | None = None  # contact switches; the CoM follows the walk's plan, not com_reference
 
 
 def _constant_offset(offset: tuple[float, float, float]) -> Callable[[np.ndarray], Trajectory]:
@@ -76,6 +96,10 @@ PROBLEMS = {
         Problem(
             "talos-balance", "talos", 1.0, _feet("talos"), (10.0, 1.0), _constant_offset((0, 0, 0)),
             (10.0, 0.1), (10.0, 1e-3), tau_max_scaling=1.45,
+        ),
+        Problem(
+            "talos-walking", "talos", 6.2, _feet("talos"), (10.0, 1.0), None, (10.0, 1e-3), (10.0, 1e-3),
+            tau_max_scaling=1.45, walk=WalkSpec(),
         ),
         Problem(
             "talos-com-sinusoid", "talos", 2.0, _feet("talos"), (10.0, 1.0), _sinusoid(0.05, 0.5),
@@ -123,6 +147,7 @@ class Controller:
     formulation: object = None  # the library's formulation and solver, for tests that go further
     solver: object = None
     keep: list[object] = field(default_factory=list)  # the oracle's robot wrapper first
+    references: list[Callable[[float], None]] = field(default_factory=list)  # what step(t) sets first
 
 
 def initial_state(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
@@ -136,6 +161,42 @@ def initial_state(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
         lz = spec.sole.lz if spec.sole is not None and problem.contacts[0].points == 4 else 0.0
         q[2] -= robot.frame_placement(data, problem.contacts[0].frame).translation[2] - lz
     return q, robot.zero_velocity()
+
+
+def walk_plan(problem: Problem, q: np.ndarray) -> tuple[FootstepPlan, Trajectory]:
+    """The footsteps and the CoM plan of a walking problem, from the initial configuration q."""
+    robot, walk = tp.load_robot(problem.robot), problem.walk
+    data = robot.create_data()
+    robot.compute_all_terms(data, q, robot.zero_velocity())
+    right, left = (robot.frame_placement(data, robot.spec.feet[side]) for side in ("right", "left"))
+    com = robot.com(data)
+    sole, steps, length = robot.spec.sole, walk.steps, walk.step_length
+    plan = plan_straight_walk(sole, right, left, com, steps, length, walk.single_support, walk.double_support)
+    return plan, plan_com_from_zmp(plan.zmp_reference, plan.t_end, com)
+
+
+class WalkEvents:
+    """The contact switches of a walk at time t, through one library's calls (the ``do`` functions),
+    so that both libraries switch at the same steps. Sides map to the contacts of ``_feet``."""
+
+    TOLERANCE = 1e-9  # [s]
+
+    def __init__(self, plan: FootstepPlan, walk: WalkSpec, lift, follow, land) -> None:
+        self.plan, self.walk = plan, walk
+        self.lift, self.follow, self.land = lift, follow, land  # (side, placement/sample) -> None
+        self.swings = [(s, s.swing_trajectory(walk.swing_height), [False, False]) for s in plan.steps]
+
+    def __call__(self, t: float) -> None:
+        for step, trajectory, state in self.swings:
+            if not state[0] and t >= step.t_lift - self.walk.unload - self.TOLERANCE:
+                self.lift(step.side, step.start)
+                state[0] = True
+            if state[0] and not state[1]:
+                if t < step.t_land - self.TOLERANCE:
+                    self.follow(step.side, trajectory.sample(t))
+                else:
+                    self.land(step.side, step.target)
+                    state[1] = True
 
 
 def _tau_max(robot: tp.Robot, problem: Problem) -> np.ndarray | None:
@@ -173,12 +234,15 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
         contact.set_reference(robot.frame_placement(data, spec.frame))
         form.add_rigid_contact(contact, spec.force_reg_weight, spec.motion_weight, spec.motion_priority)
     references: list[Callable[[float], None]] = []
+    if problem.walk is not None:
+        plan, com_trajectory = walk_plan(problem, q)
+        references.append(_tsid_py_walk(problem, robot, form, plan))
     if problem.com is not None:
         com = tp.TaskComEquality("task-com", robot)
         com.kp = problem.com[0]
         form.add_motion_task(com, weight=problem.com[1], priority=1)
-        c0 = robot.com(data).copy()
-        com_trajectory = problem.com_reference(c0)
+        if problem.walk is None:
+            com_trajectory = problem.com_reference(robot.com(data))
         references.append(lambda t: com.set_reference(com_trajectory.sample(t)))
     posture = tp.TaskJointPosture("task-posture", robot)
     posture.kp = problem.posture[0]
@@ -221,7 +285,31 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
             True, form.get_accelerations(sol), form.get_actuator_forces(sol), form.get_contact_forces(sol)
         )
 
-    return Controller(robot.model, (form.n_var, form.n_eq, form.n_in), step, control, form, solver)
+    return Controller(
+        robot.model, (form.n_var, form.n_eq, form.n_in), step, control, form, solver, references=references
+    )
+
+
+def _tsid_py_walk(problem: Problem, robot: tp.Robot, form: tp.InverseDynamicsFormulation, plan: FootstepPlan):
+    walk, contacts = problem.walk, form.contacts
+    names = {"right": problem.contacts[0].name, "left": problem.contacts[1].name}
+    feet = {}
+    for side in names:
+        feet[side] = tp.TaskSE3Equality(f"task-{side}-foot", robot, robot.spec.feet[side])
+        feet[side].kp = walk.kp_foot
+
+    def lift(side: str, placement: pin.SE3) -> None:
+        feet[side].set_reference(placement)
+        form.add_motion_task(feet[side], weight=walk.w_foot, priority=1)
+        form.remove_rigid_contact(names[side], walk.unload)
+
+    def land(side: str, placement: pin.SE3) -> None:
+        contact = contacts[names[side]]
+        contact.set_reference(placement)
+        form.remove_task(feet[side].name)
+        form.add_rigid_contact(contact, problem.contacts[0].force_reg_weight)
+
+    return WalkEvents(plan, walk, lift, lambda side, sample: feet[side].set_reference(sample), land)
 
 
 def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
@@ -238,7 +326,7 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
     data = form.data()
     model = robot.model()
     keep: list[object] = [robot, form]  # the binding keeps references only: keep the objects alive
-    names = []
+    names, by_name = [], {}
     for spec in problem.contacts:
         normal = np.array([0.0, 0.0, 1.0])
         if spec.points == 4:
@@ -262,6 +350,7 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
         form.addRigidContact(contact, spec.force_reg_weight, spec.motion_weight, spec.motion_priority)
         keep.append(contact)
         names.append(spec.name)
+        by_name[spec.name] = contact
 
     def gains(task: object, kp: float | np.ndarray, size: int) -> None:
         kp = kp * np.ones(size)
@@ -270,11 +359,16 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
 
     com_sample = tsid.TrajectorySample(3)
     references: list[Callable[[float], None]] = []
+    if problem.walk is not None:
+        plan, com_trajectory = walk_plan(problem, q)
+        contacts = {"right": by_name[problem.contacts[0].name], "left": by_name[problem.contacts[1].name]}
+        references.append(_oracle_walk(problem, ours, robot, form, plan, contacts, gains, keep, tsid))
     if problem.com is not None:
         com = tsid.TaskComEquality("task-com", robot)
         gains(com, problem.com[0], 3)
         form.addMotionTask(com, problem.com[1], 1, 0.0)
-        com_trajectory = problem.com_reference(robot.com(data).copy())
+        if problem.walk is None:
+            com_trajectory = problem.com_reference(robot.com(data).copy())
 
         def set_com(t: float) -> None:
             ref = com_trajectory.sample(t)
@@ -317,13 +411,18 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
         form.addActuationTask(bounds, 1.0, 0, 0.0)
         keep.append(bounds)
     solver = tsid.SolverHQuadProgFast("qp")
-    solver.resize(form.nVar, form.nEq, form.nIn)
+    sizes = [(form.nVar, form.nEq, form.nIn)]
+    solver.resize(*sizes[0])
     keep.append(solver)
 
     def solve(t: float, q: np.ndarray, v: np.ndarray) -> object:
         for update in references:
             update(t)
-        return solver.solve(form.computeProblemData(t, q, v))
+        hqp = form.computeProblemData(t, q, v)
+        if (form.nVar, form.nEq, form.nIn) != sizes[0]:  # a contact came or went, as TSID's exercises do
+            sizes[0] = (form.nVar, form.nEq, form.nIn)
+            solver.resize(*sizes[0])
+        return solver.solve(hqp)
 
     def control(t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         return form.getActuatorForces(solve(t, q, v))
@@ -332,15 +431,39 @@ def build_oracle(problem: Problem, q: np.ndarray, tsid: object) -> Controller:
         sol = solve(t, q, v)
         if sol.status != 0:
             return Step(False, np.zeros(robot.nv), np.zeros(robot.na), np.zeros(0))
-        forces = [form.getContactForce(name, sol) for name in names]
-        return Step(
-            True,
-            form.getAccelerations(sol),
-            form.getActuatorForces(sol),
-            np.concatenate(forces) if forces else np.zeros(0),
-        )
+        return Step(True, form.getAccelerations(sol), form.getActuatorForces(sol), form.getContactForces(sol))
 
     return Controller(model, (form.nVar, form.nEq, form.nIn), step, control, form, solver, keep)
+
+
+def _oracle_walk(problem, ours, robot, form, plan, contacts, gains, keep, tsid):
+    walk = problem.walk
+    names = {"right": problem.contacts[0].name, "left": problem.contacts[1].name}
+    feet, samples = {}, {}
+    for side in names:
+        feet[side] = tsid.TaskSE3Equality(f"task-{side}-foot", robot, ours.spec.feet[side])
+        gains(feet[side], walk.kp_foot, 6)
+        samples[side] = tsid.TrajectorySample(12, 6)
+    keep += [*feet.values(), *samples.values()]
+
+    def follow(side: str, sample: tp.TrajectorySample) -> None:
+        samples[side].value(sample.pos)
+        samples[side].derivative(sample.vel)
+        samples[side].second_derivative(sample.acc)
+        feet[side].setReference(samples[side])
+
+    def lift(side: str, placement: pin.SE3) -> None:
+        follow(side, tp.TrajectorySample.from_se3(placement))
+        form.addMotionTask(feet[side], walk.w_foot, 1, 0.0)
+        form.removeRigidContact(names[side], walk.unload)
+
+    def land(side: str, placement: pin.SE3) -> None:
+        contacts[side].setReference(placement)
+        contacts[side].setMaxNormalForce(problem.contacts[0].f_max)  # a TSID ramp would have lowered it
+        form.removeTask(feet[side].name, 0.0)
+        form.addRigidContact(contacts[side], problem.contacts[0].force_reg_weight)
+
+    return WalkEvents(plan, walk, lift, follow, land)
 
 
 def integrate(model: pin.Model, q: np.ndarray, v: np.ndarray, dv: np.ndarray, dt: float) -> tuple:

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.oracle
 SIZES = {
     "talos-balance": (62, 18, 66),
     "talos-com-sinusoid": (62, 18, 66),
+    "talos-walking": (62, 18, 66),  # at the start: both feet down
     "romeo-balance": (85, 18, 34),
     "ur5-reaching": (6, 0, 6),
     "solo12-com-sinusoid": (30, 6, 32),
