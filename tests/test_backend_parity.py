@@ -1,5 +1,7 @@
 """Every installed backend gives quadprog's solution on the demos' problems, step after step."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -35,7 +37,7 @@ class ComparingSolver(tsid.Solver):
     ("scenario", "builder", "arguments", "steps"),
     [
         (balance, balance, {"duration": 0.3}, 150),
-        (com_sinusoid, com_sinusoid, {"duration": 0.6}, 300),
+        (com_sinusoid.SCENARIO, None, {"duration": 0.6}, 300),
         (step, stepping, {}, 2650),
         pytest.param(walk, stepping, {"steps": 2}, None, marks=pytest.mark.slow),
     ],
@@ -43,13 +45,16 @@ class ComparingSolver(tsid.Solver):
 )
 def test_backend_matches_quadprog_on_every_demo(monkeypatch, backend, scenario, builder, arguments, steps):
     """The demo itself runs (its controller built with the comparing solver) and still succeeds;
-    ``builder`` is the module that builds the scenario's controller."""
+    ``builder`` is the module that builds the scenario's controller (None: a SwayScenario's field)."""
     comparing = ComparingSolver(backend)
 
     def controller_with_comparing_solver(robot, params=None, solver=None):  # solver: the scenario's own
         return BipedController(robot, params, solver=comparing)
 
-    monkeypatch.setattr(builder, "BipedController", controller_with_comparing_solver)
+    if builder is None:  # a sway scenario: its controller class is a field
+        scenario = dataclasses.replace(scenario, controller=controller_with_comparing_solver)
+    else:
+        monkeypatch.setattr(builder, "BipedController", controller_with_comparing_solver)
     summary = scenario.run(**arguments).summary
     assert summary["qp_failures"] == 0
     assert comparing.solves == (steps or summary["steps"]) and comparing.solves > 100

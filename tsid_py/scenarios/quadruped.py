@@ -9,47 +9,14 @@ friction, torque ratio (against Solo12's 2.7 N m actuators) and the equation-of-
 
 from __future__ import annotations
 
-import argparse
-
 from tsid_py.controllers.quadruped import QuadrupedController
-from tsid_py.loop.control_loop import Observer
-from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import add_common_arguments, add_sway_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult, run_sway
-from tsid_py.solvers import make_solver
+from tsid_py.scenarios.cli_support import scenario_main
+from tsid_py.scenarios.sway import SwayScenario
 
-
-def run(
-    robot: str = "solo12",
-    duration: float = 4.0,
-    dt: float = 0.002,
-    amplitude: float = 0.02,
-    frequency: float = 1.0,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-) -> RunResult:
-    """Sway the CoM for ``duration`` seconds; amplitude [m] and frequency [Hz] along y."""
-    controller = QuadrupedController(load_robot(robot), solver=make_solver(backend))
-    return run_sway(controller, duration, dt, amplitude, frequency, "quadruped", progress, observer)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="solo12", duration=4.0)
-    add_sway_arguments(parser, amplitude=0.02, frequency=1.0)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.amplitude,
-        args.frequency,
-        args.backend,
-        not args.json,
-        observer,
-    )
+SCENARIO = SwayScenario(
+    "quadruped", QuadrupedController, robot="solo12", duration=4.0, amplitude=0.02, frequency=1.0
+)
+run, add_arguments, run_from_args = SCENARIO.run, SCENARIO.add_arguments, SCENARIO.run_from_args
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -255,7 +255,31 @@ class GainVector:
         setattr(task, self._attribute, as_gain(self._name, value, task.gain_size))  # type: ignore[attr-defined]
 
 
-class PdMotionTask(Masked, TaskMotion, PdGains):
+class TrackingErrors:
+    """The last ``position_error``, ``velocity_error`` and ``desired_acceleration`` of a PD task,
+    every component, read as copies (the task stores ``_position_error`` and the others)."""
+
+    _position_error: np.ndarray
+    _velocity_error: np.ndarray
+    _desired_acceleration: np.ndarray
+
+    @property
+    def position_error(self) -> np.ndarray:
+        """e at the last computation, every component (a copy)."""
+        return self._position_error.copy()
+
+    @property
+    def velocity_error(self) -> np.ndarray:
+        """de at the last computation, every component (a copy)."""
+        return self._velocity_error.copy()
+
+    @property
+    def desired_acceleration(self) -> np.ndarray:
+        """a* at the last computation, every component (a copy)."""
+        return self._desired_acceleration.copy()
+
+
+class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
     """A masked motion task with PD gains J dv = a* - drift, whose last errors are kept: the common
     part of :class:`TaskMotionTracking` and of the tasks that write their :meth:`fill` themselves
     (the SE3 and two-frame tasks, whose errors follow TSID's conventions).
@@ -293,21 +317,6 @@ class PdMotionTask(Masked, TaskMotion, PdGains):
             rows = self._rows
             out.matrix[...] = jacobian[rows]
             np.subtract(desired[rows], drift[rows], out=out.vector)
-
-    @property
-    def position_error(self) -> np.ndarray:
-        """e at the last computation, every component (a copy)."""
-        return self._position_error.copy()
-
-    @property
-    def velocity_error(self) -> np.ndarray:
-        """de at the last computation, every component (a copy)."""
-        return self._velocity_error.copy()
-
-    @property
-    def desired_acceleration(self) -> np.ndarray:
-        """a* at the last computation, every component (a copy)."""
-        return self._desired_acceleration.copy()
 
     @property
     def drift(self) -> np.ndarray:

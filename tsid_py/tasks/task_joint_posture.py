@@ -7,11 +7,11 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion
+from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion, TrackingErrors
 from tsid_py.trajectories import TrajectorySample, as_sample
 
 
-class TaskJointPosture(Masked, TaskMotion, PdGains):
+class TaskJointPosture(Masked, TaskMotion, PdGains, TrackingErrors):
     """Track a reference posture q_ref of the actuated joints.
 
     e = q_a (-) q_ref (Pinocchio ``difference``, size na; a plain q_a - q_ref when every actuated
@@ -52,21 +52,6 @@ class TaskJointPosture(Masked, TaskMotion, PdGains):
         robot = self.robot
         self._reference = as_sample(f"reference of task {self.name!r}", sample, robot.nq_actuated, robot.na)
         self._q_ref_full[robot.nq - robot.nq_actuated :] = self._reference.pos
-
-    @property
-    def position_error(self) -> np.ndarray:
-        """e at the last computation, every actuated joint [rad] (a copy)."""
-        return self._position_error.copy()
-
-    @property
-    def velocity_error(self) -> np.ndarray:
-        """de at the last computation, every actuated joint [rad/s] (a copy)."""
-        return self._velocity_error.copy()
-
-    @property
-    def desired_acceleration(self) -> np.ndarray:
-        """ddq* at the last computation, every actuated joint [rad/s^2] (a copy)."""
-        return self._desired_acceleration.copy()
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         robot, reference = self.robot, self._reference
