@@ -8,6 +8,7 @@ from conftest import random_state
 
 import tsid_py as tsid
 from tsid_py.controllers.biped import BipedController
+from tsid_py.physics import check_solution
 
 DT = 0.002
 
@@ -56,6 +57,9 @@ def test_a_grasp_closes_the_chain_and_carries_a_passive_arm(talos_with_handle):
         )
         external = feet + (J[0] - J[1]).T @ f
         assert dynamics_residual(robot, q, v, out.dv, out.tau, external) < 1e-8
+        contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
+        check = check_solution(robot, q, v, out.dv, out.tau, contacts)  # the loop's check: +f and -f
+        assert check.dynamics_residual < 1e-8
         assert abs(out.tau[elbow]) < 1e-9
         q, v = tsid.integrate(robot, q, v, out.dv, DT)
     assert separation < 1e-4  # the hand stays on the handle (up to the integration error) [m]

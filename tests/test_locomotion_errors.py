@@ -84,13 +84,13 @@ CASES = [
         "task added with a negative transition",
         lambda b: b.formulation.add_motion_task(b.foot_tasks["right"], 1.0, 1, transition_duration=-0.1),
         tsid.InvalidParameterError,
-        "transition duration",
+        "transition_duration",
     ),
     (
         "task added with a NaN transition",
         lambda b: b.formulation.add_motion_task(b.foot_tasks["right"], 1.0, 1, transition_duration=NAN),
         tsid.NonFiniteError,
-        "transition duration",
+        "transition_duration",
     ),
     (
         "weight ramp on a hard task",

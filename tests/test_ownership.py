@@ -24,6 +24,7 @@ from tsid_py.analysis import (
 )
 from tsid_py.constraints import ConstraintBase
 from tsid_py.controllers import ArmController, BipedController, QuadrupedController
+from tsid_py.planning import plan_com_from_zmp, plan_straight_walk
 
 DT = 0.002
 
@@ -66,7 +67,7 @@ def test_a_reference_read_before_the_loop_stays_put(romeo):
 def mutate(value: object) -> None:
     """Change a returned value in place, whatever it is."""
     if isinstance(value, np.ndarray):
-        if value.size:
+        if value.size and value.flags.writeable:  # a read-only array (a spec's) cannot be changed at all
             value.flat[0] = 12345.0 if value.dtype != bool else not value.flat[0]
     elif isinstance(value, pin.SE3):
         value.translation = value.translation + 1.0
@@ -102,18 +103,23 @@ def same(a: object, b: object) -> bool:
     return a == b
 
 
+ZERO_ARGUMENT_ACCESSORS = ("local_points", "compute_next", "corners")  # methods that read, walked too
+
+
 def public_readouts(obj: object) -> dict[str, object]:
-    """Every public attribute or property of ``obj`` whose value is an array, a placement, a
-    sample, a constraint or a dict of arrays (the accessors to walk)."""
+    """Every public attribute, property or zero-argument read method of ``obj`` whose value is an
+    array, a placement, a sample, a constraint or a dict of arrays (the accessors to walk)."""
     found = {}
-    for name in sorted(set(dir(type(obj))) | set(vars(obj))):
+    names = set(dir(type(obj))) | (set(vars(obj)) if hasattr(obj, "__dict__") else set())
+    for name in sorted(names):
         if name.startswith("_"):
             continue
         attribute = getattr(type(obj), name, None)
-        if callable(attribute) and not isinstance(attribute, property):
+        method = callable(attribute) and not isinstance(attribute, property)
+        if method and name not in ZERO_ARGUMENT_ACCESSORS:
             continue
         try:
-            value = getattr(obj, name)
+            value = getattr(obj, name)() if method else getattr(obj, name)
         except (tsid.TsidError, NotImplementedError):
             continue
         if isinstance(value, (np.ndarray, pin.SE3, tsid.TrajectorySample, ConstraintBase, dict)):
@@ -146,6 +152,10 @@ def catalogue(talos, solo12, ur5) -> list[object]:
     wrench = tsid.Measured6dWrench("push", talos, "torso_2_joint")
     wrench.set_measured_contact_force(np.ones(6))
     linked = tsid.ContactTwoFramePositions("link", talos, "arm_left_7_joint", "arm_right_7_joint", -10, 10)
+    right, left = biped.foot_placement("right"), biped.foot_placement("left")
+    plan = plan_straight_walk(talos.spec.sole, right, left, biped.com_initial, 3, 0.1)
+    planning = [plan, *plan.steps, plan.steps[0].swing_trajectory(0.05), talos.spec.sole]
+    planning.append(plan_com_from_zmp(plan.zmp_reference, plan.t_end, biped.com_initial))
     trajectories = [
         tsid.TrajectoryEuclidianConstant("c", np.ones(3)),
         tsid.TrajectorySE3Constant("s", pin.SE3.Random()),
@@ -165,6 +175,8 @@ def catalogue(talos, solo12, ur5) -> list[object]:
         wrench,
         linked,
         *trajectories,
+        *planning,
+        talos.spec,
     ]
 
 
@@ -179,7 +191,7 @@ def test_every_accessor_hands_out_a_copy(objects):
         for name, value in public_readouts(obj).items():
             before = frozen(value)
             mutate(value)
-            again = frozen(getattr(obj, name))
+            again = frozen(getattr(obj, name)() if name in ZERO_ARGUMENT_ACCESSORS else getattr(obj, name))
             assert same(again, before), f"{type(obj).__name__}.{name} handed out its own array"
             walked += 1
     assert walked > 80  # the walk did find the accessors

@@ -255,3 +255,73 @@ def test_a_contact_whose_motion_mask_changes_is_refused_by_name(talos):
     controller.contacts["left"].motion_task.mask = [1, 1, 1, 0, 0, 0]
     with pytest.raises(tsid.TsidError, match="contact_lfoot"):
         form.compute_problem_data(0.0, controller.q0, talos.zero_velocity())
+
+
+def test_a_problem_goes_stale_when_a_mask_rebuilds_the_workspace(talos):
+    """The old problem's buffers are gone with its workspace: reading it must raise, not show old rows."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    q, v = moving_state(controller, talos)
+    hqp = form.compute_problem_data(0.0, q, v)
+    controller.com_task.mask = [1.0, 1.0, 0.0]
+    form.compute_problem_data(0.002, q, v)
+    with pytest.raises(tsid.StaleProblemError):
+        _ = hqp.levels
+
+
+def test_reading_sizes_after_a_change_leaves_the_last_solution_readable(ur5):
+    """n_eq and n_in count rows from the structure: they do not swap in an empty workspace under
+    a solution about to be read."""
+    from conftest import arm_with_posture
+
+    form, q, v = arm_with_posture(ur5)
+    solver = tsid.SolverHQuadProg()
+    sol = solver.solve(form.compute_problem_data(0.0, q, v))
+    tau = form.get_actuator_forces(sol)
+    bounds = tsid.TaskJointBounds("joint-bounds", ur5, 0.002)
+    form.add_motion_task(bounds, weight=1.0, priority=0)
+    assert (form.n_eq, form.n_in) == (0, ur5.nv)
+    np.testing.assert_array_equal(form.get_actuator_forces(sol), tau)
+    assert np.abs(tau).max() > 1.0  # gravity torques, not the zeros of an empty torque map
+    form.compute_problem_data(0.002, q, v)
+    with pytest.raises(tsid.SolverFailedError, match="read tau before the next"):
+        form.get_actuator_forces(sol)
+
+
+def test_a_mask_change_fills_each_task_once_per_step(talos):
+    """A rebuilt layout is filled once: a force task's integral advances by one dt per step."""
+    controller = BipedController(talos)
+    form = controller.formulation
+    right = controller.contacts["right"]
+    task = tsid.TaskContactForceEquality("right-force", talos, 0.002, right)
+    task.ki = 1.0
+    task.set_reference(tsid.TrajectorySample(np.full(6, 10.0)))
+    form.add_force_task(task, weight=1e-3, priority=1)
+    q, v = moving_state(controller, talos)
+    form.compute_problem_data(0.0, q, v)
+    controller.com_task.mask = [1.0, 0.0, 1.0]  # a new mask: a new workspace at the next step
+    form.compute_problem_data(0.002, q, v)
+    expected = np.zeros(6)
+    for _ in range(2):
+        expected = expected + 0.002 * (np.full(6, 10.0) - task.leak_rate * expected)
+    np.testing.assert_allclose(task.integral_error, expected, rtol=1e-12)
+
+
+def test_a_bound_task_reads_back_as_a_bound(ur5):
+    from conftest import arm_with_posture
+
+    form, q, v = arm_with_posture(ur5)
+    bounds = tsid.TaskJointBounds("joint-bounds", ur5, 0.002)
+    bounds.set_velocity_bounds(-np.ones(ur5.na), np.ones(ur5.na))
+    form.add_motion_task(bounds, weight=1.0, priority=0)
+    form.compute_problem_data(0.0, q, v)
+    read = bounds.constraint
+    fresh = bounds.compute(0.0, q, v, form.data)
+    assert read.is_bound() and fresh.is_bound()
+    np.testing.assert_array_equal(read.upper_bound, fresh.upper_bound)
+
+
+def test_an_inequality_at_a_cost_level_is_refused_when_added(ur5):
+    form = tsid.InverseDynamicsFormulation("arm", ur5)
+    with pytest.raises(tsid.UnsupportedProblemError, match="only equalities can be costs"):
+        form.add_motion_task(tsid.TaskJointBounds("joint-bounds", ur5, 0.002), weight=1.0, priority=1)

@@ -48,8 +48,9 @@ class ConstraintBase:
         return self.kind == "bound"
 
     def copy(self) -> ConstraintBase:
-        """An independent constraint with the same name and values."""
-        other = type(self).__new__(type(self))
+        """An independent constraint of the same kind, name and values (writable, even when this
+        one is a read-only view)."""
+        other = _CLASSES[self.kind].__new__(_CLASSES[self.kind])
         other.name = self.name
         other.matrix = self.matrix.copy()
         for name in self.vector_names:
@@ -147,6 +148,45 @@ class ConstraintBound(ConstraintBase):
     def residual(self, x: object) -> np.ndarray:
         x = self._x(x)
         return np.minimum(x - self.lower_bound, 0.0) + np.maximum(x - self.upper_bound, 0.0)
+
+
+_CLASSES: dict[str, type[ConstraintBase]] = {
+    "equality": ConstraintEquality,
+    "inequality": ConstraintInequality,
+    "bound": ConstraintBound,
+}
+
+
+class _ReadOnly:
+    """A constraint whose arrays are read-only views and whose attributes cannot be assigned: a
+    view of a formulation's problem (:func:`read_only_view`)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise InvalidParameterError(
+            f"constraint {self.name!r} is a read-only view of a formulation's problem: "  # type: ignore[attr-defined]
+            "change a copy (hqp.snapshot(), constraint.copy())"
+        )
+
+
+class _ReadOnlyEquality(_ReadOnly, ConstraintEquality):
+    pass
+
+
+class _ReadOnlyInequality(_ReadOnly, ConstraintInequality):
+    pass
+
+
+def read_only_view(constraint: ConstraintBase) -> ConstraintBase:
+    """A constraint that sees ``constraint``'s arrays read-only and refuses any assignment (an
+    equality, or an inequality for an inequality or a bound)."""
+    cls = _ReadOnlyEquality if constraint.is_equality() else _ReadOnlyInequality
+    view = cls.__new__(cls)
+    object.__setattr__(view, "name", constraint.name)
+    for name in ("matrix", *constraint.vector_names):
+        array = getattr(constraint, name).view()
+        array.flags.writeable = False
+        object.__setattr__(view, name, array)
+    return view
 
 
 def new_constraint(kind: str, name: str, rows: int, cols: int) -> ConstraintBase:

@@ -61,12 +61,12 @@ class InverseDynamicsFormulation:
     @property
     def n_eq(self) -> int:
         """Number of level-0 equality rows."""
-        return self._current().hard.constraints.n_eq
+        return sum(b.spec.rows for b in self._structure.blocks()[0] if b.spec.kind == "equality")
 
     @property
     def n_in(self) -> int:
         """Number of level-0 inequality rows (each two-sided row counted once, as TSID)."""
-        return self._current().hard.constraints.n_in
+        return sum(b.spec.rows for b in self._structure.blocks()[0] if b.spec.kind != "equality")
 
     @property
     def contacts(self) -> dict[str, ContactBase]:
@@ -175,18 +175,13 @@ class InverseDynamicsFormulation:
         structure = self._structure
         if structure.transitions:
             structure.advance(self.t)
-        workspace = self._current()
-        if not workspace.fill(self.t, q, v, data):  # a task's rows changed (a new mask)
-            workspace = self._current(rebuild=True)
-            workspace.fill(self.t, q, v, data)
-        return workspace.problem()
-
-    def _current(self, rebuild: bool = False) -> Workspace:
-        """The workspace of the current layout (a new one after a change of structure)."""
         workspace = self._workspace
-        if rebuild or workspace is None or workspace.layout != self._structure.layout:
-            workspace = self._workspace = Workspace(self._structure, self.robot)
-        return workspace
+        if workspace is None or workspace.layout != structure.layout or not workspace.shapes_hold():
+            if workspace is not None:
+                workspace.stamp += 1  # its problems are stale
+            workspace = self._workspace = Workspace(structure, self.robot)  # a new layout, or a new mask
+        workspace.fill(self.t, q, v, data)
+        return workspace.problem()
 
     # ------------------------------------------------------------ the solution
     def _x(self, sol: HqpOutput) -> np.ndarray:
@@ -195,13 +190,9 @@ class InverseDynamicsFormulation:
                 f"cannot read a solution from a failed solve (status {sol.status.name}): {sol.message}; "
                 "sol.problem keeps the problem"
             )
-        workspace = self._workspace
-        if workspace is None:
-            raise SolverFailedError(
-                "no problem was computed by this formulation: call compute_problem_data first"
-            )
-        if sol.layout is not None:
-            if sol.layout != self._structure.variables:
+        workspace = self._computed()
+        if sol.variables is not None:
+            if sol.variables != self._structure.variables:
                 raise SolverFailedError(
                     "the solution was computed before a contact was added or removed (the contact "
                     "forces are laid out differently now); solve the current problem and read that solution"
@@ -231,10 +222,15 @@ class InverseDynamicsFormulation:
         return self._x(sol)[start : start + entry.contact.n_force].copy()
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
-        """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m], from the
-        last computed problem."""
+        """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m], with
+        the dynamics of the problem ``sol`` solved (which must be the last one computed)."""
         x = self._x(sol)
         workspace = self._workspace
+        if sol.stamp is not None and sol.stamp != (workspace.serial, workspace.stamp):
+            raise SolverFailedError(
+                "tau is read with the dynamics of the problem the solution solved, and the formulation "
+                "has computed another problem since: read tau before the next compute_problem_data"
+            )
         return workspace.tau_map.dot(x) + workspace.h_a
 
     def check_contact(self, name: str) -> bool:
@@ -243,8 +239,16 @@ class InverseDynamicsFormulation:
 
     def contact_jacobian(self) -> np.ndarray:
         """J_c (n_force x nv) of the last computed problem: f enters the dynamics as J_c^T f (a copy)."""
-        workspace = self._current() if self._workspace is None else self._workspace
+        workspace = self._computed()
         return -workspace.dynamics[:, workspace.nv :].T.copy()
+
+    def _computed(self) -> Workspace:
+        """The workspace of the last computed problem."""
+        if self._workspace is None:
+            raise SolverFailedError(
+                "no problem was computed by this formulation: call compute_problem_data first"
+            )
+        return self._workspace
 
     def __repr__(self) -> str:
         return (

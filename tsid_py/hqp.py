@@ -13,6 +13,8 @@ from typing import Protocol
 from tsid_py.constraints import ConstraintBase
 from tsid_py.errors import StaleProblemError
 
+BASE_DYNAMICS = "base-dynamics"  # the level-0 equality of the equation of motion's unactuated rows
+
 
 @dataclass(frozen=True)
 class WeightedConstraint:
@@ -34,7 +36,8 @@ class WeightedConstraint:
 class ProblemSource(Protocol):
     """Who computed a problem and keeps refilling it: a formulation's workspace."""
 
-    stamp: int  # counts the problems it computed; a problem is current while the stamp is its own
+    serial: int  # names the workspace, unique in the process
+    stamp: int  # counts the steps it filled; a problem is current while the stamp is its own
 
     def dense_qp(self) -> object:
         """The :class:`~tsid_py.solvers.dense_qp.DenseQp` of levels 0 and 1, from its own buffers."""
@@ -44,44 +47,41 @@ class HqpData:
     """The priority levels of a problem: ``hqp[0]`` the hard constraints, ``hqp[1:]`` the costs.
 
     A problem returned by :meth:`InverseDynamicsFormulation.compute_problem_data` is the
-    formulation's problem of that step, as TSID's ``HQPData`` is: its levels are tuples and its
-    arrays read-only views of the formulation's buffers, and it may be read (and solved) until the
-    formulation computes the next one; reading it afterwards raises :class:`StaleProblemError`.
+    formulation's problem of that step, as TSID's ``HQPData`` is: its levels are tuples, its
+    constraints read-only views of the formulation's buffers, and it may be read (and solved) until
+    the formulation computes the next one; reading it afterwards raises :class:`StaleProblemError`.
     :meth:`snapshot` gives an independent copy to keep (and change).
 
     Args:
         levels: One list (or tuple) of :class:`WeightedConstraint` per level.
         n_var: Size of the decision vector x.
-        layout: Optionally, a number naming the layout of x (where each contact's forces sit)
-            in the formulation that made the problem; solvers copy it into their output, so the
+        variables: Optionally, a number naming how x is laid out (where each contact's forces
+            sit) in the formulation that made the problem; solvers copy it into their output, so the
             formulation can refuse to read a solution laid out otherwise.
-        source: The workspace that computed the problem (None for a problem built by hand).
+        nv: Size of dv when x = [dv; f] (the QP builder then forms H block by block); None: unknown.
     """
 
     def __init__(
         self,
         levels: Sequence[Sequence[WeightedConstraint]],
         n_var: int,
-        layout: int | None = None,
-        source: ProblemSource | None = None,
+        variables: int | None = None,
+        nv: int | None = None,
+        *,
+        _source: ProblemSource | None = None,
     ) -> None:
         self._levels = levels
         self.n_var = n_var
-        self.layout = layout
-        self._source = source
-        self._stamp = None if source is None else source.stamp
+        self.variables = variables
+        self.nv = nv
+        self._source = _source
+        self._stamp = None if _source is None else _source.stamp
 
     @property
     def levels(self) -> Sequence[Sequence[WeightedConstraint]]:
         """The levels (raises :class:`StaleProblemError` once the formulation computed another problem)."""
         self.check_current()
         return self._levels
-
-    @property
-    def source(self) -> ProblemSource | None:
-        """The workspace that computed this problem and still holds it, or None (a problem built by hand)."""
-        self.check_current()
-        return self._source
 
     def check_current(self) -> None:
         """Raise :class:`StaleProblemError` if the formulation has computed another problem since."""
@@ -90,6 +90,18 @@ class HqpData:
                 "this problem was computed before the formulation's last compute_problem_data, which "
                 "refilled its arrays; solve a problem before computing the next, or keep hqp.snapshot()"
             )
+
+    def formulation_qp(self) -> object | None:
+        """The QP of levels 0 and 1 from the formulation's own buffers (the one dense QP builder's
+        layout, :mod:`tsid_py.solvers.dense_qp`), or None for a problem built by hand. For solvers:
+        its arrays are the formulation's, overwritten by its next step."""
+        self.check_current()
+        return None if self._source is None else self._source.dense_qp()
+
+    @property
+    def stamp(self) -> tuple[int, int] | None:
+        """Which step of which workspace computed this problem (None for a problem built by hand)."""
+        return None if self._source is None else (self._source.serial, self._stamp)
 
     def __len__(self) -> int:
         return len(self.levels)
@@ -106,7 +118,7 @@ class HqpData:
             [WeightedConstraint(e.weight, e.constraint.copy(), e.columns) for e in level]
             for level in self.levels
         ]
-        return HqpData(levels, self.n_var, self.layout)
+        return HqpData(levels, self.n_var, self.variables, self.nv)
 
     def describe(self) -> str:
         """One line per constraint: level, kind, name, rows, weight."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.analysis.contact_geometry import set_external_forces, zero_external_forces
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.robot_wrapper import RobotWrapper
 
@@ -42,19 +43,30 @@ class SolutionCheck:
 def contact_external_forces(
     robot: RobotWrapper, data: pin.Data, contacts: dict[str, tuple[ContactBase, np.ndarray]]
 ):
-    """Per-joint external forces (Pinocchio ``StdVec_Force``, local joint frames) of the contact wrenches."""
-    fext = pin.StdVec_Force()
-    fext.extend(pin.Force.Zero() for _ in range(robot.model.njoints))
+    """Per-joint external forces (Pinocchio ``StdVec_Force``, local joint frames) of the contact wrenches.
+
+    A 3-D force acts at its frame's origin, in the contact frame or in world axes; a contact that
+    holds two frames together applies +f to the first and -f to the second.
+    """
+    frame_ids, wrenches = [], []
     for contact, forces in contacts.values():
         wrench = contact.wrench(forces)
-        frame = robot.model.frames[contact.frame_id]
-        if wrench.shape[0] == 3:  # a force at the frame origin, in the contact frame or in world axes
-            local_axes = robot.frame_placement(data, contact.frame_id).rotation.T @ contact.force_rotation(
-                data
+        if wrench.shape[0] == 6:
+            frame_ids.append(contact.frame_id)
+            wrenches.append(wrench)
+            continue
+        world = contact.force_rotation(data) @ wrench
+        ends = [(contact.frame_id, world)]
+        if not contact.unilateral:
+            ends.append((contact.frame_id2, -world))
+        for frame_id, force in ends:
+            frame_ids.append(frame_id)
+            wrenches.append(
+                np.concatenate([robot.frame_placement(data, frame_id).rotation.T @ force, np.zeros(3)])
             )
-            wrench = np.concatenate([local_axes @ wrench, np.zeros(3)])
-        fext[frame.parentJoint] += frame.placement.act(pin.Force(wrench))
-    return fext
+    return set_external_forces(
+        robot, zero_external_forces(robot), frame_ids, np.array(wrenches).reshape(-1, 6)
+    )
 
 
 def dynamics_residual(
@@ -72,7 +84,7 @@ def dynamics_residual(
     humanoid, so closed loops pass their own, distinct from the formulation's).
     """
     data = robot.create_data() if data is None else data
-    pin.framesForwardKinematics(robot.model, data, q)
+    robot.forward_kinematics(data, q)
     fext = contact_external_forces(robot, data, contacts)
     generalized = pin.rnea(robot.model, data, q, v, dv, fext)
     actuated = np.zeros(robot.nv)

@@ -119,8 +119,8 @@ class RobotSpec:
                 feet=dict(raw.get("feet", {})),
                 sole=SoleGeometry(**sole) if sole is not None else None,
                 end_effector=raw.get("end_effector"),
-                posture_gains=np.asarray(gains, dtype=float) if isinstance(gains, list) else float(gains),
-                initial_configuration=np.asarray(q0, dtype=float) if q0 is not None else None,
+                posture_gains=_read_only(gains) if isinstance(gains, list) else float(gains),
+                initial_configuration=_read_only(q0) if q0 is not None else None,
                 biped=dict(raw.get("biped", {})),
                 quadruped=dict(raw.get("quadruped", {})),
             )
@@ -198,3 +198,10 @@ def _package_dirs(root: Path) -> list[str]:
 def load_robot(name: str, *, load_visuals: bool = False) -> Robot:
     """Load a robot from its spec in ``robots/NAME.toml`` and the example-robot-data files."""
     return Robot(load_spec(name), load_visuals=load_visuals)
+
+
+def _read_only(values: list) -> np.ndarray:
+    """A spec's array, which cannot change: the spec is a frozen value shared by every robot loaded."""
+    array = np.array(values, dtype=float)
+    array.flags.writeable = False
+    return array

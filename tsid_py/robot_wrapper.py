@@ -171,7 +171,7 @@ class RobotWrapper:
     def frame_id(self, frame: Frame) -> int:
         """The index of a frame given by name (or an index, checked)."""
         if isinstance(frame, (int, np.integer)):
-            if not 0 <= frame < self.model.nframes:
+            if not 0 <= frame < self.model.nframes:  # read each time: frames may be added to the model
                 raise UnknownFrameError(f"frame index {frame} out of range [0, {self.model.nframes})")
             return int(frame)
         cached = self._frame_ids.get(frame)
@@ -182,6 +182,24 @@ class RobotWrapper:
             raise UnknownFrameError(unknown_name_message("frame", str(frame), names))
         self._frame_ids[frame] = self.model.getFrameId(frame)
         return self._frame_ids[frame]
+
+    def joint_id(self, joint: Frame) -> int:
+        """The index of a joint given by name (or an index, checked; 0 is the universe)."""
+        if isinstance(joint, (int, np.integer)):
+            if not 0 <= joint < self.model.njoints:
+                raise UnknownFrameError(
+                    f"joint index {joint} out of range [0, {self.model.njoints}) "
+                    "(a joint index, not a frame index)"
+                )
+            return int(joint)
+        if not isinstance(joint, str) or not self.model.existJointName(joint):
+            raise UnknownFrameError(unknown_name_message("joint", str(joint), list(self.model.names)))
+        return self.model.getJointId(joint)
+
+    def joint_placement(self, data: pin.Data, joint: Frame) -> pin.SE3:
+        """Placement of the joint in the world, oMi, from the joint placements in ``data`` (a copy;
+        TSID's ``position``). Frames have their own accessor, :meth:`frame_placement`."""
+        return pin.SE3(data.oMi[self.joint_id(joint)])
 
     def frame_name(self, frame: Frame) -> str:
         """The name of a frame given by name or index."""

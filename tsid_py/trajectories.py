@@ -11,7 +11,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import DimensionError
-from tsid_py.validation import CopiedArray, as_scalar, as_vector
+from tsid_py.validation import Copied, as_scalar, as_vector
 
 
 class TrajectorySample:
@@ -71,7 +71,15 @@ class TrajectorySample:
 
     def copy(self) -> TrajectorySample:
         """An independent sample with the same values."""
-        return TrajectorySample(self._pos, self._vel, self._acc, tangent_size=self._vel.shape[0])
+        return TrajectorySample._owning(self._pos.copy(), self._vel.copy(), self._acc.copy())
+
+    @classmethod
+    def _owning(cls, pos: np.ndarray, vel: np.ndarray, acc: np.ndarray) -> TrajectorySample:
+        """A sample that takes these new float vectors as its own, unchecked (for trajectories that
+        compute them from checked parameters)."""
+        sample = cls.__new__(cls)
+        sample._pos, sample._vel, sample._acc = pos, vel, acc
+        return sample
 
     def __repr__(self) -> str:
         return f"TrajectorySample(pos={self._pos}, vel={self._vel}, acc={self._acc})"
@@ -88,14 +96,11 @@ def as_sample(name: str, sample: object, size: int, tangent_size: int | None = N
         sample = sample.copy()
     else:
         sample = TrajectorySample(sample, tangent_size=tangent_size)
-    if (
-        sample.pos.shape != (size,)
-        or sample.vel.shape != (tangent_size,)
-        or sample.acc.shape != (tangent_size,)
-    ):
+    pos, vel, acc = sample._pos, sample._vel, sample._acc
+    if pos.shape != (size,) or vel.shape != (tangent_size,) or acc.shape != (tangent_size,):
         raise DimensionError(
             f"{name} must have pos of size {size} and vel, acc of size {tangent_size}; got sizes "
-            f"{sample.pos.shape[0]}, {sample.vel.shape[0]}, {sample.acc.shape[0]}"
+            f"{pos.shape[0]}, {vel.shape[0]}, {acc.shape[0]}"
         )
     return sample
 
@@ -177,10 +182,10 @@ class TrajectoryEuclidianSinusoid(Trajectory):
         phase: phi per component [rad].
     """
 
-    center = CopiedArray("The offset c.")
-    amplitude = CopiedArray("The amplitude a per component.")
-    omega = CopiedArray("The angular frequency 2 pi f per component [rad/s].")
-    phase = CopiedArray("The phase phi per component [rad].")
+    center = Copied("The offset c.")
+    amplitude = Copied("The amplitude a per component.")
+    omega = Copied("The angular frequency 2 pi f per component [rad/s].")
+    phase = Copied("The phase phi per component [rad].")
 
     def __init__(
         self, name: str, center: object, amplitude: object, frequency: object, phase: object = 0.0
@@ -196,7 +201,7 @@ class TrajectoryEuclidianSinusoid(Trajectory):
         amplitude, omega = self._amplitude, self._omega
         angle = omega * t + self._phase
         s, c = np.sin(angle), np.cos(angle)
-        return TrajectorySample(
+        return TrajectorySample._owning(
             self._center + amplitude * s, amplitude * omega * c, -amplitude * omega**2 * s
         )
 
@@ -208,8 +213,8 @@ class TrajectoryEuclidianMinJerk(Trajectory):
     at the ends outside the interval.
     """
 
-    start = CopiedArray("The start point.")
-    end = CopiedArray("The end point.")
+    start = Copied("The start point.")
+    end = Copied("The end point.")
 
     def __init__(self, name: str, start: object, end: object, t0: float, duration: float) -> None:
         super().__init__(name)
@@ -223,4 +228,6 @@ class TrajectoryEuclidianMinJerk(Trajectory):
         delta = self._end - self._start
         shape, d_shape, dd_shape = min_jerk_shape(s)
         T = self.duration
-        return TrajectorySample(self._start + delta * shape, delta * d_shape / T, delta * dd_shape / T**2)
+        return TrajectorySample._owning(
+            self._start + delta * shape, delta * d_shape / T, delta * dd_shape / T**2
+        )

@@ -1,7 +1,7 @@
 """The API's border: input checks that raise :mod:`tsid_py.errors` subclasses, and copies.
 
 Values at the API are the caller's: what comes in is copied (:func:`as_vector`, :func:`as_matrix`
-return new arrays) and what goes out is a copy (:class:`CopiedArray`).
+return new arrays) and what goes out is a copy (:class:`Copied`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from tsid_py.errors import (
 )
 
 
-class CopiedArray:
-    """A read-only array attribute that hands out copies: ``obj.name`` returns a copy of
-    ``obj._name``, so the caller may change it without changing ``obj``."""
+class Copied:
+    """A read-only attribute that hands out copies: ``obj.name`` returns ``obj._name.copy()`` (an
+    array, a ``pinocchio.SE3``), so the caller may change it without changing ``obj``."""
 
     def __init__(self, doc: str = "") -> None:
         self.__doc__ = doc

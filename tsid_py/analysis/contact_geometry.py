@@ -67,20 +67,14 @@ def require_floating_base(robot: RobotWrapper, what: str) -> None:
         )
 
 
-def frame_placement(robot: RobotWrapper, data: pin.Data, frame_id: int) -> pin.SE3:
-    """oMf from the joint placements ``data.oMi``, which ``pin.forwardKinematics`` fills (RNEA does not)."""
-    frame = robot.model.frames[frame_id]
-    return data.oMi[frame.parentJoint] * frame.placement
-
-
 def root_wrench_matrix(robot: RobotWrapper, data: pin.Data, frame_ids: Sequence[int]) -> np.ndarray:
     """[X_1 ... X_n], 6 x 6n: contact wrenches (LOCAL) -> the root rows of sum_c J_c^T w_c.
 
     ``data.oMi`` must hold the joint placements of the current configuration (forward kinematics).
     """
-    world_to_base = data.oMi[ROOT_JOINT].inverse()
+    world_to_base = robot.joint_placement(data, ROOT_JOINT).inverse()
     return np.hstack(
-        [(world_to_base * frame_placement(robot, data, i)).toDualActionMatrix() for i in frame_ids]
+        [(world_to_base * robot.frame_placement(data, i)).toDualActionMatrix() for i in frame_ids]
     )
 
 

@@ -59,12 +59,12 @@ class Contact6d(ContactBase):
     def _generator(self) -> np.ndarray:
         return self._force_generator
 
-    def local_points(self) -> np.ndarray:
+    def _local_points(self) -> np.ndarray:
         return self._points
 
     def corner_forces(self, forces: object) -> np.ndarray:
         """The forces as a 4x3 array, one row per corner, in the contact frame [N]."""
-        return np.asarray(forces, dtype=float).reshape(4, 3)
+        return np.array(forces, dtype=float).reshape(4, 3)
 
 
 def _force_generator(points: np.ndarray) -> np.ndarray:

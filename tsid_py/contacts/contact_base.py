@@ -219,7 +219,11 @@ class ContactBase:
 
     # ------------------------------------------------------------ where it touches
     def local_points(self) -> np.ndarray:
-        """The contact's points in its frame, 3 x n_points [m] (the frame origin by default)."""
+        """The contact's points in its frame, 3 x n_points [m] (a copy)."""
+        return self._local_points().copy()
+
+    def _local_points(self) -> np.ndarray:
+        """The points in the contact frame (subclasses with several points override): the origin."""
         return np.zeros((3, max(self.n_points, 1)))
 
     def world_points(self, data: pin.Data) -> np.ndarray:
@@ -227,7 +231,7 @@ class ContactBase:
         if not self.unilateral:
             raise InvalidParameterError(f"contact {self.name!r} is bilateral: it has no contact surface")
         placement = self.robot.frame_placement(data, self.frame_id)
-        return placement.rotation.dot(self.local_points()) + placement.translation[:, None]
+        return placement.rotation.dot(self._local_points()) + placement.translation[:, None]
 
     def force_rotation(self, data: pin.Data) -> np.ndarray:
         """The rotation from the axes the force variables are expressed in to the world."""

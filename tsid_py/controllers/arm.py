@@ -84,7 +84,8 @@ class ArmController(Controller):
         self.joint_bounds_task.set_velocity_bounds(-self._v_max, self._v_max)
         form.add_motion_task(self.joint_bounds_task, weight=1.0, priority=0)
 
-        self._ee_initial = self.ee_placement().translation.copy()
+        initial = self.ee_placement()
+        self._ee_initial, self._ee_rotation = initial.translation, initial.rotation
 
     @property
     def ee_initial(self) -> np.ndarray:
@@ -105,7 +106,7 @@ class ArmController(Controller):
 
         The orientation part of the SE3 reference is the initial one (it is masked out anyway).
         """
-        placement = pin.SE3(self.ee_placement().rotation, position.pos)
+        placement = pin.SE3(self._ee_rotation, position.pos)
         self.ee_task.set_reference(
             TrajectorySample.from_se3(
                 placement,

@@ -18,19 +18,14 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_6d import Contact6d
+from tsid_py.controllers.legged import LeggedController
 from tsid_py.errors import InvalidParameterError, RobotSpecError
-from tsid_py.formulation import InverseDynamicsFormulation
-from tsid_py.loop.controller import Controller
 from tsid_py.robot_specs import Robot
-from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
-from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
 from tsid_py.tasks.task_am_equality import TaskAMEquality
-from tsid_py.tasks.task_com_equality import TaskComEquality
-from tsid_py.tasks.task_joint_posture import TaskJointPosture
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.trajectories import TrajectorySample
-from tsid_py.validation import as_scalar, as_vector, lookup
+from tsid_py.validation import as_scalar, lookup
 
 
 @dataclass(frozen=True)
@@ -59,7 +54,7 @@ class BipedParams:
         return robot.controller_params(cls(), "biped")
 
 
-class BipedController(Controller):
+class BipedController(LeggedController):
     """Balance controller of a biped standing on both feet.
 
     Args:
@@ -79,17 +74,10 @@ class BipedController(Controller):
         spec = robot.spec
         if "right" not in spec.feet or "left" not in spec.feet or spec.sole is None:
             raise RobotSpecError(f"{robot.name} is not a biped spec: it needs [feet] right/left and [sole]")
-        super().__init__(robot, InverseDynamicsFormulation("biped", robot), solver or SolverHQuadProg("qp"))
+        super().__init__(robot, "biped", solver, q0, foot_height=spec.sole.lz)
         self.params = params = params or BipedParams.for_robot(robot)
         form = self.formulation
-        self._q0 = robot.default_configuration() if q0 is None else as_vector("q0", q0, robot.nq)
-        if q0 is None:
-            robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
-            sole_height = robot.frame_placement(self.data, spec.feet["right"]).translation[2] - spec.sole.lz
-            self._q0[2] -= sole_height
-        robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
-
-        self.contacts: dict[str, Contact6d] = {}
+        self._contacts: dict[str, Contact6d] = {}
         self.foot_tasks: dict[str, TaskSE3Equality] = {}
         for side in ("right", "left"):
             contact = Contact6d(
@@ -105,39 +93,21 @@ class BipedController(Controller):
             contact.kp = params.kp_contact
             contact.set_reference(robot.frame_placement(self.data, spec.feet[side]))
             form.add_rigid_contact(contact, force_reg_weight=params.w_force_reg)
-            self.contacts[side] = contact
+            self._contacts[side] = contact
             self.foot_tasks[side] = TaskSE3Equality(f"task-{side}-foot", robot, spec.feet[side])
             self.foot_tasks[side].kp = params.kp_foot
 
-        self.com_task = TaskComEquality("task-com", robot)
-        self.com_task.kp = params.kp_com
-        form.add_motion_task(self.com_task, weight=params.w_com, priority=1)
-
-        self.posture_task = TaskJointPosture("task-posture", robot)
-        self.posture_task.kp = params.kp_posture_scale * robot.posture_gains()
-        self.posture_task.set_reference(TrajectorySample(self._q0[7:], tangent_size=robot.na))
-        form.add_motion_task(self.posture_task, weight=params.w_posture, priority=1)
-
+        self._add_com_and_posture(
+            params.kp_com, params.w_com, params.kp_posture_scale * robot.posture_gains(), params.w_posture
+        )
         self.am_task = TaskAMEquality("task-am", robot)
         self.am_task.kp = params.kp_am * np.asarray(params.am_mask)
         if params.w_am > 0:
             form.add_motion_task(self.am_task, weight=params.w_am, priority=1)
-
         # A URDF effort limit of 0 means "not given" (Romeo's fingers): those joints stay unbounded.
         effort = robot.effort_limit()
-        self._tau_max = np.where(effort > 0, params.tau_max_scaling * effort, np.inf)
-        self.actuation_task = TaskActuationBounds("task-actuation-bounds", robot)
-        self.actuation_task.set_bounds(-self._tau_max, self._tau_max)
-        form.add_actuation_task(self.actuation_task, weight=1.0, priority=0)
-
-        self._com_initial = robot.com(self.data)
-        self.com_task.set_reference(TrajectorySample(self._com_initial))
+        self._add_torque_bounds(np.where(effort > 0, params.tau_max_scaling * effort, np.inf))
         self.set_static_force_references()
-
-    @property
-    def com_initial(self) -> np.ndarray:
-        """The CoM at q0 [m] (a copy)."""
-        return self._com_initial.copy()
 
     def set_static_force_references(self) -> None:
         """Centre each foot's force regularization on its share of the robot's weight.
@@ -201,11 +171,3 @@ class BipedController(Controller):
     def set_foot_reference(self, side: str, sample: TrajectorySample | pin.SE3) -> None:
         """Reference of a lifted foot's SE3 task: a placement or an SE3 sample (world frame)."""
         lookup("foot", side, self.foot_tasks).set_reference(sample)
-
-    def set_com_reference(self, sample: TrajectorySample) -> None:
-        """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame."""
-        self.com_task.set_reference(sample)
-
-    def foot_placement(self, side: str) -> pin.SE3:
-        """Current placement of the ``right`` or ``left`` foot frame."""
-        return self.robot.frame_placement(self.data, lookup("foot", side, self.robot.spec.feet))

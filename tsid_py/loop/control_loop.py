@@ -1,6 +1,6 @@
 """ControlLoop: the one closed loop of every scenario, demo and the CLI.
 
-    for each control period dt:  state = plant.state()
+    for each control period dt:  t, q, v = plant.state()
                                  hooks.before_step(t, q, v)        (references, contact switches)
                                  out = controller.compute(t, q, v)
                                  physics check of out, log
@@ -93,10 +93,9 @@ class ControlLoop:
         check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
         tau_max = controller.tau_max
         plant.reset(controller.q0, robot.zero_velocity())
-        for i in progress_bar(range(steps), progress, label):
-            t = i * dt
+        for _ in progress_bar(range(steps), progress, label):
             state = plant.state()
-            q, v = state.q, state.v
+            t, q, v = state.t, state.q, state.v
             hooks.before_step(t, q, v)
             start = time.perf_counter()
             out = controller.compute(t, q, v)
@@ -110,7 +109,7 @@ class ControlLoop:
             hooks.after_step(t, q, v, out)
             if observer is not None:
                 observer(controller, self.log)
-            plant.apply(Command(out.tau, out.dv))
+            plant.apply(Command(out.tau.copy(), out.dv.copy()))  # the plant's own: the log keeps out's
             plant.advance(dt)
         return outcome
 

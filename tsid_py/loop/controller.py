@@ -62,9 +62,14 @@ class Controller:
         self.formulation = formulation
         self.data = formulation.data
         self.solver = solver
-        self.contacts: dict[str, object] = {}
+        self._contacts: dict[str, object] = {}
         self._q0 = robot.neutral_configuration()
         self._tau_max = np.full(robot.na, np.inf)
+
+    @property
+    def contacts(self) -> dict[str, object]:
+        """The controller's contacts by key (a foot's side or name; a new dict)."""
+        return dict(self._contacts)
 
     @property
     def q0(self) -> np.ndarray:

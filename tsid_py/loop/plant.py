@@ -68,7 +68,7 @@ class IntegratorPlant(Plant):
 
     def __init__(self, robot: RobotWrapper) -> None:
         self.robot = robot
-        self._t = 0.0
+        self._t0, self._t, self._steps, self._dt = 0.0, 0.0, 0, 0.0
         self._q = robot.neutral_configuration()
         self._v = robot.zero_velocity()
         self._dv = robot.zero_velocity()
@@ -76,7 +76,8 @@ class IntegratorPlant(Plant):
     def reset(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> None:
         self._q, self._v = self.robot.check_state(q, v)
         self._q, self._v = self._q.copy(), self._v.copy()
-        self._t = as_scalar("t", t)
+        self._t0 = self._t = as_scalar("t", t)
+        self._steps, self._dt = 0, 0.0
         self._dv = self.robot.zero_velocity()
 
     def apply(self, command: Command) -> None:
@@ -86,7 +87,10 @@ class IntegratorPlant(Plant):
 
     def advance(self, dt: float) -> None:
         self._q, self._v = integrate(self.robot, self._q, self._v, self._dv, dt)
-        self._t += dt
+        if dt != self._dt:  # t = t0 + steps dt since the last change of dt: no sum of rounding errors
+            self._t0, self._steps, self._dt = self._t, 0, dt
+        self._steps += 1
+        self._t = self._t0 + self._steps * dt
 
     def state(self) -> PlantState:
         return PlantState(self._t, self._q.copy(), self._v.copy())

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pinocchio as pin
 
@@ -11,43 +9,62 @@ from tsid_py.errors import InvalidParameterError, NonFiniteError
 from tsid_py.planning.support import as_placement, as_sole, ground_point, sole_center
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import SoleGeometry
-from tsid_py.validation import as_matrix, as_scalar, as_vector, lookup
+from tsid_py.validation import Copied, as_matrix, as_scalar, as_vector, lookup
 
 SIDES = ("right", "left")
 
 
-@dataclass(frozen=True)
 class Footstep:
     """One swing: ``side`` leaves ``start`` at ``t_lift`` and lands at ``target`` at ``t_land`` [s].
 
-    ``start`` and ``target`` are placements of the foot frame in the world; t_land > t_lift.
+    ``start`` and ``target`` are placements of the foot frame in the world (copied in, read as
+    copies); t_land > t_lift. A footstep does not change once made.
     """
 
-    side: str
-    start: pin.SE3
-    target: pin.SE3
-    t_lift: float
-    t_land: float
+    __slots__ = ("_side", "_start", "_target", "_t_lift", "_t_land")
+    start = Copied("Where the foot lifts off (the foot frame in the world).")
+    target = Copied("Where the foot lands (the foot frame in the world).")
 
-    def __post_init__(self) -> None:
-        lookup("side", self.side, dict.fromkeys(SIDES))
-        as_placement("start", self.start)
-        as_placement("target", self.target)
-        t_lift = as_scalar("t_lift", self.t_lift)
-        t_land = as_scalar("t_land", self.t_land)
-        if t_land <= t_lift:
+    def __init__(self, side: str, start: pin.SE3, target: pin.SE3, t_lift: float, t_land: float) -> None:
+        lookup("side", side, dict.fromkeys(SIDES))
+        self._side = side
+        self._start, self._target = as_placement("start", start).copy(), as_placement("target", target).copy()
+        self._t_lift, self._t_land = as_scalar("t_lift", t_lift), as_scalar("t_land", t_land)
+        if self._t_land <= self._t_lift:
             raise InvalidParameterError(
-                f"a footstep lands after it lifts off: t_land = {t_land} s <= t_lift = {t_lift} s"
+                f"a footstep lands after it lifts off: t_land = {self._t_land} s <= t_lift = {self._t_lift} s"
             )
+
+    @property
+    def side(self) -> str:
+        """``"right"`` or ``"left"``."""
+        return self._side
+
+    @property
+    def t_lift(self) -> float:
+        """Lift-off time [s]."""
+        return self._t_lift
+
+    @property
+    def t_land(self) -> float:
+        """Touch-down time [s]."""
+        return self._t_land
+
+    def __repr__(self) -> str:
+        return f"Footstep({self._side!r}, lift {self._t_lift:g} s, land {self._t_land:g} s)"
 
     def swing_trajectory(self, height: float) -> TrajectorySE3SwingFoot:
         """The swing-foot reference of this step, rising ``height`` [m] at mid-swing."""
         return TrajectorySE3SwingFoot(
-            f"swing-{self.side}", self.start, self.target, self.t_lift, self.t_land - self.t_lift, height
+            f"swing-{self._side}",
+            self._start,
+            self._target,
+            self._t_lift,
+            self._t_land - self._t_lift,
+            height,
         )
 
 
-@dataclass(frozen=True)
 class FootstepPlan:
     """Footsteps in time order, one foot in the air at a time, and the ZMP reference that goes with them.
 
@@ -56,27 +73,36 @@ class FootstepPlan:
     support in which the other foot swings; after the last touch-down the ZMP moves to the middle
     of the feet during one more double support and stays until ``t_end``.
 
-    Attributes:
+    Args:
         sole: The sole rectangle in the foot frame.
         initial: Foot-frame placements in the world at t = 0, by side.
         steps: The swings, in time order.
         zmp_times, zmp_points: Knots (times [s], ZMP x-y [m]) of the piecewise-linear ZMP reference.
         t_end: When the plan ends [s].
+
+    A plan does not change once made: it keeps copies of what it is given and hands out copies.
     """
 
-    sole: SoleGeometry
-    initial: dict[str, pin.SE3]
-    steps: tuple[Footstep, ...]
-    zmp_times: np.ndarray
-    zmp_points: np.ndarray
-    t_end: float
+    zmp_times = Copied("Times of the ZMP reference's knots [s].")
+    zmp_points = Copied("ZMP x-y at the knots [m].")
 
-    def __post_init__(self) -> None:
-        as_sole(self.sole)
-        if not isinstance(self.initial, dict) or set(self.initial) != set(SIDES):
-            raise InvalidParameterError(f"initial must map {SIDES} to foot placements, got {self.initial!r}")
-        for side in SIDES:
-            as_placement(f"initial placement of the {side} foot", self.initial[side])
+    def __init__(
+        self,
+        sole: SoleGeometry,
+        initial: dict[str, pin.SE3],
+        steps: tuple[Footstep, ...],
+        zmp_times: object,
+        zmp_points: object,
+        t_end: float,
+    ) -> None:
+        self.sole = as_sole(sole)  # a frozen dataclass of floats
+        if not isinstance(initial, dict) or set(initial) != set(SIDES):
+            raise InvalidParameterError(f"initial must map {SIDES} to foot placements, got {initial!r}")
+        self._initial = {
+            side: as_placement(f"initial placement of the {side} foot", initial[side]).copy()
+            for side in SIDES
+        }
+        self.steps = tuple(steps)  # footsteps do not change
         if any(not isinstance(step, Footstep) for step in self.steps):
             raise InvalidParameterError("steps must be Footstep objects")
         for before, after in zip(self.steps, self.steps[1:], strict=False):
@@ -85,23 +111,26 @@ class FootstepPlan:
                     f"footsteps overlap: one lifts off at {after.t_lift} s before the previous lands at "
                     f"{before.t_land} s (one foot must stay on the ground)"
                 )
-        times = as_vector("zmp_times", self.zmp_times)
-        points = as_matrix("zmp_points", self.zmp_points, (times.shape[0], 2))
+        times = as_vector("zmp_times", zmp_times)
+        points = as_matrix("zmp_points", zmp_points, (times.shape[0], 2))
         if times.shape[0] < 2 or np.any(np.diff(times) < 0):
             raise InvalidParameterError(f"zmp_times must be >= 2 non-decreasing times [s], got {times}")
-        t_end = as_scalar("t_end", self.t_end)
-        if self.steps and t_end < self.steps[-1].t_land:
-            raise InvalidParameterError(f"t_end = {t_end} s is before the last touch-down")
-        object.__setattr__(self, "zmp_times", times)
-        object.__setattr__(self, "zmp_points", points)
-        object.__setattr__(self, "steps", tuple(self.steps))
+        self.t_end = as_scalar("t_end", t_end)
+        if self.steps and self.t_end < self.steps[-1].t_land:
+            raise InvalidParameterError(f"t_end = {self.t_end} s is before the last touch-down")
+        self._zmp_times, self._zmp_points = times, points
+
+    @property
+    def initial(self) -> dict[str, pin.SE3]:
+        """Foot-frame placements in the world at t = 0, by side (copies)."""
+        return {side: placement.copy() for side, placement in self._initial.items()}
 
     def zmp_reference(self, t: np.ndarray | float) -> np.ndarray:
         """The planned ZMP on the ground at time(s) t, shape (..., 2) [m]."""
         t = np.asarray(t, dtype=float)
         if not np.all(np.isfinite(t)):
             raise NonFiniteError(f"times of the ZMP reference must be finite, got {t}")
-        return np.stack([np.interp(t, self.zmp_times, self.zmp_points[:, k]) for k in range(2)], axis=-1)
+        return np.stack([np.interp(t, self._zmp_times, self._zmp_points[:, k]) for k in range(2)], axis=-1)
 
     def swinging(self, t: float) -> Footstep | None:
         """The step whose foot is in the air at time t [s] (lift-off <= t < touch-down), if any."""
@@ -114,7 +143,7 @@ class FootstepPlan:
     def placements(self, t: float) -> dict[str, pin.SE3]:
         """Where each foot is planned to stand (or has last stood) at time t [s]."""
         t = as_scalar("t", t)
-        feet = dict(self.initial)
+        feet = self.initial
         for step in self.steps:
             if step.t_land <= t:
                 feet[step.side] = step.target

@@ -25,7 +25,7 @@ import numpy as np
 from tsid_py.errors import DimensionError, InvalidParameterError, NonFiniteError
 from tsid_py.geometry import GRAVITY
 from tsid_py.trajectories import Trajectory, TrajectorySample
-from tsid_py.validation import as_matrix, as_scalar, as_vector
+from tsid_py.validation import Copied, as_matrix, as_scalar, as_vector
 
 
 def solve_dare(A: np.ndarray, B: np.ndarray, Q: np.ndarray, R: np.ndarray, tol: float = 1e-12) -> np.ndarray:
@@ -165,29 +165,32 @@ class LipmPlan(Trajectory):
             raise DimensionError(
                 f"states must be (n + 1, 3, 2) and jerks (n, 2), got {np.shape(states)} and {jerks.shape}"
             )
-        self.states, self.jerks = np.asarray(states, dtype=float), jerks
-        if not (np.all(np.isfinite(self.states)) and np.all(np.isfinite(jerks))):
+        self._states, self._jerks = np.array(states, dtype=float), jerks.copy()
+        if not (np.all(np.isfinite(self._states)) and np.all(np.isfinite(jerks))):
             raise NonFiniteError("states and jerks of a LIPM plan must be finite")
         self.height = as_scalar("height", height)
         self.com_height = as_scalar("com_height", com_height, minimum=0.0, strict=True)
         self.gravity = as_scalar("gravity", gravity, minimum=0.0, strict=True)
 
+    states = Copied("The planned (c, dc, ddc) x (x, y) at each knot, (n + 1, 3, 2) [m, m/s, m/s^2].")
+    jerks = Copied("The CoM jerk on each interval, (n, 2) [m/s^3].")
+
     @property
     def t_end(self) -> float:
         """Time of the last planned state [s]."""
-        return self.t0 + self.jerks.shape[0] * self.dt
+        return self.t0 + self._jerks.shape[0] * self.dt
 
     def _state(self, t: float) -> np.ndarray:
         """(c, dc, ddc) x (x, y) at time t, held at the last state after the end."""
         t = as_scalar("t", t)
-        n = self.jerks.shape[0]
+        n = self._jerks.shape[0]
         k = int(np.floor((t - self.t0) / self.dt))
         if k >= n:
-            return self.states[n]
+            return self._states[n]
         k = max(k, 0)
         tau = min(max(t - self.t0 - k * self.dt, 0.0), self.dt)
-        c, dc, ddc = self.states[k]
-        u = self.jerks[k]
+        c, dc, ddc = self._states[k]
+        u = self._jerks[k]
         return np.array(
             [
                 c + dc * tau + ddc * tau**2 / 2 + u * tau**3 / 6,

@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.planning.support import as_placement
 from tsid_py.trajectories import Trajectory, TrajectorySample, min_jerk_shape
-from tsid_py.validation import as_scalar
+from tsid_py.validation import Copied, as_scalar
 
 
 def bump_shape(s: float) -> tuple[float, float, float]:
@@ -33,11 +33,14 @@ class TrajectorySE3SwingFoot(Trajectory):
     acceleration), the reference a :class:`TaskSE3Equality` takes.
     """
 
+    start = Copied("Where the foot lifts off (a copy).")
+    end = Copied("Where the foot lands (a copy).")
+
     def __init__(
         self, name: str, start: pin.SE3, end: pin.SE3, t0: float, duration: float, height: float
     ) -> None:
         super().__init__(name)
-        self.start, self.end = pin.SE3(as_placement("start", start)), pin.SE3(as_placement("end", end))
+        self._start, self._end = as_placement("start", start).copy(), as_placement("end", end).copy()
         self.t0 = as_scalar("t0", t0)
         self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
         self.height = as_scalar("height", height)
@@ -48,10 +51,12 @@ class TrajectorySE3SwingFoot(Trajectory):
         blend, d_blend, dd_blend = min_jerk_shape(s)
         bump, d_bump, dd_bump = bump_shape(s)
         T = self.duration
-        delta = self.end.translation - self.start.translation
+        delta = self._end.translation - self._start.translation
         up = np.array([0.0, 0.0, self.height])
-        position = self.start.translation + delta * blend + up * bump
-        rotation = self.start.rotation @ pin.exp3(blend * pin.log3(self.start.rotation.T @ self.end.rotation))
+        position = self._start.translation + delta * blend + up * bump
+        rotation = self._start.rotation @ pin.exp3(
+            blend * pin.log3(self._start.rotation.T @ self._end.rotation)
+        )
         linear_vel = (delta * d_blend + up * d_bump) / T
         linear_acc = (delta * dd_blend + up * dd_bump) / T**2
         angular_vel = self._rotation_axis_world * d_blend / T

@@ -21,7 +21,14 @@ import numpy as np
 
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.measured_force import MeasuredForceBase
-from tsid_py.errors import DimensionError, DuplicateNameError, InvalidParameterError, UnknownNameError
+from tsid_py.errors import (
+    DimensionError,
+    DuplicateNameError,
+    InvalidParameterError,
+    UnknownNameError,
+    UnsupportedProblemError,
+)
+from tsid_py.hqp import BASE_DYNAMICS
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import RowSpec
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
@@ -30,7 +37,6 @@ from tsid_py.validation import as_scalar, lookup
 
 _LAYOUTS = itertools.count(1)  # layout numbers, unique across formulations
 CAP_MARGIN = 1e-3  # [N] a removal ramp ends at f_min + this, keeping f_min < cap (as TSID)
-BASE_DYNAMICS = "base-dynamics"  # the name of the equation of motion's unactuated rows
 
 _FAMILIES = {"motion": TaskMotion, "force": TaskContactForce, "actuation": TaskActuation}
 
@@ -58,16 +64,27 @@ class ContactEntry:
 
 @dataclass(frozen=True)
 class Block:
-    """Rows of one level: their spec, weight and what fills them (``role`` and ``entry``).
+    """Rows of one level: their spec and what fills them (``role`` and ``entry``).
 
     Roles: ``"base"`` (the base dynamics), ``"contact-motion"``, ``"contact-force"``,
     ``"contact-regularization"`` (``entry`` a :class:`ContactEntry`), ``"task"`` (a :class:`TaskEntry`).
     """
 
     spec: RowSpec
-    weight: float
     role: str
     entry: TaskEntry | ContactEntry | None = None
+
+
+def block_weight(block: Block) -> float:
+    """The weight of a block's rows now: 1 at level 0, the entry's weight in a cost level."""
+    entry = block.entry
+    if block.role == "contact-motion":
+        return entry.motion_weight if entry.motion_priority > 0 else 1.0
+    if block.role == "contact-regularization":
+        return entry.force_reg_weight
+    if block.role == "task":
+        return entry.weight if entry.priority > 0 else 1.0
+    return 1.0
 
 
 class ProblemStructure:
@@ -104,6 +121,11 @@ class ProblemStructure:
             raise InvalidParameterError(f"{task!r} is not a {_FAMILIES[family].__name__}")
         self._check_new_name(task.name)
         weight, priority = check_weight(weight), check_priority(priority)
+        if priority > 0 and task.kind != "equality":
+            raise UnsupportedProblemError(
+                f"{task.kind} {task.name!r} at priority {priority}: only equalities can be costs "
+                "(put inequalities and bounds at priority 0)"
+            )
         duration = _ramp_duration(transition_duration, priority)
         self.tasks[task.name] = TaskEntry(task, priority, 0.0 if duration > 0 else weight)
         if duration > 0:
@@ -170,6 +192,11 @@ class ProblemStructure:
         entry = lookup("contact", name, self.contacts)
         contact = entry.contact
         duration = _contact_ramp_duration(contact, duration)
+        users = [t.task.name for t in self.tasks.values() if getattr(t.task, "contact_name", None) == name]
+        if users:
+            raise InvalidParameterError(
+                f"force task {users[0]!r} acts on contact {name!r}: remove the task before the contact"
+            )
         if duration > 0:
             end = unloaded_cap(contact)
             start = contact.max_normal_force if normal_force is None else normal_force
@@ -273,7 +300,7 @@ class ProblemStructure:
             return levels[priority]
 
         if self.nu > 0:
-            levels[0].append(Block(RowSpec(BASE_DYNAMICS, "equality", self.nu, None), 1.0, "base"))
+            levels[0].append(Block(RowSpec(BASE_DYNAMICS, "equality", self.nu, None), "base"))
         for entry in self.contacts.values():
             contact = entry.contact
             if contact.motion_task.dim != contact.wrench_size:
@@ -283,7 +310,7 @@ class ProblemStructure:
                     f"{contact.motion_mask}, or remove the contact"
                 )
             spec = RowSpec(f"{contact.name}_motion_task", "equality", contact.motion_task.dim, motion)
-            level(entry.motion_priority).append(Block(spec, entry.motion_weight, "contact-motion", entry))
+            level(entry.motion_priority).append(Block(spec, "contact-motion", entry))
         for entry in self.contacts.values():
             contact, forces = (
                 entry.contact,
@@ -292,14 +319,14 @@ class ProblemStructure:
             spec = RowSpec(
                 f"{contact.name}_force_constraint", "inequality", contact.force_inequality_rows, forces
             )
-            levels[0].append(Block(spec, 1.0, "contact-force", entry))
+            levels[0].append(Block(spec, "contact-force", entry))
         for entry in self.contacts.values():
             contact, forces = (
                 entry.contact,
                 slice(nv + entry.offset, nv + entry.offset + entry.contact.n_force),
             )
             spec = RowSpec(f"{contact.name}_force_reg_task", "equality", contact.wrench_size, forces)
-            levels[1].append(Block(spec, entry.force_reg_weight, "contact-regularization", entry))
+            levels[1].append(Block(spec, "contact-regularization", entry))
         for entry in self.tasks.values():
             task = entry.task
             columns = {
@@ -307,9 +334,7 @@ class ProblemStructure:
                 "force": self.force_columns(entry) if task.family == "force" else None,
             }
             spec = RowSpec(task.name, task.kind, task.dim, columns.get(task.family))
-            level(entry.priority).append(
-                Block(spec, 1.0 if entry.priority == 0 else entry.weight, "task", entry)
-            )
+            level(entry.priority).append(Block(spec, "task", entry))
         return levels
 
 
@@ -330,7 +355,7 @@ def check_priority(priority: int) -> int:
 
 def _ramp_duration(duration: float, priority: int) -> float:
     """A transition duration [s] >= 0; only cost levels (priority >= 1) have a weight to ramp."""
-    duration = as_scalar("transition duration", duration, minimum=0.0)
+    duration = as_scalar("transition_duration", duration, minimum=0.0)
     if duration > 0 and priority == 0:
         raise InvalidParameterError("a weight transition needs a cost level (priority >= 1), not level 0")
     return duration

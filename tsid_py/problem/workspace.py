@@ -20,17 +20,19 @@ The problem handed out (:meth:`Workspace.problem`) sees these buffers through re
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintBase, new_constraint
-from tsid_py.errors import DimensionError
+from tsid_py.constraints import ConstraintBase, new_constraint, read_only_view
 from tsid_py.hqp import HqpData, WeightedConstraint
-from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, TaskEntry
+from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, TaskEntry, block_weight
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import CostRows, DenseQp, HardRows
+
+_SERIALS = itertools.count(1)  # workspace names, unique in the process
 
 
 @dataclass
@@ -64,9 +66,14 @@ class Workspace:
         self.robot = robot
         self.structure = structure
         self.layout, self.variables = structure.layout, structure.variables
-        self.stamp = 0  # counts the steps filled: a problem handed out is current while it is its own
+        self.serial = next(_SERIALS)
+        self.stamp = 0  # counts the steps begun: a problem handed out is current while it is its own
         nv, nu, n = structure.nv, structure.nu, structure.n_var
         self.nv, self.nu, self.n = nv, nu, n
+        contacts = [(e.contact, e.offset) for e in structure.contacts.values()]
+        for entry in structure.tasks.values():  # before their rows are counted: they may depend on them
+            if entry.task.family == "force":
+                entry.task.set_contacts(contacts)
         self._blocks = blocks = structure.blocks()
         self.hard = HardRows([b.spec for b in blocks[0]], n)
         self.costs = [CostRows([b.spec for b in level], n, nv) for level in blocks[1:]]
@@ -93,8 +100,6 @@ class Workspace:
             columns = slice(slot.entry.offset, slot.entry.offset + contact.n_force)
             slot.generator = self._minus_generators[first : first + contact.wrench_size, columns]
             first += contact.wrench_size
-        for slot in self._force_tasks:
-            slot.entry.task.set_contacts([(e.contact, e.offset) for e in structure.contacts.values()])
         self._weights_version = -1
         self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
         self._update_weights()
@@ -140,50 +145,42 @@ class Workspace:
         """Weights of the cost levels from the structure, and the problem's levels with them."""
         levels = []
         for level, level_blocks in enumerate(self._blocks):
-            weights = [self._weight(b) for b in level_blocks]
+            weights = [block_weight(b) for b in level_blocks]
             if level > 0:
                 self.costs[level - 1].set_weights(weights)
             rows = self.hard if level == 0 else self.costs[level - 1]
             entries = []
             for index, (block, weight) in enumerate(zip(level_blocks, weights, strict=True)):
-                view = rows.view(index)
-                view.matrix.flags.writeable = False
-                for name in view.vector_names:
-                    getattr(view, name).flags.writeable = False
+                view = read_only_view(rows.view(index))
                 entries.append(WeightedConstraint(weight, view, block.spec.columns))
             levels.append(tuple(entries))
         self._hqp_levels = tuple(levels)
         self._weights_version = self.structure.weights_version
 
-    @staticmethod
-    def _weight(block: Block) -> float:
-        entry = block.entry
-        if block.role == "contact-motion":
-            return entry.motion_weight
-        if block.role == "contact-regularization":
-            return entry.force_reg_weight
-        if block.role == "task":
-            return 1.0 if entry.priority == 0 else entry.weight
-        return block.weight
-
     # --------------------------------------------------------------------------- the step
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> bool:
+    def shapes_hold(self) -> bool:
+        """Whether every task and contact still has the rows it was laid out with (a new mask
+        changes them: the formulation then needs a new workspace)."""
+        for slot in self._contacts.values():
+            if slot.entry.contact.motion_task.dim != slot.motion.rows:
+                return False
+        for slots in (self._motion_tasks, self._force_tasks, self._actuation_tasks):
+            for slot in slots:
+                if slot.entry.task.dim != slot.rows:
+                    return False
+        return True
+
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> None:
         """Compute the problem at time t [s] and state (q, v), ``data`` filled at that state (see the
-        module docstring). False, with the problem incomplete, when a task's number of rows changed
-        since the layout (a new mask): the caller then needs a new workspace."""
+        module docstring). The shapes must hold (:meth:`shapes_hold`)."""
         robot, nv, nu = self.robot, self.nv, self.nu
+        self.stamp += 1  # the problems handed out so far are stale from here on
         if self.structure.weights_version != self._weights_version:
             self._update_weights()
 
         # 1. the contacts' motion rows
         for slot in self._contacts.values():
-            motion_task = slot.entry.contact.motion_task
-            if motion_task.dim != slot.motion.rows:
-                raise DimensionError(
-                    f"the motion task of contact {slot.entry.contact.name!r} changed its mask after the "
-                    "contact was added; remove the contact and add it again"
-                )
-            motion_task.compute_into(t, q, v, data, slot.motion)
+            slot.entry.contact.motion_task.compute_into(t, q, v, data, slot.motion)
 
         # 2. the contacts' force rows and the ramps' caps
         caps = self.structure.force_caps
@@ -217,20 +214,12 @@ class Workspace:
 
         # 4. the tasks
         for slot in self._motion_tasks:
-            task = slot.entry.task
-            if task.dim != slot.rows:
-                return False
-            task.compute_into(t, q, v, data, slot.out)
+            slot.entry.task.compute_into(t, q, v, data, slot.out)
         for slot in self._force_tasks:
-            task = slot.entry.task
-            if task.dim != slot.rows:
-                return False
-            task.compute_into(t, q, v, data, slot.out)
+            slot.entry.task.compute_into(t, q, v, data, slot.out)
         tau_map, h_a = self.tau_map, self.h_a
         for slot in self._actuation_tasks:
             task, c, target = slot.entry.task, slot.out, slot.target
-            if task.dim != slot.rows:
-                return False
             task.compute_into(t, q, v, data, c)
             joints = task.selected_joints
             if joints is None:
@@ -244,20 +233,14 @@ class Workspace:
             else:
                 np.subtract(c.lower_bound, offset, out=target.lower_bound)
                 np.subtract(c.upper_bound, offset, out=target.upper_bound)
-        self.stamp += 1
-        return True
 
     # --------------------------------------------------------------------------- read-outs
     def problem(self) -> HqpData:
         """The problem of the last step: read-only views of this workspace's buffers."""
-        return HqpData(self._hqp_levels, self.n, self.variables, self)
+        return HqpData(self._hqp_levels, self.n, self.variables, self.nv, _source=self)
 
     def dense_qp(self) -> DenseQp:
         """The QP of levels 0 and 1 from this workspace's buffers (the next step overwrites them)."""
         hard, cost = self.hard, self.costs[0]
         H = cost.cost(hard.g)
         return DenseQp(H, hard.g, hard.constraints, cost.tail_inverse, hard.buffer)
-
-    def contact_offset(self, name: str) -> int:
-        """Index of a contact's first force variable in x."""
-        return self.nv + self._contacts[name].entry.offset

@@ -35,9 +35,10 @@ PIN_TOLERANCE = 1e-10  # relative half-width of the slab that pins a level at it
 
 def cost_levels(hqp: HqpData) -> list[tuple[int, list[WeightedConstraint]]]:
     """The non-empty cost levels as (priority, constraints); one empty level when there is none."""
-    if len(hqp.levels) == 2:  # the common case: one cost level (possibly empty)
-        return [(1, hqp.levels[1])]
-    levels = [(k, level) for k, level in enumerate(hqp.levels) if k > 0 and level]
+    all_levels = hqp.levels
+    if len(all_levels) == 2:  # the common case: one cost level (possibly empty)
+        return [(1, all_levels[1])]
+    levels = [(k, level) for k, level in enumerate(all_levels) if k > 0 and level]
     return levels or [(1, [])]
 
 
@@ -65,7 +66,7 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
     for index, (priority, level) in enumerate(levels):
         if index > 0:
             g = np.zeros(n)
-            cost = load_cost(level, n)
+            cost = load_cost(level, n, hqp.nv)
             qp = DenseQp(cost.cost(g), g, hard)
         out = solve_qp(qp)
         iterations += out.iterations

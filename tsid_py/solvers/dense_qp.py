@@ -322,13 +322,14 @@ def dense_qp(hqp: HqpData, level: int = 1) -> DenseQp:
     A problem a formulation computed comes from its workspace's buffers as they are; any other is
     laid out the same way from a copy of its constraints.
     """
-    source = hqp.source
-    if source is not None and level == 1:
-        return source.dense_qp()
+    if level == 1:
+        formulation_qp = hqp.formulation_qp()
+        if formulation_qp is not None:
+            return formulation_qp
     n = hqp.n_var
     levels = hqp.levels
     hard = load_hard(levels[0] if levels else [], n)
-    cost = load_cost(levels[level] if level < len(levels) else [], n)
+    cost = load_cost(levels[level] if level < len(levels) else [], n, hqp.nv)
     H = cost.cost(hard.g)
     return DenseQp(H, hard.g, hard.constraints, cost.tail_inverse, hard.buffer)
 

@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tsid_py.hqp import HqpData
+from tsid_py.hqp import BASE_DYNAMICS, HqpData
 from tsid_py.solvers.dense_qp import DenseQp, HardConstraints, SolveQp, load_hard
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
 
-PHYSICS = frozenset({"base-dynamics"})  # the equation of motion, named by InverseDynamicsFormulation
+PHYSICS = frozenset({BASE_DYNAMICS})  # the equation of motion, named by InverseDynamicsFormulation
 SLACK_TOLERANCE = 1e-6  # a slack above this (in units of the row's scaled residual) is a conflict
 PHASE_ONE_REGULARIZATION = 1e-8
 

@@ -40,8 +40,10 @@ class HqpOutput:
             that must give way for it to become feasible (see :mod:`tsid_py.solvers.diagnostics`).
         conflicting_set: When level 0 is infeasible, an irreducible set of hard constraints that
             conflict (besides the equation of motion): dropping any one of them restores feasibility.
-        layout: The layout number of the problem solved (``HqpData.layout``), when it had one:
-            a formulation reads x only from a solution of its current layout.
+        variables: How x was laid out in the problem solved (``HqpData.variables``), when it was a
+            formulation's: the formulation reads x only from a solution in its current variables.
+        stamp: Which step of which formulation computed the problem solved (``HqpData.stamp``):
+            tau is read only with the dynamics of that step.
     """
 
     status: QPStatus
@@ -53,7 +55,8 @@ class HqpOutput:
     problem: HqpData | None = None
     infeasible_constraints: list[str] = field(default_factory=list)
     conflicting_set: list[str] = field(default_factory=list)
-    layout: int | None = field(default=None, repr=False, compare=False)
+    variables: int | None = field(default=None, repr=False, compare=False)
+    stamp: tuple[int, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:

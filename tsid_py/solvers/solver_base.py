@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tsid_py.errors import InvalidParameterError
 from tsid_py.hqp import HqpData
 from tsid_py.solvers.cascade import solve_hierarchy
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -20,9 +21,12 @@ class Solver:
 
     def solve(self, hqp: HqpData) -> HqpOutput:
         """Solve every priority level (:func:`~tsid_py.solvers.cascade.solve_hierarchy`); the output
-        carries the problem's ``layout``, so a formulation can refuse a solution of another one."""
+        carries the problem's ``variables`` and ``stamp``, so a formulation can refuse a solution of
+        another problem."""
+        if not isinstance(hqp, HqpData):
+            raise InvalidParameterError(f"solve needs an HqpData (a formulation's problem), got {hqp!r}")
         out = solve_hierarchy(hqp, self.solve_qp)
-        out.layout = hqp.layout
+        out.variables, out.stamp = hqp.variables, hqp.stamp
         return out
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:

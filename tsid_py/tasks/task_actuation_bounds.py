@@ -8,7 +8,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import Masked, TaskActuation
-from tsid_py.validation import CopiedArray, as_vector
+from tsid_py.validation import Copied, as_vector
 
 
 class TaskActuationBounds(Masked, TaskActuation):
@@ -19,8 +19,8 @@ class TaskActuationBounds(Masked, TaskActuation):
     """
 
     kind = "inequality"
-    lower_bound = CopiedArray("tau_min of every actuated joint [N m].")
-    upper_bound = CopiedArray("tau_max of every actuated joint [N m].")
+    lower_bound = Copied("tau_min of every actuated joint [N m].")
+    upper_bound = Copied("tau_max of every actuated joint [N m].")
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)

@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import Masked, TaskActuation
-from tsid_py.validation import CopiedArray, as_vector
+from tsid_py.validation import Copied, as_vector
 
 
 class TaskActuationEquality(Masked, TaskActuation):
@@ -21,8 +21,8 @@ class TaskActuationEquality(Masked, TaskActuation):
     tau = M_a dv + h_a - J_a^T f.
     """
 
-    reference = CopiedArray("tau_ref of every actuated joint [N m].")
-    weights = CopiedArray("Per-joint weights W, size na.")
+    reference = Copied("tau_ref of every actuated joint [N m].")
+    weights = Copied("Per-joint weights W, size na.")
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)

@@ -100,10 +100,18 @@ class TaskBase:
 
     @property
     def constraint(self) -> ConstraintBase:
-        """A copy of the constraint as last computed (zeros before the first computation)."""
+        """A copy of the constraint as last computed (zeros before the first computation).
+
+        The library remembers where :meth:`fill` wrote last (the formulation's rows, or the
+        constraint of :meth:`compute`) and copies it out here, as a constraint of the task's kind.
+        """
         last = self._last
         if last is None or last.rows != self.dim:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
+        if self.kind == "bound":  # the formulation holds it as rows of an inequality
+            copy = new_constraint("bound", self.name, self.dim, self.dim)
+            copy.lower_bound, copy.upper_bound = last.lower_bound.copy(), last.upper_bound.copy()
+            return copy
         copy = last.copy()
         copy.name = self.name
         return copy
@@ -382,9 +390,10 @@ class TaskMotionTracking(PdMotionTask):
         velocity_error = jacobian.dot(v) - velocity_ref
         desired = acceleration_ref - self._kp * error
         desired -= self._kd * velocity_error
-        self._position_error, self._velocity_error = error, velocity_error
-        self._desired_acceleration, self._drift = desired, drift
         self._write(out, jacobian, desired, drift)
+        np.copyto(self._position_error, error)  # copies: the subclass may return arrays it reuses
+        np.copyto(self._drift, drift)
+        self._velocity_error, self._desired_acceleration = velocity_error, desired
 
     def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
         """``value`` as a float array of ``shape``, else a DimensionError naming the task."""

@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintInequality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
-from tsid_py.validation import CopiedArray, as_scalar
+from tsid_py.validation import Copied, as_scalar
 
 
 class TaskCapturePointInequality(TaskMotion):
@@ -27,10 +27,10 @@ class TaskCapturePointInequality(TaskMotion):
     """
 
     kind = "inequality"
-    support_min = CopiedArray("Lower support limits along world x and y [m].")
-    support_max = CopiedArray("Upper support limits along world x and y [m].")
-    safety_margin = CopiedArray("Distances kept from the support limits along x and y [m].")
-    capture_point = CopiedArray("The capture point xi = c + dc / w (x, y) at the last computation [m].")
+    support_min = Copied("Lower support limits along world x and y [m].")
+    support_max = Copied("Upper support limits along world x and y [m].")
+    safety_margin = Copied("Distances kept from the support limits along x and y [m].")
+    capture_point = Copied("The capture point xi = c + dc / w (x, y) at the last computation [m].")
 
     @property
     def dim(self) -> int:

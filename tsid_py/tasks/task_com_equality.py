@@ -41,4 +41,4 @@ class TaskComEquality(TaskMotionTracking):
         return self.robot.com_acc(data)
 
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        return self._reference.vel, self._reference.acc
+        return self._reference._vel, self._reference._acc  # the task's own copy, read without properties

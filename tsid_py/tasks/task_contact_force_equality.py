@@ -10,7 +10,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import GainVector, TaskContactForce
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import CopiedArray, as_scalar
+from tsid_py.validation import Copied, as_scalar
 
 
 class TaskContactForceEquality(TaskContactForce):
@@ -18,7 +18,8 @@ class TaskContactForceEquality(TaskContactForce):
 
     With the reference wrench f_ref(t) and a measured external wrench f_ext(t) (both in the contact
     frame, [N, N m]), f* = f_ref + Kp (f_ref - f_ext) + Kd (df_ref - df_ext) + Ki I, where the
-    leaky integral I += dt ((f_ref - f_ext) - leak_rate I) is advanced by every :meth:`compute`.
+    leaky integral I += dt ((f_ref - f_ext) - leak_rate I) is advanced once per fill: once per
+    control step in a formulation, and once by every :meth:`compute` of your own.
     With the default zero gains f* = f_ref. The formulation maps the rows onto the columns of
     ``contact`` (which must be in it).
     """
@@ -41,7 +42,7 @@ class TaskContactForceEquality(TaskContactForce):
         self._reference = TrajectorySample(np.zeros(size))
         self._external = TrajectorySample(np.zeros(size))
 
-    integral_error = CopiedArray("The leaky integral I of the wrench error [N s, N m s].")
+    integral_error = Copied("The leaky integral I of the wrench error [N s, N m s].")
 
     @property
     def dim(self) -> int:

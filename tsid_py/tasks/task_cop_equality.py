@@ -10,7 +10,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GROUND_NORMAL
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskContactForce
-from tsid_py.validation import CopiedArray, as_unit_vector, as_vector
+from tsid_py.validation import Copied, as_unit_vector, as_vector
 
 
 class TaskCopEquality(TaskContactForce):
@@ -28,8 +28,8 @@ class TaskCopEquality(TaskContactForce):
     ``world_points`` and ``force_rotation``).
     """
 
-    reference = CopiedArray("The CoP reference in the world frame [m].")
-    contact_normal = CopiedArray("The ground normal n in the world frame.")
+    reference = Copied("The CoP reference in the world frame [m].")
+    contact_normal = Copied("The ground normal n in the world frame.")
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)

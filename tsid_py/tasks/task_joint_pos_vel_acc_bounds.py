@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import Masked, TaskMotion
-from tsid_py.validation import CopiedArray, as_scalar, as_vector
+from tsid_py.validation import Copied, as_scalar, as_vector
 
 
 class TaskJointPosVelAccBounds(Masked, TaskMotion):
@@ -32,10 +32,10 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     """
 
     kind = "inequality"
-    q_min = CopiedArray("Lower position bounds of the actuated joints [rad].")
-    q_max = CopiedArray("Upper position bounds of the actuated joints [rad].")
-    v_max = CopiedArray("Velocity bounds |v| <= v_max of the actuated joints [rad/s].")
-    a_max = CopiedArray("Acceleration bounds |a| <= a_max of the actuated joints [rad/s^2].")
+    q_min = Copied("Lower position bounds of the actuated joints [rad].")
+    q_max = Copied("Upper position bounds of the actuated joints [rad].")
+    v_max = Copied("Velocity bounds |v| <= v_max of the actuated joints [rad/s].")
+    a_max = Copied("Acceleration bounds |a| <= a_max of the actuated joints [rad/s^2].")
 
     @property
     def lower_bounds(self) -> dict[str, np.ndarray]:

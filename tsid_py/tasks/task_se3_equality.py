@@ -81,7 +81,7 @@ class TaskSE3Equality(PdMotionTask):
         robot, frame = self.robot, self.frame_id
         placement = robot.frame_placement(data, frame)
         error = se3_error(placement, self._reference_placement)
-        ref_vel, ref_acc = self._reference.vel, self._reference.acc
+        ref_vel, ref_acc = self._reference._vel, self._reference._acc  # the task's own copy
         if self.local_frame:
             jacobian = robot.frame_jacobian_local(data, frame)
             drift = robot.frame_classic_acceleration(data, frame).vector

@@ -177,8 +177,8 @@ def look_at(visualizer, target: np.ndarray, distance: float) -> None:
 def camera_target(robot, frame) -> tuple[np.ndarray, float]:
     """Where to look [m] and from how far [m]: the middle of the robot, at a distance fitting its size."""
     data = robot.create_data()
-    pin.framesForwardKinematics(robot.model, data, frame.q)
-    positions = np.array([placement.translation for placement in data.oMi[1:]])
+    robot.forward_kinematics(data, frame.q)
+    positions = np.array([robot.joint_placement(data, j).translation for j in range(1, robot.model.njoints)])
     low, high = positions.min(axis=0), positions.max(axis=0)
     low[2] = min(low[2], 0.0)
     size = float(np.linalg.norm(high - low))

@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pinocchio as pin
 
 from tsid_py.geometry import center_of_pressure, convex_hull_indices
 from tsid_py.physics import normal_forces_and_friction_ratio
@@ -203,7 +202,7 @@ def foot_heights(result) -> dict[str, np.ndarray]:
     data = robot.create_data()
     heights = {name: np.empty(len(log.t)) for name in contacts}
     for i, q in enumerate(log.q):
-        pin.framesForwardKinematics(robot.model, data, q)
+        robot.forward_kinematics(data, q)
         for name, contact in contacts.items():
             heights[name][i] = robot.frame_placement(data, contact.frame_id).translation[2]
     return {name: z - z[0] for name, z in heights.items() if len(z)}

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pinocchio as pin
 
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.geometry import GRAVITY, center_of_pressure, convex_hull_indices
@@ -65,8 +64,8 @@ class SceneBuilder:
         self, t: float, q: np.ndarray, forces: dict[str, np.ndarray | None], points: dict[str, np.ndarray]
     ) -> SceneFrame:
         """The scene at configuration q with the contact force variables of each loaded contact."""
-        model, data = self.robot.model, self.data
-        pin.framesForwardKinematics(model, data, q)
+        data = self.data
+        self.robot.forward_kinematics(data, q)
         arrows, footprints = {}, {}
         for name, f in forces.items():
             contact = self.contacts.get(name)

@@ -1,0 +1,71 @@
+"""The closed loop: the plant is a parameter, its measured state drives the controller."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tsid_py as tsid
+from tsid_py.controllers import BipedController
+from tsid_py.loop import Command, ControlLoop, IntegratorPlant, Plant, PlantState, StepHooks
+
+DT = 0.002
+
+
+def test_the_integrator_plant_integrates_dv_and_keeps_exact_time(talos, rng):
+    plant = IntegratorPlant(talos)
+    q0, v0 = talos.default_configuration(), 0.1 * rng.standard_normal(talos.nv)
+    plant.reset(q0, v0, t=1.0)
+    dv = rng.standard_normal(talos.nv)
+    plant.apply(Command(np.zeros(talos.na), dv))
+    plant.advance(DT)
+    q1, v1 = tsid.integrate(talos, q0, v0, dv, DT)
+    state = plant.state()
+    np.testing.assert_array_equal(state.q, q1)
+    np.testing.assert_array_equal(state.v, v1)
+    state.q[:] = 0.0  # the caller's copy
+    assert plant.state().q[2] == q1[2]
+    for _ in range(9999):
+        plant.advance(DT)
+    assert plant.state().t == 1.0 + 10000 * DT  # no sum of rounding errors
+
+
+class Recording(Plant):
+    """A plant of one's own: an integrator that lags the command by one step, and records the calls."""
+
+    def __init__(self, robot: tsid.RobotWrapper) -> None:
+        self.inner, self.calls, self.pending = IntegratorPlant(robot), [], None
+
+    def reset(self, q, v, t=0.0):
+        self.calls.append("reset")
+        self.inner.reset(q, v, t + 10.0)  # a clock of its own
+
+    def apply(self, command):
+        self.calls.append("apply")
+        previous, self.pending = self.pending, command
+        self.inner.apply(previous or Command(command.tau, np.zeros_like(command.dv)))
+
+    def advance(self, dt):
+        self.calls.append("advance")
+        self.inner.advance(dt)
+
+    def state(self) -> PlantState:
+        self.calls.append("state")
+        return self.inner.state()
+
+
+class Times(StepHooks):
+    def __init__(self) -> None:
+        self.seen = []
+
+    def before_step(self, t, q, v):
+        self.seen.append(t)
+
+
+def test_the_loop_drives_any_plant_and_reads_its_state(talos):
+    controller = BipedController(talos)
+    plant, hooks = Recording(talos), Times()
+    outcome = ControlLoop(controller, DT, plant).run(5, hooks)
+    assert plant.calls == ["reset"] + ["state", "apply", "advance"] * 5
+    assert hooks.seen == [10.0 + i * DT for i in range(5)]  # the plant's time, not the loop's count
+    assert outcome.log.t == hooks.seen
+    np.testing.assert_array_equal(outcome.log.q[1], controller.q0)  # the lagging plant did not move yet

@@ -1,0 +1,85 @@
+"""What the biped and quadruped controllers share: a floating base on its feet, a CoM task, a posture
+task and torque bounds (the set-up of TSID's TsidBiped and quadruped demo)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.loop.controller import Controller
+from tsid_py.robot_specs import Robot
+from tsid_py.solvers.quadprog_solver import SolverHQuadProg
+from tsid_py.solvers.solver_base import Solver
+from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
+from tsid_py.tasks.task_com_equality import TaskComEquality
+from tsid_py.tasks.task_joint_posture import TaskJointPosture
+from tsid_py.trajectories import TrajectorySample
+from tsid_py.validation import as_vector, lookup
+
+
+class LeggedController(Controller):
+    """A legged robot's formulation, solver and initial state; subclasses add the contacts and tasks.
+
+    Args:
+        robot: A floating-base robot whose spec names its feet (``[feet]``).
+        name: The formulation's name.
+        solver: QP backend (quadprog by default).
+        q0: Initial configuration; by default the spec's, lowered so that the lowest foot frame
+            is ``foot_height`` above z = 0 (a sole's thickness, 0 for point feet).
+    """
+
+    def __init__(
+        self,
+        robot: Robot,
+        name: str,
+        solver: Solver | None,
+        q0: np.ndarray | None = None,
+        foot_height: float = 0.0,
+    ) -> None:
+        super().__init__(robot, InverseDynamicsFormulation(name, robot), solver or SolverHQuadProg("qp"))
+        zero = robot.zero_velocity()
+        if q0 is None:
+            self._q0 = robot.default_configuration()
+            robot.compute_all_terms(self.data, self._q0, zero)
+            lowest = min(robot.frame_placement(self.data, f).translation[2] for f in robot.spec.feet.values())
+            self._q0[2] -= lowest - foot_height
+        else:
+            self._q0 = as_vector("q0", q0, robot.nq)
+        robot.compute_all_terms(self.data, self._q0, zero)
+
+    def _add_com_and_posture(
+        self, kp_com: float, w_com: float, kp_posture: float | np.ndarray, w_posture: float
+    ) -> None:
+        """A CoM task held at the initial CoM and a posture task held at q0, both at level 1."""
+        robot, form = self.robot, self.formulation
+        self.com_task = TaskComEquality("task-com", robot)
+        self.com_task.kp = kp_com
+        form.add_motion_task(self.com_task, weight=w_com, priority=1)
+        self.posture_task = TaskJointPosture("task-posture", robot)
+        self.posture_task.kp = kp_posture
+        actuated = self._q0[robot.nq - robot.nq_actuated :]
+        self.posture_task.set_reference(TrajectorySample(actuated, tangent_size=robot.na))
+        form.add_motion_task(self.posture_task, weight=w_posture, priority=1)
+        self._com_initial = robot.com(self.data)
+        self.com_task.set_reference(TrajectorySample(self._com_initial))
+
+    def _add_torque_bounds(self, tau_max: np.ndarray) -> None:
+        """|tau| <= tau_max at level 0 [N m] (inf: unbounded)."""
+        self._tau_max = np.array(tau_max, dtype=float)
+        self.actuation_task = TaskActuationBounds("task-actuation-bounds", self.robot)
+        self.actuation_task.set_bounds(-self._tau_max, self._tau_max)
+        self.formulation.add_actuation_task(self.actuation_task, weight=1.0, priority=0)
+
+    @property
+    def com_initial(self) -> np.ndarray:
+        """The CoM at q0 [m] (a copy)."""
+        return self._com_initial.copy()
+
+    def set_com_reference(self, sample: TrajectorySample) -> None:
+        """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame."""
+        self.com_task.set_reference(sample)
+
+    def foot_placement(self, key: str) -> pin.SE3:
+        """Placement of a foot frame (a key of the spec's ``[feet]``) at the last computed state."""
+        return self.robot.frame_placement(self.data, lookup("foot", key, self.robot.spec.feet))
