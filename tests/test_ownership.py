@@ -71,8 +71,8 @@ def mutate(value: object) -> None:
             value.flat[0] = 12345.0 if value.dtype != bool else not value.flat[0]
     elif isinstance(value, pin.SE3):
         value.translation = value.translation + 1.0
-    elif isinstance(value, tsid.TrajectorySample):
-        value.pos[...] += 1.0
+    elif isinstance(value, tsid.TrajectorySample):  # an immutable value: its arrays are read-only
+        value.pos = value.pos + 1.0
     elif isinstance(value, ConstraintBase):
         value.matrix[...] += 1.0
     elif isinstance(value, dict):
@@ -200,7 +200,9 @@ def test_every_accessor_hands_out_a_copy(objects):
 def test_trajectories_hand_out_new_samples(objects):
     for trajectory in [o for o in objects if isinstance(o, tsid.TrajectoryEuclidianConstant)]:
         first = trajectory.compute_next()
-        first.pos[...] = -7.0
+        with pytest.raises(ValueError, match="read-only"):
+            first.pos[0] = -7.0
+        first.pos = np.full(first.pos.shape, -7.0)
         assert not np.any(trajectory.compute_next().pos == -7.0)
         assert trajectory.sample(0.3) is not trajectory.sample(0.3)
 
@@ -316,27 +318,34 @@ def setter_cases(talos):
     return cases
 
 
-def apply(obj: object, name: str, arrays: list[np.ndarray]) -> None:
+def apply(obj: object, name: str, arrays: list[np.ndarray]):
+    """Hand ``arrays`` to the setter; return what the caller then does to reuse what it handed."""
+
+    def reuse_arrays() -> None:
+        for array in arrays:
+            array[...] = 0.25 * array + 7.0
+
     if name in ("kp", "kd", "mask"):
         setattr(obj, name, arrays[0])
-    elif name == "set_reference" and isinstance(obj, tsid.TaskBase) and len(arrays) == 3:
+    elif name in ("set_reference", "set_external_force") and len(arrays) == 3:
         sample = tsid.TrajectorySample(*arrays, tangent_size=arrays[1].shape[0])
         getattr(obj, name)(sample)
-        arrays[:] = [sample.pos, sample.vel, sample.acc]  # the sample's own arrays: change those
-    elif name == "set_external_force":
-        sample = tsid.TrajectorySample(*arrays)
-        getattr(obj, name)(sample)
-        arrays[:] = [sample.pos, sample.vel, sample.acc]
+
+        def reuse_sample() -> None:  # a sample is changed by giving it new values
+            sample.pos, sample.vel, sample.acc = sample.pos + 7.0, sample.vel + 7.0, sample.acc + 7.0
+            reuse_arrays()
+
+        return reuse_sample
     else:
         getattr(obj, name)(*arrays)
+    return reuse_arrays
 
 
 def test_setters_copy_what_they_are_given(talos):
     for obj, name, arrays in setter_cases(talos):
-        apply(obj, name, arrays)
+        reuse = apply(obj, name, arrays)
         before = fingerprint(obj)
-        for array in arrays:
-            array[...] = 0.25 * array + 7.0  # the caller reuses its arrays
+        reuse()  # the caller changes what it handed in
         assert same(fingerprint(obj), before), f"{type(obj).__name__}.{name} kept the caller's array"
 
 

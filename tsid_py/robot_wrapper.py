@@ -57,6 +57,7 @@ class RobotWrapper:
         self.nq_actuated = model.nq if fixed_base else model.nq - 7
         self.total_mass = float(pin.computeTotalMass(model))  # [kg], bodies fixed to the world excluded
         self._frame_ids: dict[str, int] = {}
+        self._nframes = model.nframes  # read again when an index beyond it is asked for
 
     @classmethod
     def from_urdf(
@@ -170,9 +171,14 @@ class RobotWrapper:
     # ---------------------------------------------------------------- frames
     def frame_id(self, frame: Frame) -> int:
         """The index of a frame given by name (or an index, checked)."""
+        if type(frame) is int and 0 <= frame < self._nframes:  # the common case, checked first
+            return frame
         if isinstance(frame, (int, np.integer)):
-            if not 0 <= frame < self.model.nframes:  # read each time: frames may be added to the model
-                raise UnknownFrameError(f"frame index {frame} out of range [0, {self.model.nframes})")
+            if 0 <= frame < self._nframes:
+                return int(frame)
+            self._nframes = self.model.nframes  # frames may have been added to the model since
+            if not 0 <= frame < self._nframes:
+                raise UnknownFrameError(f"frame index {frame} out of range [0, {self._nframes})")
             return int(frame)
         cached = self._frame_ids.get(frame)
         if cached is not None:

@@ -17,8 +17,10 @@ from tsid_py.validation import Copied, as_scalar, as_vector
 class TrajectorySample:
     """A reference value with its first and second time derivatives.
 
-    A sample is a value: it keeps copies of the arrays it is given, and ``pos``, ``vel`` and
-    ``acc`` are its own arrays (assigning one copies it in).
+    A sample is an immutable value, like a tuple: its arrays are read-only copies of what it was
+    given, so it can be handed around without copies and nothing can change it behind a task's back.
+    Assigning ``pos``, ``vel`` or ``acc`` gives the sample new arrays (the old ones, wherever they
+    were handed, stay as they were); change a value with ``sample.pos = sample.pos + d``.
 
     Args:
         pos: The value (size n).
@@ -32,37 +34,37 @@ class TrajectorySample:
     def __init__(
         self, pos: object, vel: object = None, acc: object = None, *, tangent_size: int | None = None
     ) -> None:
-        self._pos = as_vector("sample pos", pos)
+        self._pos = _frozen(as_vector("sample pos", pos))
         n = self._pos.shape[0] if tangent_size is None else tangent_size
-        self._vel = np.zeros(n) if vel is None else as_vector("sample vel", vel, n)
-        self._acc = np.zeros(n) if acc is None else as_vector("sample acc", acc, n)
+        self._vel = _frozen(np.zeros(n) if vel is None else as_vector("sample vel", vel, n))
+        self._acc = _frozen(np.zeros(n) if acc is None else as_vector("sample acc", acc, n))
 
     @property
     def pos(self) -> np.ndarray:
-        """The value."""
+        """The value (read-only)."""
         return self._pos
 
     @pos.setter
     def pos(self, value: object) -> None:
-        self._pos = as_vector("sample pos", value, self._pos.shape[0])
+        self._pos = _frozen(as_vector("sample pos", value, self._pos.shape[0]))
 
     @property
     def vel(self) -> np.ndarray:
-        """The first time derivative (tangent size)."""
+        """The first time derivative, tangent size (read-only)."""
         return self._vel
 
     @vel.setter
     def vel(self, value: object) -> None:
-        self._vel = as_vector("sample vel", value, self._vel.shape[0])
+        self._vel = _frozen(as_vector("sample vel", value, self._vel.shape[0]))
 
     @property
     def acc(self) -> np.ndarray:
-        """The second time derivative (tangent size)."""
+        """The second time derivative, tangent size (read-only)."""
         return self._acc
 
     @acc.setter
     def acc(self, value: object) -> None:
-        self._acc = as_vector("sample acc", value, self._acc.shape[0])
+        self._acc = _frozen(as_vector("sample acc", value, self._acc.shape[0]))
 
     @classmethod
     def from_se3(cls, placement: pin.SE3, vel: object = None, acc: object = None) -> TrajectorySample:
@@ -70,14 +72,17 @@ class TrajectorySample:
         return cls(se3_to_vector(placement), vel, acc, tangent_size=6)
 
     def copy(self) -> TrajectorySample:
-        """An independent sample with the same values."""
-        return TrajectorySample._owning(self._pos.copy(), self._vel.copy(), self._acc.copy())
+        """Another sample with the same values (its arrays are shared: they cannot change)."""
+        sample = TrajectorySample.__new__(TrajectorySample)
+        sample._pos, sample._vel, sample._acc = self._pos, self._vel, self._acc
+        return sample
 
     @classmethod
     def _owning(cls, pos: np.ndarray, vel: np.ndarray, acc: np.ndarray) -> TrajectorySample:
-        """A sample that takes these new float vectors as its own, unchecked (for trajectories that
-        compute them from checked parameters)."""
+        """A sample holding these float vectors, unchecked: read-only ones, or new ones that nothing
+        else holds (trajectories that compute them from checked parameters); made read-only here."""
         sample = cls.__new__(cls)
+        pos.flags.writeable = vel.flags.writeable = acc.flags.writeable = False
         sample._pos, sample._vel, sample._acc = pos, vel, acc
         return sample
 
@@ -85,11 +90,17 @@ class TrajectorySample:
         return f"TrajectorySample(pos={self._pos}, vel={self._vel}, acc={self._acc})"
 
 
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """``array`` (new, the caller's to give away) made read-only."""
+    array.flags.writeable = False
+    return array
+
+
 def as_sample(name: str, sample: object, size: int, tangent_size: int | None = None) -> TrajectorySample:
     """A :class:`TrajectorySample` with pos of ``size`` and vel/acc of ``tangent_size`` (default size).
 
     A bare vector is accepted as a sample with zero derivatives. The result is always a new sample
-    (the caller's sample is copied), so the receiver owns it.
+    object (its arrays are read-only, so they are shared with the caller's sample safely).
     """
     tangent_size = size if tangent_size is None else tangent_size
     if isinstance(sample, TrajectorySample):

@@ -201,7 +201,7 @@ class LipmPlan(Trajectory):
 
     def sample(self, t: float) -> TrajectorySample:
         c, dc, ddc = self._state(t)
-        return TrajectorySample(np.append(c, self.height), np.append(dc, 0.0), np.append(ddc, 0.0))
+        return TrajectorySample._owning(np.append(c, self.height), np.append(dc, 0.0), np.append(ddc, 0.0))
 
     def zmp(self, t: float) -> np.ndarray:
         """The ZMP of the planned motion at time t, x-y [m]."""

@@ -27,10 +27,12 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.constraints import ConstraintBase, new_constraint, read_only_view
+from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.hqp import HqpData, WeightedConstraint
-from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, TaskEntry, block_weight
+from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, block_weight
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import CostRows, DenseQp, HardRows
+from tsid_py.tasks.task_base import TaskBase
 
 _SERIALS = itertools.count(1)  # workspace names, unique in the process
 
@@ -38,6 +40,7 @@ _SERIALS = itertools.count(1)  # workspace names, unique in the process
 @dataclass
 class _ContactSlot:
     entry: ContactEntry
+    contact: ContactBase
     motion: ConstraintBase | None = None  # its motion rows, dv columns
     force: ConstraintBase | None = None  # its force inequality, force columns
     regularization: ConstraintBase | None = None  # its regularization, force columns
@@ -48,7 +51,7 @@ class _ContactSlot:
 
 @dataclass
 class _TaskSlot:
-    entry: TaskEntry
+    task: TaskBase
     out: ConstraintBase  # motion and force tasks: views of the problem's rows on their columns
     rows: int
     target: ConstraintBase | None = None  # actuation tasks: their rows of x (``out`` is on tau)
@@ -82,7 +85,9 @@ class Workspace:
         self.h = np.zeros(nv)  # h less the measured wrenches' J^T w
         self.h_a = self.h[nu:]
         self._base: ConstraintBase | None = None
-        self._contacts = {name: _ContactSlot(entry) for name, entry in structure.contacts.items()}
+        self._contacts = {
+            name: _ContactSlot(entry, entry.contact) for name, entry in structure.contacts.items()
+        }
         self._motion_tasks: list[_TaskSlot] = []
         self._force_tasks: list[_TaskSlot] = []
         self._actuation_tasks: list[_TaskSlot] = []
@@ -91,6 +96,10 @@ class Workspace:
             for index, block in enumerate(level_blocks):
                 self._assign(level, index, block, motion_rows)
         self._contact_motion = self._stacked_contact_motion(motion_rows)
+        self._contact_slots = list(self._contacts.values())
+        tasks = self._motion_tasks + self._force_tasks + self._actuation_tasks
+        self._shapes = [(s.contact.motion_task, s.motion.rows) for s in self._contact_slots]
+        self._shapes += [(s.task, s.rows) for s in tasks]
         self._minus_generators = np.zeros(
             (sum(s.motion.rows for s in self._contacts.values()), structure.n_force)
         )
@@ -127,11 +136,11 @@ class Workspace:
                 view.matrix[...] = np.eye(spec.rows, view.matrix.shape[1])
             if task.family == "actuation":
                 scratch = new_constraint(task.kind, task.name, spec.rows, task.cols)
-                self._actuation_tasks.append(_TaskSlot(entry, scratch, spec.rows, view))
+                self._actuation_tasks.append(_TaskSlot(task, scratch, spec.rows, view))
             elif task.family == "force":
-                self._force_tasks.append(_TaskSlot(entry, view, spec.rows))
+                self._force_tasks.append(_TaskSlot(task, view, spec.rows))
             else:
-                self._motion_tasks.append(_TaskSlot(entry, view, spec.rows))
+                self._motion_tasks.append(_TaskSlot(task, view, spec.rows))
 
     def _stacked_contact_motion(self, motion_rows: list[tuple[int, int]]) -> np.ndarray | None:
         """The contacts' motion rows (dv columns) as one view when they are consecutive in level 0
@@ -161,14 +170,7 @@ class Workspace:
     def shapes_hold(self) -> bool:
         """Whether every task and contact still has the rows it was laid out with (a new mask
         changes them: the formulation then needs a new workspace)."""
-        for slot in self._contacts.values():
-            if slot.entry.contact.motion_task.dim != slot.motion.rows:
-                return False
-        for slots in (self._motion_tasks, self._force_tasks, self._actuation_tasks):
-            for slot in slots:
-                if slot.entry.task.dim != slot.rows:
-                    return False
-        return True
+        return all(task.dim == rows for task, rows in self._shapes)
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> None:
         """Compute the problem at time t [s] and state (q, v), ``data`` filled at that state (see the
@@ -178,14 +180,16 @@ class Workspace:
         if self.structure.weights_version != self._weights_version:
             self._update_weights()
 
+        contacts = self._contact_slots
+
         # 1. the contacts' motion rows
-        for slot in self._contacts.values():
-            slot.entry.contact.motion_task.compute_into(t, q, v, data, slot.motion)
+        for slot in contacts:
+            slot.contact.motion_task.compute_into(t, q, v, data, slot.motion)
 
         # 2. the contacts' force rows and the ramps' caps
         caps = self.structure.force_caps
-        for slot in self._contacts.values():
-            contact = slot.entry.contact
+        for slot in contacts:
+            contact = slot.contact
             if contact.force_version != slot.version:
                 contact.write_force_constraints(slot.force, slot.regularization)
                 np.negative(contact.force_generator, out=slot.generator)
@@ -202,7 +206,7 @@ class Workspace:
         dynamics = self.dynamics
         contact_motion = self._contact_motion
         if contact_motion is None:
-            contact_motion = np.concatenate([s.motion.matrix for s in self._contacts.values()])
+            contact_motion = np.concatenate([s.motion.matrix for s in contacts])
         np.matmul(contact_motion.T, self._minus_generators, out=dynamics[:, nv:])
         robot.mass(data, out=dynamics[:, :nv])
         h = robot.nonlinear_effects(data, out=self.h)
@@ -214,12 +218,12 @@ class Workspace:
 
         # 4. the tasks
         for slot in self._motion_tasks:
-            slot.entry.task.compute_into(t, q, v, data, slot.out)
+            slot.task.compute_into(t, q, v, data, slot.out)
         for slot in self._force_tasks:
-            slot.entry.task.compute_into(t, q, v, data, slot.out)
+            slot.task.compute_into(t, q, v, data, slot.out)
         tau_map, h_a = self.tau_map, self.h_a
         for slot in self._actuation_tasks:
-            task, c, target = slot.entry.task, slot.out, slot.target
+            task, c, target = slot.task, slot.out, slot.target
             task.compute_into(t, q, v, data, c)
             joints = task.selected_joints
             if joints is None:

@@ -46,7 +46,8 @@ class TaskActuationBounds(Masked, TaskActuation):
         self._lower_bound, self._upper_bound = lower, upper
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
-        out.matrix[...] = self._selection
+        if not self.refilling(out):  # the selection changes only with the mask
+            out.matrix[...] = self._selection
         if self._all_rows:
             out.lower_bound[...] = self._lower_bound
             out.upper_bound[...] = self._upper_bound

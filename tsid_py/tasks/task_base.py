@@ -11,7 +11,8 @@ How a task computes -- the one rule, for whoever writes a task:
     (the formulation hands a view of its own buffers, refilled every control step; ``compute``
     hands a fresh one). ``fill`` writes every entry of ``out.matrix`` and of ``out.vector`` (an
     equality) or ``out.lower_bound`` and ``out.upper_bound`` (an inequality or bound), reading the
-    robot through ``data``, and keeps no reference to ``out``.
+    robot through ``data``, and keeps no reference to ``out``. Entries that have not changed since
+    the task last filled this same ``out`` may be left as they are (``self.refilling(out)``).
 
 Everything else -- gains, masks, buffers, shape checks, mapping onto x = [dv; f] -- is the
 library's. For a motion task that tracks an error, :class:`TaskMotionTracking` asks only for the
@@ -67,6 +68,12 @@ class TaskBase:
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase) -> None:
         """Write the constraint at time t [s], state (q, v) and ``data`` into ``out`` (module docstring)."""
         raise NotImplementedError(f"{type(self).__name__} must implement fill")
+
+    def refilling(self, out: ConstraintBase) -> bool:
+        """Whether ``out`` is the constraint this task filled last, unchanged since (the formulation
+        hands the same one at every step of a layout and writes nothing into it): a matrix that did
+        not change since need not be written again."""
+        return out is self._last
 
     def compute_into(
         self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase
@@ -229,6 +236,7 @@ class Masked:
         self._rows = mask_rows(self._mask)
         self._all_rows = bool(self._mask.all())
         self._dim = int(self._mask.sum())
+        self._last = None  # what the task filled with the old mask is not its constraint any more
         self._apply_mask()
 
     @property
@@ -391,8 +399,8 @@ class TaskMotionTracking(PdMotionTask):
         desired = acceleration_ref - self._kp * error
         desired -= self._kd * velocity_error
         self._write(out, jacobian, desired, drift)
-        np.copyto(self._position_error, error)  # copies: the subclass may return arrays it reuses
-        np.copyto(self._drift, drift)
+        self._position_error[...] = error  # copies: the subclass may return arrays it reuses
+        self._drift[...] = drift
         self._velocity_error, self._desired_acceleration = velocity_error, desired
 
     def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:

@@ -111,7 +111,8 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         na = self.robot.na
         lower, upper = self.acceleration_bounds(q[self.robot.nq - na :], v[self.robot.nv - na :])
-        out.matrix[...] = self._selection
+        if not self.refilling(out):  # the selection changes only with the mask
+            out.matrix[...] = self._selection
         out.lower_bound[...] = lower[self._mask]
         out.upper_bound[...] = upper[self._mask]
 

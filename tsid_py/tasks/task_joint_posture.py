@@ -65,5 +65,6 @@ class TaskJointPosture(Masked, TaskMotion, PdGains, TrackingErrors):
         desired -= self._kd * velocity_error
         self._position_error, self._velocity_error = position_error, velocity_error
         self._desired_acceleration = desired
-        out.matrix[...] = self._selection
+        if not self.refilling(out):  # the selection of the masked joints changes only with the mask
+            out.matrix[...] = self._selection
         out.vector[...] = desired if self._all_rows else desired[self._rows]
