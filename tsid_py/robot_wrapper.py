@@ -246,6 +246,20 @@ class RobotWrapper:
             self.model, data, self.frame_id(frame), pin.LOCAL_WORLD_ALIGNED
         )
 
+    def frame_motion(
+        self, data: pin.Data, frame: Frame, local: bool = True
+    ) -> tuple[pin.SE3, np.ndarray, np.ndarray]:
+        """What a task on a frame needs, in one call: its placement (a copy), its Jacobian (6 x nv)
+        and the classical acceleration of its origin at dv = 0 (6-vector, linear first), in the
+        frame's axes (LOCAL) or in world-aligned axes (``local=False``, LOCAL_WORLD_ALIGNED)."""
+        model, index = self.model, self.frame_id(frame)
+        axes = pin.LOCAL if local else pin.LOCAL_WORLD_ALIGNED
+        return (
+            pin.updateFramePlacement(model, data, index),
+            pin.getFrameJacobian(model, data, index, axes),
+            pin.getFrameClassicalAcceleration(model, data, index, axes).vector,
+        )
+
     def frame_jacobian_local(self, data: pin.Data, frame: Frame) -> np.ndarray:
         """Frame Jacobian in the LOCAL frame, 6 x nv (linear rows first)."""
         return pin.getFrameJacobian(self.model, data, self.frame_id(frame), pin.LOCAL)

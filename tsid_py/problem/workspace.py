@@ -98,8 +98,8 @@ class Workspace:
         self._contact_motion = self._stacked_contact_motion(motion_rows)
         self._contact_slots = list(self._contacts.values())
         tasks = self._motion_tasks + self._force_tasks + self._actuation_tasks
-        self._shapes = [(s.contact.motion_task, s.motion.rows) for s in self._contact_slots]
-        self._shapes += [(s.task, s.rows) for s in tasks]
+        self._shape_tasks = [s.contact.motion_task for s in self._contact_slots] + [s.task for s in tasks]
+        self._shape_rows = [s.motion.rows for s in self._contact_slots] + [s.rows for s in tasks]
         self._minus_generators = np.zeros(
             (sum(s.motion.rows for s in self._contacts.values()), structure.n_force)
         )
@@ -170,7 +170,7 @@ class Workspace:
     def shapes_hold(self) -> bool:
         """Whether every task and contact still has the rows it was laid out with (a new mask
         changes them: the formulation then needs a new workspace)."""
-        return all(task.dim == rows for task, rows in self._shapes)
+        return [task.dim for task in self._shape_tasks] == self._shape_rows
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> None:
         """Compute the problem at time t [s] and state (q, v), ``data`` filled at that state (see the

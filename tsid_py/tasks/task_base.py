@@ -391,9 +391,17 @@ class TaskMotionTracking(PdMotionTask):
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase) -> None:
         size, nv = self._size, self.robot.nv
-        error = self._checked("error", self.compute_error(t, q, v, data), (size,))
-        jacobian = self._checked("Jacobian", self.compute_jacobian(t, q, v, data), (size, nv))
-        drift = self._checked("drift", self.compute_drift(t, q, v, data), (size,))
+        error = self.compute_error(t, q, v, data)
+        jacobian = self.compute_jacobian(t, q, v, data)
+        drift = self.compute_drift(t, q, v, data)
+        if not (
+            type(error) is type(jacobian) is type(drift) is np.ndarray  # the common case, checked at once
+            and error.shape == drift.shape == (size,)
+            and jacobian.shape == (size, nv)
+        ):
+            error = self._checked("error", error, (size,))
+            jacobian = self._checked("Jacobian", jacobian, (size, nv))
+            drift = self._checked("drift", drift, (size,))
         velocity_ref, acceleration_ref = self.reference_derivatives(t)
         velocity_error = jacobian.dot(v) - velocity_ref
         desired = acceleration_ref - self._kp * error
@@ -405,8 +413,6 @@ class TaskMotionTracking(PdMotionTask):
 
     def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
         """``value`` as a float array of ``shape``, else a DimensionError naming the task."""
-        if type(value) is np.ndarray and value.shape == shape and value.dtype == np.float64:
-            return value
         try:
             array = np.asarray(value, dtype=float)
         except (TypeError, ValueError) as error:

@@ -78,20 +78,14 @@ class TaskSE3Equality(PdMotionTask):
         e = R se3_error(M, M_ref), de = v_ref - v, a_ref as is. A static reference (v_ref = a_ref =
         0, see :meth:`set_reference`) is neither rotated nor added.
         """
-        robot, frame = self.robot, self.frame_id
-        placement = robot.frame_placement(data, frame)
+        placement, jacobian, drift = self.robot.frame_motion(data, self.frame_id, self.local_frame)
         error = se3_error(placement, self._reference_placement)
-        ref_vel, ref_acc = self._reference._vel, self._reference._acc  # the task's own copy
-        if self.local_frame:
-            jacobian = robot.frame_jacobian_local(data, frame)
-            drift = robot.frame_classic_acceleration(data, frame).vector
-            if self._reference_moves:
-                rotation_t = placement.rotation.T
-                ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
-        else:
-            jacobian = robot.frame_jacobian_world_oriented(data, frame)
-            drift = robot.frame_classic_acceleration_world_oriented(data, frame).vector
+        ref_vel, ref_acc = self._reference._vel, self._reference._acc  # the task's own sample
+        if not self.local_frame:
             error = rotate_motion(placement.rotation, error)
+        elif self._reference_moves:
+            rotation_t = placement.rotation.T
+            ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
         velocity_error = ref_vel - jacobian.dot(v)  # the frame velocity in the task's axes is J v
         desired = self._kp * error
         desired += self._kd * velocity_error
