@@ -136,3 +136,19 @@ def test_this_file_touches_no_underscore_name():
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
     ]
     assert private == []
+
+
+def test_a_complex_error_or_a_wrong_reference_is_a_dimension_error(talos):
+    class Complex(TaskTorsoUpright):
+        def compute_error(self, t, q, v, data):
+            return super().compute_error(t, q, v, data).astype(complex)
+
+    class Moving(TaskTorsoUpright):
+        def reference_derivatives(self, t):
+            return np.zeros(3), np.zeros(2)
+
+    for task, words in ((Complex("c", talos, BASE), "c.*error"), (Moving("m", talos, BASE), "m.*reference")):
+        controller = BipedController(talos)
+        controller.formulation.add_motion_task(task, weight=1.0)
+        with pytest.raises(tsid.DimensionError, match=words):
+            controller.compute(0.0, controller.q0, talos.zero_velocity())

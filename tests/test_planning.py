@@ -164,3 +164,25 @@ def test_lipm_plan_samples_are_consistent_between_planning_instants():
         np.testing.assert_allclose(now.vel, (after.pos - before.pos) / (2 * h), atol=1e-7)
         np.testing.assert_allclose(now.acc, (after.vel - before.vel) / (2 * h), atol=1e-4)
         np.testing.assert_allclose(lipm.zmp(t), now.pos[:2] - 0.88 / 9.81 * now.acc[:2], atol=1e-12)
+
+
+def test_plans_and_samples_refuse_bad_values_and_changes(talos):
+    from tsid_py.planning import Footstep
+
+    right = pin.SE3.Identity()
+    with pytest.raises(tsid.UnknownNameError):
+        Footstep(["right"], right, right, 0.0, 1.0)
+    with pytest.raises(tsid.InvalidParameterError, match="tangent_size"):
+        tsid.TrajectorySample(np.zeros(3), tangent_size=-1)
+    from tsid_py.controllers import BipedController
+
+    controller = BipedController(talos)
+    with pytest.raises(tsid.DimensionError):
+        controller.contacts["right"].corner_forces(np.zeros(5))
+    plan = plan_straight_walk(
+        talos.spec.sole, controller.foot_placement("right"), controller.foot_placement("left"),
+        controller.com_initial, 2, 0.1,
+    )  # fmt: skip
+    for name in ("t_end", "steps", "sole"):
+        with pytest.raises(AttributeError):
+            setattr(plan, name, None)

@@ -325,3 +325,47 @@ def test_an_inequality_at_a_cost_level_is_refused_when_added(ur5):
     form = tsid.InverseDynamicsFormulation("arm", ur5)
     with pytest.raises(tsid.UnsupportedProblemError, match="only equalities can be costs"):
         form.add_motion_task(tsid.TaskJointBounds("joint-bounds", ur5, 0.002), weight=1.0, priority=1)
+
+
+def test_a_solver_cannot_corrupt_the_rows_tasks_do_not_rewrite(ur5):
+    """Constant rows (a posture's selection) are written once per layout: the QP handed to solvers
+    sees them read-only, and what it does to H lasts one step."""
+    from conftest import arm_with_posture
+
+    form, q, v = arm_with_posture(ur5)
+    form.add_motion_task(tsid.TaskJointPosVelAccBounds("pva", ur5, 0.002), weight=1.0, priority=0)
+    qp = dense_qp(form.compute_problem_data(0.0, q, v))
+    for array in (qp.constraints.A_in, qp.constraints.lb, qp.rows):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0.0
+    qp.H[...] = 0.0  # the backends read H and g only; a careless one would not last
+    again = dense_qp(form.compute_problem_data(0.002, q, v))
+    fresh_form, _, _ = arm_with_posture(ur5)
+    fresh_form.add_motion_task(tsid.TaskJointPosVelAccBounds("pva", ur5, 0.002), weight=1.0, priority=0)
+    fresh = dense_qp(fresh_form.compute_problem_data(0.002, q, v))
+    np.testing.assert_array_equal(again.H, fresh.H)
+    np.testing.assert_array_equal(again.constraints.A_in, fresh.constraints.A_in)
+
+
+def test_tau_from_a_snapshot_of_an_old_problem_is_refused(talos):
+    controller = BipedController(talos)
+    form, solver = controller.formulation, tsid.SolverHQuadProg()
+    q, v = moving_state(controller, talos)
+    kept = form.compute_problem_data(0.0, q, v).snapshot()
+    sol = solver.solve(kept)
+    form.get_actuator_forces(sol)  # the dynamics of its step are still the formulation's
+    form.compute_problem_data(0.002, q, v)
+    with pytest.raises(tsid.SolverFailedError, match="read tau before the next"):
+        form.get_actuator_forces(sol)
+
+
+def test_a_force_task_needs_its_contact_there_and_staying(talos):
+    controller = BipedController(talos)
+    form, right = controller.formulation, controller.contacts["right"]
+    task = tsid.TaskContactForceEquality("right-force", talos, 0.002, right)
+    form.remove_rigid_contact(right.name, 0.1)  # being ramped out
+    with pytest.raises(tsid.InvalidParameterError, match="being ramped out"):
+        form.add_force_task(task, weight=1e-3)
+    form.remove_rigid_contact(right.name)
+    with pytest.raises(tsid.UnknownNameError, match="add the contact first"):
+        form.add_force_task(task, weight=1e-3)

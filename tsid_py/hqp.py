@@ -69,6 +69,7 @@ class HqpData:
         nv: int | None = None,
         *,
         _source: ProblemSource | None = None,
+        _origin: tuple[int, int] | None = None,
     ) -> None:
         self._levels = levels
         self.n_var = n_var
@@ -76,6 +77,7 @@ class HqpData:
         self.nv = nv
         self._source = _source
         self._stamp = None if _source is None else _source.stamp
+        self._origin = _origin  # a snapshot's: the step of the problem it copies
 
     @property
     def levels(self) -> Sequence[Sequence[WeightedConstraint]]:
@@ -94,14 +96,16 @@ class HqpData:
     def formulation_qp(self) -> object | None:
         """The QP of levels 0 and 1 from the formulation's own buffers (the one dense QP builder's
         layout, :mod:`tsid_py.solvers.dense_qp`), or None for a problem built by hand. For solvers:
-        its arrays are the formulation's, overwritten by its next step."""
+        its constraints are read-only views of the formulation's rows, its H and g formed by this
+        call; all are valid until the formulation's next step."""
         self.check_current()
         return None if self._source is None else self._source.dense_qp()
 
     @property
     def stamp(self) -> tuple[int, int] | None:
-        """Which step of which workspace computed this problem (None for a problem built by hand)."""
-        return None if self._source is None else (self._source.serial, self._stamp)
+        """Which step of which workspace computed this problem, or the one it is a snapshot of
+        (None for a problem built by hand)."""
+        return self._origin if self._source is None else (self._source.serial, self._stamp)
 
     def __len__(self) -> int:
         return len(self.levels)
@@ -118,7 +122,7 @@ class HqpData:
             [WeightedConstraint(e.weight, e.constraint.copy(), e.columns) for e in level]
             for level in self.levels
         ]
-        return HqpData(levels, self.n_var, self.variables, self.nv)
+        return HqpData(levels, self.n_var, self.variables, self.nv, _origin=self.stamp)
 
     def describe(self) -> str:
         """One line per constraint: level, kind, name, rows, weight."""

@@ -201,7 +201,7 @@ def load_robot(name: str, *, load_visuals: bool = False) -> Robot:
 
 
 def _read_only(values: list) -> np.ndarray:
-    """A spec's array, which cannot change: the spec is a frozen value shared by every robot loaded."""
+    """A spec's array, which cannot change: the spec is a frozen value, handed out as it is."""
     array = np.array(values, dtype=float)
     array.flags.writeable = False
     return array

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import DimensionError
+from tsid_py.errors import DimensionError, InvalidParameterError
 from tsid_py.validation import Copied, as_scalar, as_vector
 
 
@@ -35,7 +35,7 @@ class TrajectorySample:
         self, pos: object, vel: object = None, acc: object = None, *, tangent_size: int | None = None
     ) -> None:
         self._pos = _frozen(as_vector("sample pos", pos))
-        n = self._pos.shape[0] if tangent_size is None else tangent_size
+        n = self._pos.shape[0] if tangent_size is None else _size("tangent_size", tangent_size)
         self._vel = _frozen(np.zeros(n) if vel is None else as_vector("sample vel", vel, n))
         self._acc = _frozen(np.zeros(n) if acc is None else as_vector("sample acc", acc, n))
 
@@ -88,6 +88,13 @@ class TrajectorySample:
 
     def __repr__(self) -> str:
         return f"TrajectorySample(pos={self._pos}, vel={self._vel}, acc={self._acc})"
+
+
+def _size(name: str, value: object) -> int:
+    """A vector size: an integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InvalidParameterError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.validation import as_matrix
+from tsid_py.validation import as_matrix, as_vector
 
 
 class Contact6d(ContactBase):
@@ -64,7 +64,7 @@ class Contact6d(ContactBase):
 
     def corner_forces(self, forces: object) -> np.ndarray:
         """The forces as a 4x3 array, one row per corner, in the contact frame [N]."""
-        return np.array(forces, dtype=float).reshape(4, 3)
+        return as_vector("contact forces", forces, self.n_force).reshape(4, 3)
 
 
 def _force_generator(points: np.ndarray) -> np.ndarray:

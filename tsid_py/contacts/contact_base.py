@@ -14,7 +14,9 @@ motion task (the formulation fills it as any task, :mod:`tsid_py.tasks.task_base
 inequality and regularization are *set*, not computed: a subclass builds them in
 :meth:`_update_force_inequality` and :meth:`_update_force_regularization` (or calls them after
 changing what they depend on), and :attr:`force_version` then counts one more, which tells the
-formulation to copy them (:meth:`write_force_constraints`) into its problem.
+formulation to copy them (:meth:`write_force_constraints`) into its problem. A subclass gives its
+force generator in ``_generator()`` and, when it has several points, their positions in its frame
+in ``_local_points()`` (the public ``force_generator`` and ``local_points()`` hand out copies).
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ class Footstep:
     target = Copied("Where the foot lands (the foot frame in the world).")
 
     def __init__(self, side: str, start: pin.SE3, target: pin.SE3, t_lift: float, t_land: float) -> None:
-        lookup("side", side, dict.fromkeys(SIDES))
+        if side not in SIDES:  # a list or any other value, not only an unknown name
+            lookup("side", str(side), dict.fromkeys(SIDES))
         self._side = side
         self._start, self._target = as_placement("start", start).copy(), as_placement("target", target).copy()
         self._t_lift, self._t_land = as_scalar("t_lift", t_lift), as_scalar("t_land", t_land)
@@ -83,6 +84,7 @@ class FootstepPlan:
     A plan does not change once made: it keeps copies of what it is given and hands out copies.
     """
 
+    __slots__ = ("_sole", "_initial", "_steps", "_zmp_times", "_zmp_points", "_t_end")
     zmp_times = Copied("Times of the ZMP reference's knots [s].")
     zmp_points = Copied("ZMP x-y at the knots [m].")
 
@@ -95,17 +97,17 @@ class FootstepPlan:
         zmp_points: object,
         t_end: float,
     ) -> None:
-        self.sole = as_sole(sole)  # a frozen dataclass of floats
+        self._sole = as_sole(sole)  # a frozen dataclass of floats
         if not isinstance(initial, dict) or set(initial) != set(SIDES):
             raise InvalidParameterError(f"initial must map {SIDES} to foot placements, got {initial!r}")
         self._initial = {
             side: as_placement(f"initial placement of the {side} foot", initial[side]).copy()
             for side in SIDES
         }
-        self.steps = tuple(steps)  # footsteps do not change
-        if any(not isinstance(step, Footstep) for step in self.steps):
+        self._steps = tuple(steps)  # footsteps do not change
+        if any(not isinstance(step, Footstep) for step in self._steps):
             raise InvalidParameterError("steps must be Footstep objects")
-        for before, after in zip(self.steps, self.steps[1:], strict=False):
+        for before, after in zip(self._steps, self._steps[1:], strict=False):
             if after.t_lift < before.t_land:
                 raise InvalidParameterError(
                     f"footsteps overlap: one lifts off at {after.t_lift} s before the previous lands at "
@@ -115,10 +117,25 @@ class FootstepPlan:
         points = as_matrix("zmp_points", zmp_points, (times.shape[0], 2))
         if times.shape[0] < 2 or np.any(np.diff(times) < 0):
             raise InvalidParameterError(f"zmp_times must be >= 2 non-decreasing times [s], got {times}")
-        self.t_end = as_scalar("t_end", t_end)
-        if self.steps and self.t_end < self.steps[-1].t_land:
-            raise InvalidParameterError(f"t_end = {self.t_end} s is before the last touch-down")
+        self._t_end = as_scalar("t_end", t_end)
+        if self._steps and self._t_end < self._steps[-1].t_land:
+            raise InvalidParameterError(f"t_end = {self._t_end} s is before the last touch-down")
         self._zmp_times, self._zmp_points = times, points
+
+    @property
+    def sole(self) -> SoleGeometry:
+        """The sole rectangle in the foot frame."""
+        return self._sole
+
+    @property
+    def steps(self) -> tuple[Footstep, ...]:
+        """The swings, in time order."""
+        return self._steps
+
+    @property
+    def t_end(self) -> float:
+        """When the plan ends [s]."""
+        return self._t_end
 
     @property
     def initial(self) -> dict[str, pin.SE3]:

@@ -127,6 +127,17 @@ class ProblemStructure:
                 "(put inequalities and bounds at priority 0)"
             )
         duration = _ramp_duration(transition_duration, priority)
+        contact_name = getattr(task, "contact_name", None) if family == "force" else None
+        if contact_name is not None:
+            if contact_name not in self.contacts:
+                raise UnknownNameError(
+                    f"force task {task.name!r} acts on contact {contact_name!r}, which is not in the "
+                    "formulation: add the contact first"
+                )
+            if self.transitions.is_leaving(contact_name):
+                raise InvalidParameterError(
+                    f"force task {task.name!r} acts on contact {contact_name!r}, which is being ramped out"
+                )
         self.tasks[task.name] = TaskEntry(task, priority, 0.0 if duration > 0 else weight)
         if duration > 0:
             self.transitions.start(task.name, 0.0, weight, duration)
@@ -241,7 +252,7 @@ class ProblemStructure:
                 self.force_caps.pop(name, None)  # a finished loading ramp leaves the contact's own f_max
             else:
                 self.force_caps[name] = value
-        for name in due:
+        for name in sorted(due, key=lambda n: n not in self.tasks):  # tasks leave before contacts
             if name in self.tasks:
                 self.remove_task(name)
             else:
@@ -279,12 +290,7 @@ class ProblemStructure:
         name = getattr(task, "contact_name", None)
         if name is None:
             return slice(self.nv, self.n_var)
-        contact = self.contacts.get(name)
-        if contact is None:
-            raise UnknownNameError(
-                f"force task {task.name!r} acts on contact {name!r}, which is not in the "
-                "formulation: add the contact, or remove the task with the contact"
-            )
+        contact = self.contacts[name]  # there while the task is (add_task, remove_contact)
         start = self.nv + contact.offset
         return slice(start, start + contact.contact.n_force)
 

@@ -109,6 +109,14 @@ class Workspace:
             columns = slice(slot.entry.offset, slot.entry.offset + contact.n_force)
             slot.generator = self._minus_generators[first : first + contact.wrench_size, columns]
             first += contact.wrench_size
+        self._qp_constraints, self._qp_rows = self.hard.read_only()
+        self._views = [  # the problem's constraints: read-only views of the rows, one per block
+            [
+                read_only_view((self.hard if level == 0 else self.costs[level - 1]).view(k))
+                for k in range(len(b))
+            ]
+            for level, b in enumerate(blocks)
+        ]
         self._weights_version = -1
         self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
         self._update_weights()
@@ -153,16 +161,12 @@ class Workspace:
     def _update_weights(self) -> None:
         """Weights of the cost levels from the structure, and the problem's levels with them."""
         levels = []
-        for level, level_blocks in enumerate(self._blocks):
+        for level, (level_blocks, views) in enumerate(zip(self._blocks, self._views, strict=True)):
             weights = [block_weight(b) for b in level_blocks]
             if level > 0:
                 self.costs[level - 1].set_weights(weights)
-            rows = self.hard if level == 0 else self.costs[level - 1]
-            entries = []
-            for index, (block, weight) in enumerate(zip(level_blocks, weights, strict=True)):
-                view = read_only_view(rows.view(index))
-                entries.append(WeightedConstraint(weight, view, block.spec.columns))
-            levels.append(tuple(entries))
+            entries = zip(weights, views, level_blocks, strict=True)
+            levels.append(tuple(WeightedConstraint(w, view, b.spec.columns) for w, view, b in entries))
         self._hqp_levels = tuple(levels)
         self._weights_version = self.structure.weights_version
 
@@ -244,7 +248,9 @@ class Workspace:
         return HqpData(self._hqp_levels, self.n, self.variables, self.nv, _source=self)
 
     def dense_qp(self) -> DenseQp:
-        """The QP of levels 0 and 1 from this workspace's buffers (the next step overwrites them)."""
+        """The QP of levels 0 and 1 from this workspace's buffers: its constraints read-only views
+        (only the workspace writes them), H and g formed anew by this call (the backends want them
+        writable), all valid until the next step."""
         hard, cost = self.hard, self.costs[0]
         H = cost.cost(hard.g)
-        return DenseQp(H, hard.g, hard.constraints, cost.tail_inverse, hard.buffer)
+        return DenseQp(H, hard.g, self._qp_constraints, cost.tail_inverse, self._qp_rows)

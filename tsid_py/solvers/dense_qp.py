@@ -79,7 +79,7 @@ class HardConstraints:
 class DenseQp:
     """minimize 1/2 x^T H x + g^T x subject to ``constraints``.
 
-    ``tail_inverse``, when given, is the inverse of the last k x k diagonal block of H, and H is
+    ``tail_inverse`` (read-only), when given, is the inverse of the last k x k diagonal block of H, and H is
     block diagonal with that block apart (see :class:`CostRows`): a solver may then factorize only
     the first block. ``rows``, when given, is one buffer [A_eq; g; A_in] whose rows
     ``constraints.A_eq``, ``g`` and ``constraints.A_in`` are (see :class:`HardRows`).
@@ -151,6 +151,13 @@ class HardRows:
             [self.specs[k].name for k in inequalities for _ in range(self.specs[k].rows)],
         )
         self._n_eq = n_eq
+
+    def read_only(self) -> tuple[HardConstraints, np.ndarray]:
+        """The constraints and the buffer [A_eq; g; A_in] as read-only views (for solvers: only the
+        owner of the rows writes them)."""
+        c = self.constraints
+        arrays = [_read_only(a) for a in (c.A_eq, c.b_eq, c.A_in, c.lb, c.ub, self.buffer)]
+        return HardConstraints(*arrays[:5], c.eq_names, c.in_names), arrays[5]
 
     def view(self, index: int, columns: slice | None = None) -> ConstraintBase:
         """Spec ``index``'s rows as a constraint whose arrays are views of the buffers (its matrix on
@@ -230,8 +237,8 @@ class CostRows:
             if (start, stop) == (nv, n) and (0, n) not in groups:
                 self._tail = group
         self.tail_inverse: np.ndarray | None = None
-        self._tail_key: tuple[bytes, int] | None = None  # the f block's rows and weights at the last call
-        self._weights_set = 0  # counts the calls of set_weights
+        self._tail_key: tuple[bytes, bytes] | None = None  # the f block's rows and weights at the last call
+        self._tail_block: np.ndarray | None = None  # and the f block of H they gave
         self.weights = np.zeros(len(self.specs))
 
     def view(self, index: int, columns: slice | None = None) -> ConstraintEquality:
@@ -246,7 +253,6 @@ class CostRows:
     def set_weights(self, weights: Sequence[float]) -> None:
         """One weight (>= 0) per spec."""
         self.weights = np.array(weights, dtype=float)
-        self._weights_set += 1
         for k, span in enumerate(self._spans):
             self._row_weights[span, 0] = self.weights[k]
         np.negative(self._row_weights[:, 0], out=self._minus_weights)
@@ -258,7 +264,8 @@ class CostRows:
             self.H.fill(0.0)
         for group in self._groups:
             if group is self._tail and self._tail_unchanged():
-                continue  # its block of H is the same as at the last call
+                group.H[...] = self._tail_block  # the same block as at the last call, copied back
+                continue
             WS = np.multiply(self._row_weights[group.rows], group.S, out=group.WS)
             if self._in_place:
                 np.matmul(group.S.T, WS, out=group.H)
@@ -269,19 +276,23 @@ class CostRows:
             self._diagonal += regularization
         for columns in self._uncovered:
             self._diagonal[columns] = regularization
+        if self._tail is not None and self._tail_block is None:
+            self._tail_block = self._tail.H.copy()
         np.multiply(self._minus_weights, self.s, out=self._ws)
         self._ws.dot(self.S, out=g)  # g = -S^T W s, every row at once
         return self.H
 
     def _tail_unchanged(self) -> bool:
         """Whether the f block's rows and weights are those of the last call (its block of H is
-        then kept, and its inverse computed once, from the second such call on)."""
-        key = (self._tail.S.tobytes(), self._weights_set)  # bytes: a cheap, exact test of "unchanged"
+        then copied from the one kept, and its inverse computed once, from the second such call on)."""
+        tail = self._tail
+        key = (tail.S.tobytes(), self._row_weights[tail.rows].tobytes())  # a cheap, exact "unchanged"
         if key == self._tail_key:
             if self.tail_inverse is None:
-                self.tail_inverse = np.linalg.inv(self._tail.H)
+                self.tail_inverse = np.linalg.inv(self._tail_block)
+                self.tail_inverse.flags.writeable = False  # solvers read it
             return True
-        self._tail_key, self.tail_inverse = key, None
+        self._tail_key, self._tail_block, self.tail_inverse = key, None, None
         return False
 
 
@@ -342,3 +353,9 @@ def _copy_into(target: ConstraintBase, source: ConstraintBase) -> None:
     else:
         target.lower_bound[...] = source.lower_bound
         target.upper_bound[...] = source.upper_bound
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view

@@ -70,9 +70,9 @@ class TaskBase:
         raise NotImplementedError(f"{type(self).__name__} must implement fill")
 
     def refilling(self, out: ConstraintBase) -> bool:
-        """Whether ``out`` is the constraint this task filled last, unchanged since (the formulation
-        hands the same one at every step of a layout and writes nothing into it): a matrix that did
-        not change since need not be written again."""
+        """Whether ``out`` is the constraint this task filled last (the formulation hands the same
+        one at every step of a layout, and nothing else writes it: the problem and the QP it hands
+        out are read-only): a matrix that did not change since need not be written again."""
         return out is self._last
 
     def compute_into(
@@ -80,14 +80,15 @@ class TaskBase:
     ) -> None:
         """:meth:`fill` ``out`` and remember it as the task's last constraint (see :attr:`constraint`).
 
-        A shape mismatch between what the task wrote and ``out`` raises :class:`DimensionError`
-        naming the task.
+        ``out`` is the caller's, and only this task writes it between two calls with the same
+        ``out`` (see :meth:`refilling`). A shape mismatch between what the task wrote and ``out``
+        raises :class:`DimensionError` naming the task.
         """
         try:
             self.fill(t, q, v, data, out)
         except TsidError:
             raise
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             if out.rows != self.dim:
                 raise DimensionError(
                     f"task {self.name!r}: its constraint has {self.dim} rows, the problem has {out.rows} "
@@ -398,11 +399,18 @@ class TaskMotionTracking(PdMotionTask):
             type(error) is type(jacobian) is type(drift) is np.ndarray  # the common case, checked at once
             and error.shape == drift.shape == (size,)
             and jacobian.shape == (size, nv)
+            and error.dtype == jacobian.dtype == drift.dtype == np.float64
         ):
             error = self._checked("error", error, (size,))
             jacobian = self._checked("Jacobian", jacobian, (size, nv))
             drift = self._checked("drift", drift, (size,))
         velocity_ref, acceleration_ref = self.reference_derivatives(t)
+        if not (
+            type(velocity_ref) is type(acceleration_ref) is np.ndarray
+            and velocity_ref.shape == acceleration_ref.shape == (size,)
+        ):
+            velocity_ref = self._checked("reference velocity", velocity_ref, (size,))
+            acceleration_ref = self._checked("reference acceleration", acceleration_ref, (size,))
         velocity_error = jacobian.dot(v) - velocity_ref
         desired = acceleration_ref - self._kp * error
         desired -= self._kd * velocity_error
@@ -413,6 +421,10 @@ class TaskMotionTracking(PdMotionTask):
 
     def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
         """``value`` as a float array of ``shape``, else a DimensionError naming the task."""
+        if type(value) is np.ndarray and value.shape == shape and value.dtype == np.float64:
+            return value
+        if np.iscomplexobj(value):
+            raise DimensionError(f"task {self.name!r}: its {what} must be real numbers, got complex ones")
         try:
             array = np.asarray(value, dtype=float)
         except (TypeError, ValueError) as error:

@@ -58,7 +58,7 @@ class SceneBuilder:
 
     def foot_targets(self) -> dict[str, np.ndarray]:
         """Reference positions of the contact frames [m] (where each foot is held)."""
-        return {name: contact.reference.translation.copy() for name, contact in self.contacts.items()}
+        return {name: c.reference.translation for name, c in self.contacts.items() if c.unilateral}
 
     def frame(
         self, t: float, q: np.ndarray, forces: dict[str, np.ndarray | None], points: dict[str, np.ndarray]
