@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tsid_py"
 LAYERS = [
     {"errors"},
     {"validation", "threads", "progress"},
+    {"sealed"},
     {"constraints", "geometry", "robot_wrapper", "trajectories", "transitions"},
     {"hqp", "robot_specs", "integration"},
     {"solvers", "tasks"},

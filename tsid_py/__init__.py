@@ -18,8 +18,10 @@ from tsid_py.errors import (
     SolverFailedError,
     StaleProblemError,
     TsidError,
+    UnknownAttributeError,
     UnknownFrameError,
     UnknownNameError,
+    UnsetReferenceError,
     UnsupportedProblemError,
 )
 from tsid_py.formulation import InverseDynamicsFormulation
@@ -92,6 +94,8 @@ __all__ = [
     "SolverFailedError",
     "SolverHQuadProg",
     "StaleProblemError",
+    "UnknownAttributeError",
+    "UnsetReferenceError",
     "TaskAMEquality",
     "TaskActuation",
     "TaskActuationBounds",

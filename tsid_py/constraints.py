@@ -1,8 +1,15 @@
 """Affine constraints: pure math objects that do not know what they represent.
 
 - :class:`ConstraintEquality`:   A x = b
-- :class:`ConstraintInequality`: lb <= A x <= ub  (infinite bounds mean "no bound")
+- :class:`ConstraintInequality`: lb <= A x <= ub
 - :class:`ConstraintBound`:      lb <= x <= ub
+
+A bound of magnitude :data:`NO_BOUND` (1e10) or more, or an infinite one, is "no bound": the
+C++ TSID writes 1e10 for a missing side (``TaskJointBounds``, the contacts' friction rows), and
+every backend here drops such a side, so both spellings give the same QP.
+
+Each class is built from sizes (zeros, no bounds) or from arrays, as TSID's two constructors:
+``ConstraintEquality(name, rows, cols)`` or ``ConstraintEquality(name, A, b)``.
 
 A constraint is a value: it owns its arrays (constructors copy what they are given) and
 :meth:`ConstraintBase.copy` gives an independent one. Tasks write their rows into a constraint
@@ -16,6 +23,12 @@ import numpy as np
 
 from tsid_py.errors import DimensionError, InvalidParameterError
 from tsid_py.validation import as_matrix, as_scalar, as_vector
+
+NO_BOUND = 1e10  # |bound| >= NO_BOUND: no bound on that side (TSID's convention)
+
+
+def _is_size(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 class ConstraintBase:
@@ -79,18 +92,21 @@ class ConstraintEquality(ConstraintBase):
     kind = "equality"
     vector_names = ("vector",)
 
-    def __init__(self, name: str, rows: int, cols: int) -> None:
+    def __init__(self, name: str, rows: int | object, cols: int | object) -> None:
+        """``(name, rows, cols)``: zeros; ``(name, A, b)``: the arrays (validated, copied)."""
+        if not (_is_size(rows) and _is_size(cols)):
+            A = as_matrix("A", rows, (None, None))
+            super().__init__(name, *A.shape)
+            self.matrix = A
+            self.vector = as_vector("b", cols, A.shape[0])
+            return
         super().__init__(name, rows, cols)
         self.vector = np.zeros(rows)
 
     @classmethod
     def from_arrays(cls, name: str, A: object, b: object) -> ConstraintEquality:
         """Build from a matrix and a vector (validated, copied)."""
-        A = as_matrix("A", A, (None, None))
-        constraint = cls(name, *A.shape)
-        constraint.matrix = A
-        constraint.vector = as_vector("b", b, A.shape[0])
-        return constraint
+        return cls(name, as_matrix("A", A, (None, None)), b)
 
     def residual(self, x: object) -> np.ndarray:
         return self.matrix @ self._x(x) - self.vector
@@ -102,7 +118,21 @@ class ConstraintInequality(ConstraintBase):
     kind = "inequality"
     vector_names = ("lower_bound", "upper_bound")
 
-    def __init__(self, name: str, rows: int, cols: int) -> None:
+    def __init__(self, name: str, rows: int | object, cols: int | object, *bounds: object) -> None:
+        """``(name, rows, cols)``: zeros, no bounds; ``(name, A, lb, ub)``: the arrays (validated,
+        copied; infinities allowed in the bounds)."""
+        if not (_is_size(rows) and _is_size(cols) and not bounds):
+            if len(bounds) != 1:
+                raise InvalidParameterError(
+                    f"ConstraintInequality {name!r}: give (name, rows, cols) or (name, A, lb, ub)"
+                )
+            A = as_matrix("A", rows, (None, None))
+            super().__init__(name, *A.shape)
+            self.matrix = A
+            self.lower_bound = as_vector("lb", cols, A.shape[0], finite=False)
+            self.upper_bound = as_vector("ub", bounds[0], A.shape[0], finite=False)
+            check_bounds(name, self.lower_bound, self.upper_bound)
+            return
         super().__init__(name, rows, cols)
         self.lower_bound = np.full(rows, -np.inf)
         self.upper_bound = np.full(rows, np.inf)
@@ -110,13 +140,7 @@ class ConstraintInequality(ConstraintBase):
     @classmethod
     def from_arrays(cls, name: str, A: object, lb: object, ub: object) -> ConstraintInequality:
         """Build from a matrix and two bound vectors (validated, copied; infinities allowed in the bounds)."""
-        A = as_matrix("A", A, (None, None))
-        constraint = cls(name, *A.shape)
-        constraint.matrix = A
-        constraint.lower_bound = as_vector("lb", lb, A.shape[0], finite=False)
-        constraint.upper_bound = as_vector("ub", ub, A.shape[0], finite=False)
-        check_bounds(name, constraint.lower_bound, constraint.upper_bound)
-        return constraint
+        return cls(name, as_matrix("A", A, (None, None)), lb, ub)
 
     def residual(self, x: object) -> np.ndarray:
         Ax = self.matrix @ self._x(x)
@@ -129,21 +153,25 @@ class ConstraintBound(ConstraintBase):
     kind = "bound"
     vector_names = ("lower_bound", "upper_bound")
 
-    def __init__(self, name: str, size: int) -> None:
-        super().__init__(name, size, size)
-        self.matrix[:] = np.eye(size)
-        self.lower_bound = np.full(size, -np.inf)
-        self.upper_bound = np.full(size, np.inf)
+    def __init__(self, name: str, size: int | object, *upper: object) -> None:
+        """``(name, size)``: no bounds; ``(name, lb, ub)``: the vectors (validated, copied;
+        infinities allowed)."""
+        if _is_size(size) and not upper:
+            lb, ub = np.full(size, -np.inf), np.full(size, np.inf)
+        elif len(upper) == 1:
+            lb = as_vector("lb", size, finite=False)
+            ub = as_vector("ub", upper[0], lb.shape[0], finite=False)
+            check_bounds(name, lb, ub)
+        else:
+            raise InvalidParameterError(f"ConstraintBound {name!r}: give (name, size) or (name, lb, ub)")
+        super().__init__(name, lb.shape[0], lb.shape[0])
+        self.matrix[:] = np.eye(lb.shape[0])
+        self.lower_bound, self.upper_bound = lb, ub
 
     @classmethod
     def from_arrays(cls, name: str, lb: object, ub: object) -> ConstraintBound:
         """Build from two bound vectors of the same size (validated, copied; infinities allowed)."""
-        lb = as_vector("lb", lb, finite=False)
-        constraint = cls(name, lb.shape[0])
-        constraint.lower_bound = lb
-        constraint.upper_bound = as_vector("ub", ub, lb.shape[0], finite=False)
-        check_bounds(name, constraint.lower_bound, constraint.upper_bound)
-        return constraint
+        return cls(name, as_vector("lb", lb, finite=False), ub)
 
     def residual(self, x: object) -> np.ndarray:
         x = self._x(x)

@@ -49,3 +49,11 @@ class SolverFailedError(TsidError, RuntimeError):
 
 class StaleProblemError(TsidError, RuntimeError):
     """A problem was read after its formulation computed another one (its arrays hold the new one)."""
+
+
+class UnknownAttributeError(TsidError, AttributeError):
+    """An attribute the object does not have was set (e.g. TSID's ``task.Kp = 100`` for ``task.kp``)."""
+
+
+class UnsetReferenceError(TsidError, RuntimeError):
+    """A reference was read before one was set (a ``TrajectorySE3Constant`` built without one)."""

@@ -18,6 +18,8 @@ one layout, filled once per :meth:`compute_problem_data`).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from tsid_py.contacts.contact_base import ContactBase
@@ -27,12 +29,13 @@ from tsid_py.hqp import HqpData
 from tsid_py.problem.structure import ProblemStructure
 from tsid_py.problem.workspace import Workspace
 from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.sealed import Sealed
 from tsid_py.solvers.hqp_output import HqpOutput
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
 from tsid_py.validation import as_scalar, lookup
 
 
-class InverseDynamicsFormulation:
+class InverseDynamicsFormulation(Sealed):
     """Builds the HQP of one control step from tasks and rigid contacts.
 
     Args:
@@ -45,12 +48,16 @@ class InverseDynamicsFormulation:
         self.name = name
         self.robot = robot
         self.data = robot.create_data()
-        self.t = 0.0
         self._structure = ProblemStructure(robot)
         self._workspace: Workspace | None = None
-        self._last_solution: HqpOutput | None = None  # the last solution read, to start unloading ramps
-        self._last_forces: np.ndarray | None = None  # its force variables (a copy)
-        self._last_variables = 0  # the variables they are laid out in
+        # what the last step and the last solution read left: the time, and the solution's force
+        # variables (a copy, to start unloading ramps) with the variables they are laid out in
+        self._last = SimpleNamespace(t=0.0, solution=None, forces=None, variables=0)
+
+    @property
+    def t(self) -> float:
+        """The time of the last computed problem [s]."""
+        return self._last.t
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -94,9 +101,12 @@ class InverseDynamicsFormulation:
         """Add a task on the contact forces (weight ramped from 0 over ``transition_duration`` [s])."""
         self._structure.add_task(task, "force", weight, priority, transition_duration)
 
-    def add_actuation_task(self, task: TaskActuation, weight: float = 1.0, priority: int = 1) -> None:
-        """Add a task on the joint torques (e.g. :class:`TaskActuationBounds` at priority 0)."""
-        self._structure.add_task(task, "actuation", weight, priority)
+    def add_actuation_task(
+        self, task: TaskActuation, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
+    ) -> None:
+        """Add a task on the joint torques (e.g. :class:`TaskActuationBounds` at priority 0; a cost's
+        weight ramped from 0 over ``transition_duration`` [s])."""
+        self._structure.add_task(task, "actuation", weight, priority, transition_duration)
 
     def add_rigid_contact(
         self,
@@ -144,10 +154,10 @@ class InverseDynamicsFormulation:
         """
         entry = lookup("contact", name, self._structure.contacts)
         normal_force = None
-        if self._last_forces is not None and self._last_variables == self._structure.variables:
+        if self._last.forces is not None and self._last.variables == self._structure.variables:
             start = entry.offset
             normal_force = entry.contact.get_normal_force(
-                self._last_forces[start : start + entry.contact.n_force]
+                self._last.forces[start : start + entry.contact.n_force]
             )
         self._structure.remove_contact(name, transition_duration, normal_force)
 
@@ -168,19 +178,19 @@ class InverseDynamicsFormulation:
         The problem's arrays are read-only views of the formulation's buffers: solve it (or keep
         ``snapshot()``) before the next call, which refills them.
         """
-        self.t = as_scalar("t", t)
+        t = self._last.t = as_scalar("t", t)
         robot, data = self.robot, self.data
         q, v = robot.check_state(q, v)
         robot.compute_all_terms_checked(data, q, v)
         structure = self._structure
         if structure.transitions:
-            structure.advance(self.t)
+            structure.advance(t)
         workspace = self._workspace
         if workspace is None or workspace.layout != structure.layout or not workspace.shapes_hold():
             if workspace is not None:
                 workspace.stamp += 1  # its problems are stale
             workspace = self._workspace = Workspace(structure, self.robot)  # a new layout, or a new mask
-        workspace.fill(self.t, q, v, data)
+        workspace.fill(t, q, v, data)
         return workspace.problem()
 
     # ------------------------------------------------------------ the solution
@@ -202,9 +212,9 @@ class InverseDynamicsFormulation:
                 f"the solution has {sol.x.shape[0]} variables but the formulation has {self.n_var}; "
                 "was it computed before a contact was added or removed?"
             )
-        if sol is not self._last_solution:
-            self._last_solution, self._last_forces = sol, sol.x[workspace.nv :].copy()
-            self._last_variables = self._structure.variables
+        if sol is not self._last.solution:
+            self._last.solution, self._last.forces = sol, sol.x[workspace.nv :].copy()
+            self._last.variables = self._structure.variables
         return sol.x
 
     def get_accelerations(self, sol: HqpOutput) -> np.ndarray:
@@ -233,8 +243,11 @@ class InverseDynamicsFormulation:
             )
         return workspace.tau_map.dot(x) + workspace.h_a
 
-    def check_contact(self, name: str) -> bool:
-        """Whether a contact of this name is active."""
+    def check_contact(self, name: str, sol: HqpOutput | None = None) -> bool:
+        """Whether a contact of this name is active: given a solution (TSID's ``checkContact(name,
+        sol)``), whether that solution holds its force variables (it must be of this layout)."""
+        if sol is not None:
+            self._x(sol)
         return name in self._structure.contacts
 
     def contact_jacobian(self) -> np.ndarray:

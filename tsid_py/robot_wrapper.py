@@ -17,13 +17,18 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, UnknownFrameError, UnknownNameError
+from tsid_py.sealed import Sealed
 from tsid_py.validation import as_vector, is_plain_vector, unknown_name_message
 
 Frame = str | int
 
 
-class RobotWrapper:
+class RobotWrapper(Sealed):
     """A Pinocchio model plus the sizes and accessors the tasks need.
+
+    The wrapper keeps its own copy of the model: changing the caller's model afterwards does not
+    change the robot, and :meth:`set_gravity` or :meth:`set_rotor_inertias` do not change the
+    caller's model.
 
     Args:
         model: The Pinocchio model. A floating base must be its first joint, a free flyer.
@@ -47,7 +52,7 @@ class RobotWrapper:
             fixed_base = not has_free_flyer
         if not fixed_base and not has_free_flyer:
             raise InvalidParameterError("a floating-base robot needs a free-flyer first joint")
-        self.model = model
+        self.model = model = pin.Model(model)
         self.name = name or model.name
         self.visual_model = visual_model
         self.is_fixed_base = fixed_base
@@ -58,6 +63,9 @@ class RobotWrapper:
         self.total_mass = float(pin.computeTotalMass(model))  # [kg], bodies fixed to the world excluded
         self._frame_ids: dict[str, int] = {}
         self._nframes = model.nframes  # read again when an index beyond it is asked for
+        actuated = model.armature[self.nv - self.na :]
+        self._rotor_inertias = np.array(actuated, dtype=float)  # the URDF's armature, if any
+        self._gear_ratios = np.ones(self.na)
 
     @classmethod
     def from_urdf(
@@ -75,6 +83,52 @@ class RobotWrapper:
         """
         model, visual_model = build_model_from_urdf(urdf, package_dirs, floating_base, srdf, load_visuals)
         return cls(model, fixed_base=not floating_base, name=Path(urdf).stem, visual_model=visual_model)
+
+    # ------------------------------------------------------------ model terms
+    @property
+    def gravity(self) -> pin.Motion:
+        """The gravity acceleration as a spatial motion (linear, angular) [m/s^2] (a copy)."""
+        return pin.Motion(self.model.gravity)
+
+    def set_gravity(self, gravity: pin.Motion | object) -> None:
+        """Gravity for the dynamics: a ``pinocchio.Motion``, a 6-vector (linear, angular) or the
+        3-vector linear part [m/s^2] (TSID's ``setGravity``). Data created before keep working."""
+        if isinstance(gravity, pin.Motion):
+            vector = gravity.vector
+        else:
+            vector = as_vector("gravity", gravity)
+            if vector.shape[0] == 3:
+                vector = np.concatenate([vector, np.zeros(3)])
+        self.model.gravity = pin.Motion(as_vector("gravity", vector, 6))
+
+    @property
+    def rotor_inertias(self) -> np.ndarray:
+        """Rotor inertia of each actuated joint's motor, size na [kg m^2] (a copy)."""
+        return self._rotor_inertias.copy()
+
+    @property
+    def gear_ratios(self) -> np.ndarray:
+        """Gear ratio of each actuated joint's motor, size na (a copy)."""
+        return self._gear_ratios.copy()
+
+    def set_rotor_inertias(self, inertias: object) -> None:
+        """Motor rotor inertias, size na [kg m^2]; see :meth:`set_gear_ratios`."""
+        self._rotor_inertias = as_vector("rotor inertias", inertias, self.na)
+        self._set_armature()
+
+    def set_gear_ratios(self, ratios: object) -> None:
+        """Motor gear ratios, size na. The mass matrix gets ratio^2 * rotor inertia added on the
+        diagonal of each actuated joint (the reflected inertia of the motor, as TSID's
+        ``RobotWrapper::computeAllTerms``), through Pinocchio's ``model.armature``."""
+        self._gear_ratios = as_vector("gear ratios", ratios, self.na)
+        self._set_armature()
+
+    def _set_armature(self) -> None:
+        if np.any(self._rotor_inertias < 0.0):
+            raise InvalidParameterError(f"rotor inertias must be >= 0, got {self._rotor_inertias}")
+        armature = np.array(self.model.armature)
+        armature[self.nv - self.na :] = self._gear_ratios**2 * self._rotor_inertias
+        self.model.armature = armature
 
     # ------------------------------------------------------------------ state
     def create_data(self) -> pin.Data:

@@ -7,10 +7,13 @@ column-major, as TSID's ``SE3ToVector``) and its velocity/acceleration as 6-vect
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import DimensionError, InvalidParameterError
+from tsid_py.errors import DimensionError, InvalidParameterError, UnsetReferenceError
+from tsid_py.sealed import Sealed
 from tsid_py.validation import Copied, as_scalar, as_vector
 
 
@@ -23,7 +26,8 @@ class TrajectorySample:
     were handed, stay as they were); change a value with ``sample.pos = sample.pos + d``.
 
     Args:
-        pos: The value (size n).
+        pos: The value (a vector of size n; TSID's ``TrajectorySample(n)``, a zero sample of size
+            n, is :meth:`zeros`, and a bare number is refused rather than read as either).
         vel: Its time derivative; zeros of the tangent size when omitted.
         acc: Its second time derivative; zeros of the tangent size when omitted.
         tangent_size: Size of vel/acc when it differs from n (6 for an SE3 sample).
@@ -34,6 +38,11 @@ class TrajectorySample:
     def __init__(
         self, pos: object, vel: object = None, acc: object = None, *, tangent_size: int | None = None
     ) -> None:
+        if np.ndim(pos) == 0 and not isinstance(pos, np.ndarray):
+            raise InvalidParameterError(
+                f"a sample's value is a vector, got the number {pos!r}; for a zero sample of size n "
+                "(TSID's TrajectorySample(n)) use TrajectorySample.zeros(n), for a 1-D value [value]"
+            )
         self._pos = _frozen(as_vector("sample pos", pos))
         n = self._pos.shape[0] if tangent_size is None else _size("tangent_size", tangent_size)
         self._vel = _frozen(np.zeros(n) if vel is None else as_vector("sample vel", vel, n))
@@ -65,6 +74,13 @@ class TrajectorySample:
     @acc.setter
     def acc(self, value: object) -> None:
         self._acc = _frozen(as_vector("sample acc", value, self._acc.shape[0]))
+
+    @classmethod
+    def zeros(cls, size: int, tangent_size: int | None = None) -> TrajectorySample:
+        """A zero sample: pos of ``size``, vel and acc of ``tangent_size`` (default ``size``)."""
+        size = _size("size", size)
+        tangent = size if tangent_size is None else _size("tangent_size", tangent_size)
+        return cls._owning(np.zeros(size), np.zeros(tangent), np.zeros(tangent))
 
     @classmethod
     def from_se3(cls, placement: pin.SE3, vel: object = None, acc: object = None) -> TrajectorySample:
@@ -146,12 +162,16 @@ def min_jerk_shape(s: float) -> tuple[float, float, float]:
     )
 
 
-class Trajectory:
+class Trajectory(Sealed):
     """A reference trajectory: ``sample(t)`` gives the reference at time t [s], a new sample each call.
 
     Trajectories copy the arrays they are built from: changing those arrays afterwards leaves
-    the trajectory as it was.
+    the trajectory as it was. ``end_time`` is the time from which the reference stops moving
+    (-inf for a constant, inf for one that never stops); TSID's ``has_trajectory_ended`` is
+    :meth:`has_ended`.
     """
+
+    end_time = math.inf
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -159,35 +179,59 @@ class Trajectory:
     def sample(self, t: float) -> TrajectorySample:
         raise NotImplementedError
 
+    def has_ended(self, t: float) -> bool:
+        """Whether the reference is at rest from time t [s] on."""
+        return as_scalar("t", t) >= self.end_time
 
-class TrajectoryEuclidianConstant(Trajectory):
+
+class _Constant(Trajectory):
+    """A reference that never moves: the same sample at every time."""
+
+    end_time = -math.inf
+    _sample: TrajectorySample | None
+
+    def _constant(self) -> TrajectorySample:
+        if self._sample is None:
+            raise UnsetReferenceError(
+                f"trajectory {self.name!r} has no reference yet: call set_reference first"
+            )
+        return self._sample.copy()
+
+    def compute_next(self) -> TrajectorySample:
+        """The constant sample (TSID's ``computeNext``), a new one at each call."""
+        return self._constant()
+
+    def sample(self, t: float) -> TrajectorySample:
+        return self._constant()
+
+
+class TrajectoryEuclidianConstant(_Constant):
     """A constant vector reference (zero velocity and acceleration)."""
 
     def __init__(self, name: str, reference: object) -> None:
         super().__init__(name)
         self._sample = TrajectorySample(reference)
 
-    def compute_next(self) -> TrajectorySample:
-        """The constant sample (TSID's ``computeNext``), a new one at each call."""
-        return self._sample.copy()
-
-    def sample(self, t: float) -> TrajectorySample:
-        return self._sample.copy()
+    def set_reference(self, reference: object) -> None:
+        """A new constant value (copied)."""
+        self._sample = TrajectorySample(reference)
 
 
-class TrajectorySE3Constant(Trajectory):
-    """A constant placement reference."""
+class TrajectorySE3Constant(_Constant):
+    """A constant placement reference; built without one (as TSID allows), it needs
+    :meth:`set_reference` before its first sample."""
 
-    def __init__(self, name: str, placement: pin.SE3) -> None:
+    def __init__(self, name: str, placement: pin.SE3 | None = None) -> None:
         super().__init__(name)
+        self._sample = None
+        if placement is not None:
+            self.set_reference(placement)
+
+    def set_reference(self, placement: pin.SE3) -> None:
+        """A new constant placement (copied)."""
+        if not isinstance(placement, pin.SE3):
+            raise InvalidParameterError(f"placement must be a pinocchio.SE3, got {type(placement).__name__}")
         self._sample = TrajectorySample.from_se3(placement)
-
-    def compute_next(self) -> TrajectorySample:
-        """The constant sample (TSID's ``computeNext``), a new one at each call."""
-        return self._sample.copy()
-
-    def sample(self, t: float) -> TrajectorySample:
-        return self._sample.copy()
 
 
 class TrajectoryEuclidianSinusoid(Trajectory):
@@ -240,6 +284,11 @@ class TrajectoryEuclidianMinJerk(Trajectory):
         self._end = as_vector("end", end, self._start.shape[0])
         self.t0 = as_scalar("t0", t0)
         self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
+
+    @property
+    def end_time(self) -> float:  # type: ignore[override]
+        """t0 + duration [s]."""
+        return self.t0 + self.duration
 
     def sample(self, t: float) -> TrajectorySample:
         s = min(max((t - self.t0) / self.duration, 0.0), 1.0)

@@ -27,12 +27,13 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality, ConstraintInequality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
+from tsid_py.sealed import Sealed
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
-from tsid_py.validation import as_scalar, as_unit_vector, as_vector
+from tsid_py.validation import as_gain, as_scalar, as_unit_vector, as_vector
 
 
-class ContactBase:
+class ContactBase(Sealed):
     """Common state of every contact: motion task, friction and normal-force parameters.
 
     Args:
@@ -116,23 +117,34 @@ class ContactBase:
         self.force_version += 1
 
     # ----------------------------------------------------------------- gains
+    # One gain per constrained motion row: 6 for a surface contact, 3 for a point (as TSID's
+    # ContactPoint::Kp); the motion task holds them in its 6 components.
     @property
     def kp(self) -> np.ndarray:
-        """Gains of the contact motion constraint (6-D) [1/s^2] (a copy)."""
-        return self.motion_task.kp
+        """Gains of the contact motion constraint, one per constrained row [1/s^2] (a copy)."""
+        return self.motion_task.kp[self._gain_rows()]
 
     @kp.setter
     def kp(self, value: object) -> None:
-        self.motion_task.kp = value
+        self.motion_task.kp = self._task_gains("kp", value, self.motion_task.kp)
 
     @property
     def kd(self) -> np.ndarray:
-        """Damping of the contact motion constraint (6-D) [1/s] (a copy); 2 sqrt(kp) when never set."""
-        return self.motion_task.kd
+        """Damping of the contact motion constraint, one per constrained row [1/s] (a copy);
+        2 sqrt(kp) when never set."""
+        return self.motion_task.kd[self._gain_rows()]
 
     @kd.setter
     def kd(self, value: object) -> None:
-        self.motion_task.kd = value
+        self.motion_task.kd = self._task_gains("kd", value, self.motion_task.kd)
+
+    def _gain_rows(self) -> np.ndarray:
+        return np.flatnonzero(self.motion_mask)
+
+    def _task_gains(self, name: str, value: object, current: np.ndarray) -> np.ndarray:
+        rows = self._gain_rows()
+        current[rows] = as_gain(f"{name} of contact {self.name!r}", value, rows.size)
+        return current
 
     # ------------------------------------------------------------- references
     def set_reference(self, placement: pin.SE3) -> None:
@@ -256,6 +268,15 @@ class ContactBase:
     def motion_constraint(self) -> ConstraintEquality:
         """The motion constraint as last computed (a copy)."""
         return self.motion_task.constraint
+
+    def compute_motion_task(
+        self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data
+    ) -> ConstraintEquality:
+        """The motion constraint J dv = a* - dJ v at time t [s] from (q, v) and ``data`` filled by
+        ``robot.compute_all_terms``: a new constraint, the caller's (TSID's ``computeMotionTask``)."""
+        constraint = self.motion_task.compute(t, q, v, data)
+        assert isinstance(constraint, ConstraintEquality)
+        return constraint
 
     @property
     def force_constraint(self) -> ConstraintInequality:

@@ -12,10 +12,11 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.robot_wrapper import Frame, RobotWrapper
+from tsid_py.sealed import Sealed
 from tsid_py.validation import as_vector
 
 
-class MeasuredForceBase:
+class MeasuredForceBase(Sealed):
     """A known force of ``size`` components (the first rows of the frame Jacobian) at a frame."""
 
     size: int = 6

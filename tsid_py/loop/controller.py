@@ -8,6 +8,7 @@ import numpy as np
 
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.sealed import Sealed
 from tsid_py.solvers.hqp_output import HqpOutput
 from tsid_py.solvers.solver_base import Solver
 
@@ -43,7 +44,7 @@ def solve_step(
     )
 
 
-class Controller:
+class Controller(Sealed):
     """A robot's formulation and QP solver, with the state it starts from.
 
     The ready-made controllers (biped, quadruped, arm) build their tasks and contacts on it; a

@@ -3,8 +3,9 @@
     minimize 1/2 x^T H x + g^T x   subject to   A_eq x = b_eq,   lb <= A_in x <= ub
 
 Level 0 gives the constraints: its equalities in order, then its inequalities (and bounds) in
-order, every row kept (a row with two infinite sides is "no bound": backends skip it, but it keeps
-its number, so active sets and multipliers count the same rows everywhere). A cost level gives
+order, every row kept. A side of magnitude ``NO_BOUND`` = 1e10 or more, or infinite, is "no
+bound": quadprog skips it, DAQP holds it as a far bound that never binds, and the row keeps its
+number, so active sets and multipliers count the same rows everywhere. A cost level gives
 H = sum w A^T A + eps I and g = -sum w A^T b, with eps = 1e-8 as TSID's
 DEFAULT_HESSIAN_REGULARIZATION, so H is positive definite where the costs leave directions free.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import quadprog
 
+from tsid_py.constraints import NO_BOUND
 from tsid_py.solvers.active_set import solve_with_active_set
 from tsid_py.solvers.dense_qp import DenseQp
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
@@ -57,7 +58,7 @@ def _solve_quadprog(qp: DenseQp) -> HqpOutput:
     c = qp.constraints
     fixed = np.flatnonzero(c.lb == c.ub)
     free = np.flatnonzero(c.lb != c.ub)
-    lower, upper = free[np.isfinite(c.lb[free])], free[np.isfinite(c.ub[free])]
+    lower, upper = free[c.lb[free] > -NO_BOUND], free[c.ub[free] < NO_BOUND]  # others: no bound
     n_eq = c.n_eq + fixed.size
     A = np.vstack([c.A_eq, c.A_in[fixed], c.A_in[lower], -c.A_in[upper]])
     b = np.concatenate([c.b_eq, c.lb[fixed], c.lb[lower], -c.ub[upper]])

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.hqp import HqpData
+from tsid_py.sealed import Sealed
 from tsid_py.solvers.cascade import solve_hierarchy
 from tsid_py.solvers.hqp_output import HqpOutput
 
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from tsid_py.solvers.dense_qp import DenseQp
 
 
-class Solver:
+class Solver(Sealed):
     """Turns an :class:`HqpData` into an :class:`HqpOutput`; a backend provides :meth:`solve_qp`."""
 
     def __init__(self, name: str = "solver") -> None:

@@ -25,9 +25,9 @@ class TaskAMEquality(TaskMotion):
         super().__init__(name, robot)
         self._kp = np.zeros(3)
         self._reference = TrajectorySample(np.zeros(3))
-        self._momentum_error = np.zeros(3)
-        self._desired_momentum_rate = np.zeros(3)
-        self._drift = np.zeros(3)
+        self._last.momentum_error = np.zeros(3)
+        self._last.desired_momentum_rate = np.zeros(3)
+        self._last.drift = np.zeros(3)
 
     @property
     def dim(self) -> int:
@@ -54,23 +54,23 @@ class TaskAMEquality(TaskMotion):
     @property
     def momentum_error(self) -> np.ndarray:
         """L - L_ref at the last computation [kg m^2/s] (a copy)."""
-        return self._momentum_error.copy()
+        return self._last.momentum_error.copy()
 
     @property
     def desired_momentum_rate(self) -> np.ndarray:
         """dL* at the last computation [N m] (a copy)."""
-        return self._desired_momentum_rate.copy()
+        return self._last.desired_momentum_rate.copy()
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         """A_g,ang dv = dL_ref - Kp (A_g,ang v - L_ref) - dA_g,ang v."""
         ref, robot = self._reference, self.robot
         A_ang = robot.momentum_jacobian(data)[3:]
-        self._drift = drift = robot.angular_momentum_time_variation(data)
-        self._momentum_error = momentum_error = A_ang.dot(v) - ref.pos
-        self._desired_momentum_rate = desired = ref.vel - self._kp * momentum_error
+        self._last.drift = drift = robot.angular_momentum_time_variation(data)
+        self._last.momentum_error = momentum_error = A_ang.dot(v) - ref.pos
+        self._last.desired_momentum_rate = desired = ref.vel - self._kp * momentum_error
         out.matrix[...] = A_ang
         np.subtract(desired, drift, out=out.vector)
 
     def get_momentum_rate(self, dv: object) -> np.ndarray:
         """dL implied by dv [N m]."""
-        return self.constraint.matrix.dot(dv) + self._drift
+        return self.constraint.matrix.dot(dv) + self._last.drift

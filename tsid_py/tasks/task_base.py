@@ -22,12 +22,14 @@ against finite differences.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from tsid_py.constraints import ConstraintBase, new_constraint
 from tsid_py.errors import DimensionError, TsidError
+from tsid_py.sealed import Sealed
 from tsid_py.validation import as_gain, as_mask, as_vector, mask_rows
 
 if TYPE_CHECKING:
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from tsid_py.robot_wrapper import RobotWrapper
 
 
-class TaskBase:
+class TaskBase(Sealed):
     """A named task on a robot. Subclasses set ``family`` and ``kind`` and implement ``dim`` and
     :meth:`fill` (see the module docstring).
 
@@ -53,7 +55,7 @@ class TaskBase:
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         self.name = name
         self.robot = robot
-        self._last: ConstraintBase | None = None  # where fill wrote last
+        self._last = SimpleNamespace(out=None)  # what the last computation left: where fill wrote, ...
 
     @property
     def dim(self) -> int:
@@ -73,7 +75,7 @@ class TaskBase:
         """Whether ``out`` is the constraint this task filled last (the formulation hands the same
         one at every step of a layout, and nothing else writes it: the problem and the QP it hands
         out are read-only): a matrix that did not change since need not be written again."""
-        return out is self._last
+        return out is self._last.out
 
     def compute_into(
         self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase
@@ -98,10 +100,13 @@ class TaskBase:
                 f"task {self.name!r} wrote arrays of the wrong shape into its {out.rows} x {out.cols} "
                 f"constraint: {error}"
             ) from error
-        self._last = out
+        self._last.out = out
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBase:
-        """The constraint at time t [s] from the state (q, v) and ``data``: a new one, the caller's."""
+        """The constraint at time t [s] from the state (q, v) and ``data``: a new one, the caller's.
+        (q, v are checked and read as float vectors: lists, columns and ``np.matrix`` work.)"""
+        if q is not None and v is not None:  # tasks on forces or torques may be given no state
+            q, v = self.robot.check_state(q, v)
         out = new_constraint(self.kind, self.name, self.dim, self.cols)
         self.compute_into(t, q, v, data, out)
         return out.copy()
@@ -113,7 +118,7 @@ class TaskBase:
         The library remembers where :meth:`fill` wrote last (the formulation's rows, or the
         constraint of :meth:`compute`) and copies it out here, as a constraint of the task's kind.
         """
-        last = self._last
+        last = self._last.out
         if last is None or last.rows != self.dim:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
         if self.kind == "bound":  # the formulation holds it as rows of an inequality
@@ -237,7 +242,7 @@ class Masked:
         self._rows = mask_rows(self._mask)
         self._all_rows = bool(self._mask.all())
         self._dim = int(self._mask.sum())
-        self._last = None  # what the task filled with the old mask is not its constraint any more
+        self._last.out = None  # what the task filled with the old mask is not its constraint any more
         self._apply_mask()
 
     @property
@@ -274,26 +279,24 @@ class GainVector:
 
 class TrackingErrors:
     """The last ``position_error``, ``velocity_error`` and ``desired_acceleration`` of a PD task,
-    every component, read as copies (the task stores ``_position_error`` and the others)."""
+    every component, read as copies (the task keeps them in ``self._last``)."""
 
-    _position_error: np.ndarray
-    _velocity_error: np.ndarray
-    _desired_acceleration: np.ndarray
+    _last: SimpleNamespace
 
     @property
     def position_error(self) -> np.ndarray:
         """e at the last computation, every component (a copy)."""
-        return self._position_error.copy()
+        return self._last.position_error.copy()
 
     @property
     def velocity_error(self) -> np.ndarray:
         """de at the last computation, every component (a copy)."""
-        return self._velocity_error.copy()
+        return self._last.velocity_error.copy()
 
     @property
     def desired_acceleration(self) -> np.ndarray:
         """a* at the last computation, every component (a copy)."""
-        return self._desired_acceleration.copy()
+        return self._last.desired_acceleration.copy()
 
 
 class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
@@ -301,18 +304,18 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
     part of :class:`TaskMotionTracking` and of the tasks that write their :meth:`fill` themselves
     (the SE3 and two-frame tasks, whose errors follow TSID's conventions).
 
-    Subclasses store the last ``_position_error``, ``_velocity_error``, ``_desired_acceleration``
-    and ``_drift`` (every component) when they fill, and write the rows with :meth:`_write`.
+    Subclasses keep the last ``position_error``, ``velocity_error``, ``desired_acceleration`` and
+    ``drift`` (every component) in ``self._last`` when they fill, and write the rows with :meth:`_write`.
     """
 
     def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
         TaskMotion.__init__(self, name, robot)
         PdGains.__init__(self, size)
         self._size = size
-        self._position_error = np.zeros(size)
-        self._velocity_error = np.zeros(size)
-        self._desired_acceleration = np.zeros(size)
-        self._drift = np.zeros(size)
+        self._last.position_error = np.zeros(size)
+        self._last.velocity_error = np.zeros(size)
+        self._last.desired_acceleration = np.zeros(size)
+        self._last.drift = np.zeros(size)
         self.mask = np.ones(size)
 
     @property
@@ -338,12 +341,12 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
     @property
     def drift(self) -> np.ndarray:
         """dJ v at the last computation, every component (a copy)."""
-        return self._drift.copy()
+        return self._last.drift.copy()
 
     def get_acceleration(self, dv: object) -> np.ndarray:
         """The task-space acceleration J dv + drift implied by dv, on the masked rows."""
         dv = as_vector("dv", dv, self.robot.nv, copy=False)
-        return self.constraint.matrix.dot(dv) + self._drift[self._rows]
+        return self.constraint.matrix.dot(dv) + self._last.drift[self._rows]
 
 
 class TaskMotionTracking(PdMotionTask):
@@ -415,9 +418,9 @@ class TaskMotionTracking(PdMotionTask):
         desired = acceleration_ref - self._kp * error
         desired -= self._kd * velocity_error
         self._write(out, jacobian, desired, drift)
-        self._position_error[...] = error  # copies: the subclass may return arrays it reuses
-        self._drift[...] = drift
-        self._velocity_error, self._desired_acceleration = velocity_error, desired
+        self._last.position_error[...] = error  # copies: the subclass may return arrays it reuses
+        self._last.drift[...] = drift
+        self._last.velocity_error, self._last.desired_acceleration = velocity_error, desired
 
     def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
         """``value`` as a float array of ``shape``, else a DimensionError naming the task."""

@@ -30,7 +30,6 @@ class TaskCapturePointInequality(TaskMotion):
     support_min = Copied("Lower support limits along world x and y [m].")
     support_max = Copied("Upper support limits along world x and y [m].")
     safety_margin = Copied("Distances kept from the support limits along x and y [m].")
-    capture_point = Copied("The capture point xi = c + dc / w (x, y) at the last computation [m].")
 
     @property
     def dim(self) -> int:
@@ -45,9 +44,19 @@ class TaskCapturePointInequality(TaskMotion):
         self.gravity = float(np.linalg.norm(robot.model.gravity.linear))  # [m/s^2]
         if self.gravity <= 0.0:
             raise InvalidParameterError(f"{name!r}: the capture point needs gravity, the model has none")
-        self.omega = 0.0  # [1/s] at the last computation
-        self._capture_point = np.zeros(2)
-        self._drift = np.zeros(2)
+        self._last.omega = 0.0  # [1/s] at the last computation
+        self._last.capture_point = np.zeros(2)
+        self._last.drift = np.zeros(2)
+
+    @property
+    def capture_point(self) -> np.ndarray:
+        """The capture point xi = c + dc / w (x, y) at the last computation [m] (a copy)."""
+        return self._last.capture_point.copy()
+
+    @property
+    def omega(self) -> float:
+        """w = sqrt(g / c_z) at the last computation [1/s]."""
+        return self._last.omega
 
     def set_support_limits_x_axis(self, x_min: float, x_max: float) -> None:
         """Support limits along world x [m]."""
@@ -86,17 +95,17 @@ class TaskCapturePointInequality(TaskMotion):
             raise InvalidParameterError(
                 f"{self.name!r}: the CoM height must be > 0 for a capture point, got {com[2]} m"
             )
-        self._drift = robot.com_acc(data)[:2]
-        self.omega = w = float(np.sqrt(self.gravity / com[2]))
-        self._capture_point = com[:2] + com_vel[:2] / w
+        self._last.drift = robot.com_acc(data)[:2]
+        self._last.omega = w = float(np.sqrt(self.gravity / com[2]))
+        self._last.capture_point = com[:2] + com_vel[:2] / w
         k_a = 2.0 * w / ((w * dt + 2.0) * dt)
         coasting = com[:2] + com_vel[:2] * (dt + 1.0 / w)
         lower = self._support_min + self._safety_margin
         upper = self._support_max - self._safety_margin
         out.matrix[...] = robot.com_jacobian(data)[:2]
-        out.lower_bound[...] = k_a * (lower - coasting) - self._drift
-        out.upper_bound[...] = k_a * (upper - coasting) - self._drift
+        out.lower_bound[...] = k_a * (lower - coasting) - self._last.drift
+        out.upper_bound[...] = k_a * (upper - coasting) - self._last.drift
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """Horizontal CoM acceleration implied by dv [m/s^2]."""
-        return self.constraint.matrix.dot(dv) + self._drift
+        return self.constraint.matrix.dot(dv) + self._last.drift

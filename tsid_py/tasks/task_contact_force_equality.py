@@ -10,7 +10,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import GainVector, TaskContactForce
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import Copied, as_scalar
+from tsid_py.validation import as_scalar
 
 
 class TaskContactForceEquality(TaskContactForce):
@@ -38,11 +38,14 @@ class TaskContactForceEquality(TaskContactForce):
         size = contact.wrench_size
         self.kp = self.kd = self.ki = 0.0
         self.leak_rate = 0.05  # [1/s], TSID's default
-        self._integral_error = np.zeros(size)
+        self._last.integral_error = np.zeros(size)
         self._reference = TrajectorySample(np.zeros(size))
         self._external = TrajectorySample(np.zeros(size))
 
-    integral_error = Copied("The leaky integral I of the wrench error [N s, N m s].")
+    @property
+    def integral_error(self) -> np.ndarray:
+        """The leaky integral I of the wrench error [N s, N m s] (a copy)."""
+        return self._last.integral_error.copy()
 
     @property
     def dim(self) -> int:
@@ -78,8 +81,8 @@ class TaskContactForceEquality(TaskContactForce):
         error = ref.pos - ext.pos
         out.matrix[...] = self.contact.force_generator
         out.vector[...] = (
-            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * self._integral_error
+            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * self._last.integral_error
         )
-        self._integral_error = self._integral_error + self.dt * (
-            error - self.leak_rate * self._integral_error
+        self._last.integral_error = self._last.integral_error + self.dt * (
+            error - self.leak_rate * self._last.integral_error
         )

@@ -27,9 +27,9 @@ class TaskJointPosture(Masked, TaskMotion, PdGains, TrackingErrors):
         self._reference = TrajectorySample(
             self._q_ref_full[robot.nq - robot.nq_actuated :], tangent_size=robot.na
         )
-        self._position_error = np.zeros(robot.na)
-        self._velocity_error = np.zeros(robot.na)
-        self._desired_acceleration = np.zeros(robot.na)
+        self._last.position_error = np.zeros(robot.na)
+        self._last.velocity_error = np.zeros(robot.na)
+        self._last.desired_acceleration = np.zeros(robot.na)
         self.mask = np.ones(robot.na)
 
     def _mask_size(self) -> int:
@@ -63,8 +63,8 @@ class TaskJointPosture(Masked, TaskMotion, PdGains, TrackingErrors):
         velocity_error = v[robot.nv - robot.na :] - reference.vel
         desired = reference.acc - self._kp * position_error
         desired -= self._kd * velocity_error
-        self._position_error, self._velocity_error = position_error, velocity_error
-        self._desired_acceleration = desired
+        self._last.position_error, self._last.velocity_error = position_error, velocity_error
+        self._last.desired_acceleration = desired
         if not self.refilling(out):  # the selection of the masked joints changes only with the mask
             out.matrix[...] = self._selection
         out.vector[...] = desired if self._all_rows else desired[self._rows]

@@ -91,6 +91,6 @@ class TaskSE3Equality(PdMotionTask):
         desired += self._kd * velocity_error
         if self._reference_moves:
             desired += ref_acc
-        self._position_error, self._velocity_error = error, velocity_error
-        self._desired_acceleration, self._drift = desired, drift
+        self._last.position_error, self._last.velocity_error = error, velocity_error
+        self._last.desired_acceleration, self._last.drift = desired, drift
         self._write(out, jacobian, desired, drift)

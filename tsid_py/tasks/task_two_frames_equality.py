@@ -48,6 +48,6 @@ class TaskTwoFramesEquality(PdMotionTask):
         jacobian = robot.frame_jacobian_world_oriented(data, f1) - robot.frame_jacobian_world_oriented(
             data, f2
         )
-        self._position_error, self._velocity_error = error, velocity_error
-        self._desired_acceleration, self._drift = desired, drift
+        self._last.position_error, self._last.velocity_error = error, velocity_error
+        self._last.desired_acceleration, self._last.drift = desired, drift
         self._write(out, jacobian, desired, drift)

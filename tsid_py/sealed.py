@@ -1,0 +1,56 @@
+"""Objects whose public attributes are fixed once built: a misspelt name is an error, not a new attribute.
+
+A TSID user writes ``task.Kp = 100``; on a plain Python object that creates an attribute nobody
+reads, and the gain stays what it was. A :class:`Sealed` object refuses it, naming the closest
+attribute it has (``did you mean 'kp'?``). Names starting with ``_`` are the object's own; the
+values a task or formulation keeps from one control step to the next live in a plain namespace
+(``self._last``), so the step itself pays nothing for the check.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from tsid_py.errors import UnknownAttributeError
+from tsid_py.validation import unknown_name_message
+
+
+class Sealed:
+    """Public attributes: those the class defines and those set while the object is built.
+
+    The instance dictionary is never touched (CPython keeps the attributes of such objects inline,
+    and reads them faster): the names set while building are kept in ``_public``.
+    """
+
+    _building = 0
+    _public: frozenset[str] | set[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def building(self: Sealed, *args: object, **kw: object) -> None:
+            if not self._building and not self._public:
+                object.__setattr__(self, "_public", set())
+            object.__setattr__(self, "_building", self._building + 1)
+            try:
+                init(self, *args, **kw)
+            finally:
+                object.__setattr__(self, "_building", self._building - 1)
+
+        cls.__init__ = building  # type: ignore[method-assign]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name[0] != "_" and name not in self._public:
+            if self._building:
+                self._public.add(name)  # type: ignore[union-attr]
+            elif not hasattr(type(self), name):
+                raise UnknownAttributeError(self._unknown(name))
+        object.__setattr__(self, name, value)
+
+    def _unknown(self, name: str) -> str:
+        public = {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)
+        return unknown_name_message(f"attribute of {type(self).__name__}", name, sorted(public))
