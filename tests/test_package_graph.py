@@ -27,7 +27,7 @@ LAYERS = [
     {"problem", "physics", "analysis"},
     {"formulation"},
     {"loop"},
-    {"controllers", "viz"},
+    {"controllers", "viz", "compat"},
     {"scenarios"},
     {"bench"},
     {"cli", "__init__"},
