@@ -796,7 +796,7 @@ STANDING = "five frames of Talos standing"  # stands for q until the robot is lo
         ({"q": np.zeros((5, 39)), "t": np.array([0.0, 0.1, 0.3])}, [], "uniformly spaced"),
         ({"q": np.zeros((5, 39)), "dt": 0.01}, ["--out", "result.txt"], "--out must end with .npz or .csv"),
         ({"q": np.zeros((5, 38)), "dt": 0.01}, [], "positions must be a *x39 matrix"),
-        ({"q": np.full((5, 39), "x"), "dt": 0.01}, [], "positions must be a matrix of numbers"),
+        ({"q": np.full((5, 39), "x"), "dt": 0.01}, [], "not real numbers"),
         ({"q": STANDING, "dt": 0.01}, ["--contacts", "left_foot"], "unknown frame 'left_foot'"),
         ({"q": STANDING, "dt": 0.01, "contact_schedule": np.ones((5, 3))}, [], "must have shape (5, 2)"),
         ({"q": STANDING, "dt": 0.01}, ["--robot", "ur5"], "needs a floating-base robot"),

@@ -130,7 +130,9 @@ def test_bad_inputs_raise_named_errors(talos):
     with pytest.raises(tsid.InvalidParameterError, match="weight must be >= 0"):
         form.add_motion_task(tsid.TaskComEquality("com2", talos), weight=-1.0)
     with pytest.raises(tsid.InvalidParameterError, match="f_min must be <= f_max"):
-        tsid.Contact6d("c", talos, "leg_left_sole_fix_joint", np.zeros((3, 4)), [0, 0, 1], 0.3, 10.0, 1.0)
+        tsid.Contact6d(
+            "c", talos, "leg_left_sole_fix_joint", talos.spec.sole.corners(), [0, 0, 1], 0.3, 10.0, 1.0
+        )
     with pytest.raises(tsid.DuplicateNameError, match="task-com"):
         form.add_motion_task(tsid.TaskComEquality("task-com", talos))
     with pytest.raises(tsid.UnknownNameError, match="task-com"):

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tsid_py"
 # below its own, or from its own layer without a cycle.
 LAYERS = [
     {"errors"},
-    {"validation", "threads", "progress"},
+    {"validation", "threads", "progress", "outputs", "command"},
     {"sealed"},
     {"constraints", "geometry", "robot_wrapper", "trajectories", "transitions"},
     {"hqp", "robot_specs", "integration"},

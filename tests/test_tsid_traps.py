@@ -25,6 +25,9 @@ def oracle_robot(tsid, path: str, floating: bool = True):
     return tsid.RobotWrapper(str(root / path), [str(root)], *joint, False)
 
 
+SOLE = np.array([[0.1, 0.1, -0.1, -0.1], [0.05, -0.05, 0.05, -0.05], [-0.107] * 4])
+
+
 # ------------------------------------------------------------ sealed attributes
 def test_a_misspelt_gain_is_an_error_and_the_right_one_works(talos):
     task = tp.TaskComEquality("com", talos)
@@ -42,7 +45,7 @@ def test_a_misspelt_gain_is_an_error_and_the_right_one_works(talos):
         lambda r: tp.TaskAMEquality("am", r),
         lambda r: tp.TaskJointPosture("posture", r),
         lambda r: tp.TaskSE3Equality("hand", r, "gripper_left_joint"),
-        lambda r: tp.Contact6d("foot", r, "leg_left_6_joint", np.ones((3, 4)), [0, 0, 1], 0.3, 1.0, 1e3),
+        lambda r: tp.Contact6d("foot", r, "leg_left_6_joint", SOLE, [0, 0, 1], 0.3, 1.0, 1e3),
         lambda r: tp.TrajectoryEuclidianConstant("ref", np.zeros(3)),
         lambda r: tp.SolverHQuadProg("solver"),
         lambda r: tp.InverseDynamicsFormulation("tsid", r),
@@ -161,8 +164,7 @@ def _standing(robot):
     data = robot.create_data()
     robot.compute_all_terms(data, q, v)
     for side, frame in (("left", "leg_left_6_joint"), ("right", "leg_right_6_joint")):
-        points = np.array([[0.1, 0.1, -0.1, -0.1], [0.05, -0.05, 0.05, -0.05], [-0.107] * 4])
-        contact = tp.Contact6d(side, robot, frame, points, [0, 0, 1], 0.3, 1.0, 1e3)
+        contact = tp.Contact6d(side, robot, frame, SOLE, [0, 0, 1], 0.3, 1.0, 1e3)
         contact.kp = 10.0
         contact.set_reference(robot.frame_placement(data, frame))
         form.add_rigid_contact(contact, 1e-5)

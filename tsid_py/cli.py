@@ -12,6 +12,7 @@ import sys
 
 from tsid_py import bench
 from tsid_py.analysis import cli as analyze
+from tsid_py.command import EXIT_BAD_INPUT
 from tsid_py.scenarios import SCENARIOS
 
 COMMANDS = {**SCENARIOS, "analyze": analyze, "bench": bench}
@@ -35,8 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"tsid-py: unknown scenario {name!r}\n\n{usage()}", file=sys.stderr)
-        return 2
+        print(
+            f"tsid-py: error: unknown scenario {name!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr
+        )
+        return EXIT_BAD_INPUT
     return COMMANDS[name].main(rest)
 
 
@@ -52,8 +55,10 @@ options of every scenario (tsid-py SCENARIO --help lists its own):
   --viewer-url URL      ZMQ address of a running meshcat server (default: start one on 127.0.0.1)
   --html FILE           self-contained HTML replay of the run (opens offline)
   --plot DIR            PNG plots: CoM, end effector, contact forces, torques, top view
+  --force               overwrite the --html file or the --plot files (refused otherwise)
   --log-level LEVEL     debug, info, warning (default) or error
-The exit code is 1 when a QP failed during the run, 2 on bad input."""
+Exit codes: 0 done, 2 bad input (one line on stderr, checked before the run), 3 the controller
+failed (a QP did not solve; the line gives the cause), 1 an internal error, 128+N after signal N."""
 
 
 if __name__ == "__main__":

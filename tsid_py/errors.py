@@ -57,3 +57,11 @@ class UnknownAttributeError(TsidError, AttributeError):
 
 class UnsetReferenceError(TsidError, RuntimeError):
     """A reference was read before one was set (a ``TrajectorySE3Constant`` built without one)."""
+
+
+class OutputError(TsidError, OSError):
+    """An output file cannot be written where asked (exists, not writable, a directory)."""
+
+
+class MissingFileError(TsidError, FileNotFoundError):
+    """A file the library needs (a URDF, an SRDF, a mesh) is not where it was told to look."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.resources
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TypeVar
@@ -94,6 +95,7 @@ class RobotSpec:
     initial_configuration: np.ndarray | None = None
     biped: dict[str, object] = field(default_factory=dict)
     quadruped: dict[str, object] = field(default_factory=dict)
+    directory: Path | None = None  # where the spec file was, when given by path (else robots/)
 
     @classmethod
     def from_file(cls, path: Path) -> RobotSpec:
@@ -128,12 +130,24 @@ class RobotSpec:
             raise RobotSpecError(f"{path}: {exc}") from exc
 
 
-def load_spec(name: str) -> RobotSpec:
-    """The spec of a robot by name (``talos``, ``romeo``, ``ur5``, ``solo12``, ...)."""
-    path = specs_dir() / f"{name}.toml"
-    if not path.is_file():
-        raise UnknownNameError(unknown_name_message("robot", name, available_robots()))
-    return RobotSpec.from_file(path)
+def load_spec(name: str | Path) -> RobotSpec:
+    """The spec of a robot by name (``talos``, ``romeo``, ``ur5``, ``solo12``, ...: a file of
+    ``robots/``), or by an explicit path to a ``.toml`` spec file (its URDF is looked up beside
+    it first, then in example-robot-data). A name is never a path: ``../x`` is refused."""
+    text = str(name)
+    if text.endswith(".toml"):
+        path = Path(text)
+        if not path.is_file():
+            raise RobotSpecError(f"robot spec file not found: {path}")
+        return replace(RobotSpec.from_file(path), directory=path.resolve().parent)
+    if not _SPEC_NAME.fullmatch(text) or not (specs_dir() / f"{text}.toml").is_file():
+        raise UnknownNameError(
+            unknown_name_message("robot", text, available_robots()) + " (or give a path to a .toml spec)"
+        )
+    return RobotSpec.from_file(specs_dir() / f"{text}.toml")
+
+
+_SPEC_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # a file name of robots/, nothing that climbs out
 
 
 class Robot(RobotWrapper):
@@ -141,7 +155,8 @@ class Robot(RobotWrapper):
 
     def __init__(self, spec: RobotSpec, *, load_visuals: bool = False) -> None:
         # A URDF shipped next to the specs (e.g. planar_chain.urdf) wins over example-robot-data.
-        root = specs_dir() if (specs_dir() / spec.urdf).is_file() else example_robot_data_dir()
+        local = spec.directory or specs_dir()
+        root = local if (local / spec.urdf).is_file() else example_robot_data_dir()
         srdf = root / spec.srdf if spec.srdf else None
         model, visual_model = build_model_from_urdf(
             root / spec.urdf, _package_dirs(root), spec.floating_base, srdf, load_visuals

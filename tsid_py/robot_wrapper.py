@@ -9,18 +9,22 @@ control step, computed with zero joint acceleration, so that accelerations read 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError, UnknownFrameError, UnknownNameError
+from tsid_py.errors import InvalidParameterError, MissingFileError, UnknownFrameError, UnknownNameError
 from tsid_py.sealed import Sealed
 from tsid_py.validation import as_vector, is_plain_vector, unknown_name_message
 
 Frame = str | int
+
+MAX_POSITION = 1e6  # |q_i| beyond this [m or rad] is no robot's state
+MAX_VELOCITY = 1e5  # |v_i| beyond this [m/s or rad/s] neither
+_FAST_BOUND = MAX_VELOCITY**2  # q.q + v.v below it: every entry within both bounds
+QUATERNION_TOLERANCE = 1e-6  # on |quat|^2 - 1; pinocchio.integrate keeps it near 1e-15
 
 
 class RobotWrapper(Sealed):
@@ -152,15 +156,39 @@ class RobotWrapper(Sealed):
         return np.array(configurations[name], dtype=float)
 
     def check_state(self, q: object, v: object) -> tuple[np.ndarray, np.ndarray]:
-        """Validate sizes and finiteness of (q, v); return them as float arrays.
+        """Validate (q, v): sizes, finite entries of physical magnitude (|q_i| <= MAX_POSITION,
+        |v_i| <= MAX_VELOCITY) and, with a floating base, a unit quaternion (to QUATERNION_TOLERANCE
+        on its squared norm); return them as float arrays.
 
-        The common case, float64 vectors of sizes (nq, nv), is checked in one go: q.q + v.v is
-        finite only if every entry is (a NaN or inf propagates; a huge finite entry that overflows
-        only sends the pair to the full checks of :func:`as_vector`, which give the messages).
+        The common case is checked in one go: q.q + v.v is below MAX_VELOCITY^2 only if every entry
+        is finite and of physical size (a NaN fails the comparison); anything else goes to the full
+        checks, which name the entry.
         """
-        if is_plain_vector(q, self.nq) and is_plain_vector(v, self.nv) and math.isfinite(q.dot(q) + v.dot(v)):
-            return q, v
-        return as_vector("q", q, self.nq), as_vector("v", v, self.nv)
+        if is_plain_vector(q, self.nq) and is_plain_vector(v, self.nv) and q.dot(q) + v.dot(v) < _FAST_BOUND:
+            if self.is_fixed_base:
+                return q, v
+            quaternion = q[3:7]
+            if abs(quaternion.dot(quaternion) - 1.0) <= QUATERNION_TOLERANCE:
+                return q, v
+        q, v = as_vector("q", q, self.nq), as_vector("v", v, self.nv)
+        for name, values, bound, unit in (
+            ("q", q, MAX_POSITION, "m or rad"),
+            ("v", v, MAX_VELOCITY, "m/s or rad/s"),
+        ):
+            beyond = np.flatnonzero(np.abs(values) > bound)
+            if beyond.size:
+                i = int(beyond[0])
+                raise InvalidParameterError(
+                    f"{name}[{i}] = {values[i]:g} is beyond physical sense (|{name}| <= {bound:g} {unit})"
+                )
+        if not self.is_fixed_base:
+            norm = float(np.linalg.norm(q[3:7]))
+            if abs(norm**2 - 1.0) > QUATERNION_TOLERANCE:
+                raise InvalidParameterError(
+                    f"the base quaternion q[3:7] = {q[3:7].tolist()} has norm {norm:.6g}, not 1: "
+                    "normalize it (pinocchio.normalize(model, q)) before handing it over"
+                )
+        return q, v
 
     def compute_all_terms(self, data: pin.Data, q: object, v: object) -> None:
         """Fill ``data`` at (q, v) with zero acceleration.
@@ -354,14 +382,14 @@ def build_model_from_urdf(
     """Pinocchio model (free-flyer root if ``floating_base``), SRDF reference postures, optional visuals."""
     urdf = Path(urdf)
     if not urdf.is_file():
-        raise FileNotFoundError(f"URDF file not found: {urdf}")
+        raise MissingFileError(f"URDF file not found: {urdf}")
     if floating_base:
         model = pin.buildModelFromUrdf(str(urdf), pin.JointModelFreeFlyer())
     else:
         model = pin.buildModelFromUrdf(str(urdf))
     if srdf is not None:
         if not Path(srdf).is_file():
-            raise FileNotFoundError(f"SRDF file not found: {srdf}")
+            raise MissingFileError(f"SRDF file not found: {srdf}")
         pin.loadReferenceConfigurations(model, str(srdf), False)
     visual_model = None
     if load_visuals:

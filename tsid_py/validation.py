@@ -151,7 +151,7 @@ def lookup(kind: str, name: str, table: dict):
 def as_gain(name: str, value: object, size: int) -> np.ndarray:
     """A non-negative gain vector of the given size; a scalar is broadcast to all components."""
     if np.ndim(value) == 0:
-        value = np.full(size, value, dtype=float)
+        value = np.full(size, as_scalar(name, value))
     gain = as_vector(name, value, size)
     if np.any(gain < 0.0):
         raise InvalidParameterError(f"{name} must be >= 0, got {gain.tolist()}")

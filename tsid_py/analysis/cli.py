@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+import math
 import time
+import zipfile
+import zlib
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
 from tsid_py.analysis.contact_limits import ContactLimits
 from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dynamics_over_time
-from tsid_py.errors import InvalidParameterError, TsidError
+from tsid_py.command import Parser, run_command
+from tsid_py.errors import InvalidParameterError
+from tsid_py.outputs import atomic_output, check_output_dir, check_output_file
 from tsid_py.robot_specs import load_robot
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_scalar, as_vector
@@ -28,7 +33,7 @@ from tsid_py.validation import as_scalar, as_vector
 
 def build_parser() -> argparse.ArgumentParser:
     """The options of ``tsid-py analyze``."""
-    parser = argparse.ArgumentParser(prog="tsid-py analyze", description=__doc__.splitlines()[0])
+    parser = Parser(prog="tsid-py analyze", description=__doc__.splitlines()[0])
     parser.add_argument("motion", type=Path, help="NPZ file with q (T, nq) [and dt or t, contact_schedule]")
     parser.add_argument("--robot", default="talos", help="robot spec name (default: talos)")
     parser.add_argument(
@@ -62,28 +67,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     parser.add_argument("--plot", type=Path, default=None, help="write PNG plots into this folder")
     parser.add_argument("--out", type=Path, default=None, help="write torques and wrenches (.npz or .csv)")
+    parser.add_argument("--force", action="store_true", help="overwrite the --out file or the --plot files")
     return parser
 
 
 def load_motion(path: Path, dt: float | None) -> tuple[np.ndarray, float, np.ndarray | None]:
-    """(q, dt, schedule) from an NPZ recording."""
+    """(q, dt, schedule) from an NPZ recording; a file that is not one, an array whose header
+    claims more data than the file holds, a complex or object array: an error naming the file."""
     if not path.is_file():
         raise InvalidParameterError(f"motion file not found: {path}")
     try:
-        motion = np.load(path)
-    except (OSError, ValueError) as exc:
-        raise InvalidParameterError(f"{path} is not an NPZ file of arrays: {exc}") from None
-    if not isinstance(motion, np.lib.npyio.NpzFile):
-        raise InvalidParameterError(f"{path} holds one array, not an NPZ archive with 'q'")
-    with motion:
-        if "q" not in motion:
-            raise InvalidParameterError(f"{path} has no array 'q' (T, nq); it has {sorted(motion.files)}")
-        q = _array(motion, "q")
-        schedule = _array(motion, "contact_schedule") if "contact_schedule" in motion else None
-        if dt is None and "dt" in motion:
-            dt = as_scalar(f"{path.name}: dt", _array(motion, "dt"))
-        if dt is None and "t" in motion:
-            steps = np.diff(as_vector(f"{path.name}: t", _array(motion, "t")))
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise InvalidParameterError(f"{path} is not an NPZ archive: {exc}") from None
+    with archive:
+        arrays = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
+        if "q" not in arrays:
+            raise InvalidParameterError(f"{path} has no array 'q' (T, nq); it has {sorted(arrays)}")
+        q = _array(archive, arrays["q"], path)
+        schedule = _array(archive, arrays["contact_schedule"], path) if "contact_schedule" in arrays else None
+        if dt is None and "dt" in arrays:
+            dt = as_scalar(f"{path.name}: dt", _array(archive, arrays["dt"], path))
+        if dt is None and "t" in arrays:
+            steps = np.diff(as_vector(f"{path.name}: t", _array(archive, arrays["t"], path)))
             if steps.size == 0 or not np.allclose(steps, steps[0], rtol=1e-6, atol=1e-12):
                 raise InvalidParameterError(f"{path}: t must hold at least two uniformly spaced times")
             dt = float(steps[0])
@@ -92,12 +98,30 @@ def load_motion(path: Path, dt: float | None) -> tuple[np.ndarray, float, np.nda
     return q, dt, schedule
 
 
-def _array(motion: np.lib.npyio.NpzFile, name: str) -> np.ndarray:
-    """One array of the archive; object arrays (which would need pickle) are refused."""
+def _array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> np.ndarray:
+    """One real-valued array of the archive, its header checked against the bytes it holds
+    before anything is allocated (object arrays, which would need pickle, are refused)."""
+    name = info.filename.removesuffix(".npy")
     try:
-        return motion[name]
-    except ValueError as exc:
-        raise InvalidParameterError(f"array {name!r} of the motion file cannot be read: {exc}") from None
+        with archive.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
+            else:
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
+            held = info.file_size - member.tell()
+            claimed = math.prod(shape) * dtype.itemsize
+            data = member.read(claimed) if claimed == held and not dtype.hasobject else b""
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        raise InvalidParameterError(f"{path}: array {name!r} cannot be read: {exc}") from None
+    if dtype.hasobject or dtype.kind not in "biuf":
+        raise InvalidParameterError(f"{path}: array {name!r} has dtype {dtype}, not real numbers")
+    if claimed != held or len(data) != claimed:
+        raise InvalidParameterError(
+            f"{path}: array {name!r} claims shape {shape} ({claimed} bytes) but holds {held} bytes: "
+            "the file is truncated or corrupt"
+        )
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
 
 
 def contact_limits(args: argparse.Namespace, robot: RobotWrapper) -> ContactLimits | None:
@@ -145,21 +169,9 @@ def summary(result: MotionAnalysis, robot: RobotWrapper, seconds: float) -> dict
 
 def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> None:
     """NPZ with every array, or CSV with t, the torques tau/<joint> and wrenches w/<frame>/<component>."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".npz":
-        np.savez(
-            path,
-            t=result.t,
-            joint_torques=result.joint_torques,
-            joint_names=np.array(joint_names),
-            contact_frames=np.array(result.contact_frames),
-            contact_wrenches=result.contact_wrenches,
-            total_contact_wrench=result.total_contact_wrench,
-            root_residual=result.root_residual,
-            feasible=result.feasible,
-            v=result.v,
-            a=result.a,
-        )
+        with atomic_output(path) as handle:
+            _save_npz(handle, result, joint_names)
         return
     components = ("fx", "fy", "fz", "mx", "my", "mz")
     header = ["t"] + [f"tau/{name}" for name in joint_names]
@@ -167,45 +179,68 @@ def write_output(result: MotionAnalysis, joint_names: list[str], path: Path) -> 
     table = np.column_stack(
         [result.t, result.joint_torques, result.contact_wrenches.reshape(result.t.size, -1)]
     )
-    np.savetxt(path, table, delimiter=",", header=",".join(header), comments="", fmt="%.9g")
+    with atomic_output(path, "w") as handle:
+        np.savetxt(handle, table, delimiter=",", header=",".join(header), comments="", fmt="%.9g")
+
+
+def _save_npz(handle: IO, result: MotionAnalysis, joint_names: list[str]) -> None:
+    np.savez(
+        handle,
+        t=result.t,
+        joint_torques=result.joint_torques,
+        joint_names=np.array(joint_names),
+        contact_frames=np.array(result.contact_frames),
+        contact_wrenches=result.contact_wrenches,
+        total_contact_wrench=result.total_contact_wrench,
+        root_residual=result.root_residual,
+        feasible=result.feasible,
+        v=result.v,
+        a=result.a,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``tsid-py analyze``; returns the exit status (2 with a one-line message on bad input)."""
+    """Run ``tsid-py analyze``; exit codes as :mod:`tsid_py.command` (2 with one line on bad input)."""
     args = build_parser().parse_args(argv)
-    try:
-        if args.out is not None and args.out.suffix not in (".npz", ".csv"):
-            raise InvalidParameterError(f"--out must end with .npz or .csv, got {args.out.name}")
-        robot = load_robot(args.robot)
-        q, dt, schedule = load_motion(args.motion, args.dt)
-        contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
-        limits = contact_limits(args, robot)
-        smoothing = args.smoothing if args.smoothing is not None else (1e-4 if limits is None else 0.0)
-        start = time.perf_counter()
-        result = multi_contact_inverse_dynamics_over_time(
-            robot,
-            q,
-            contacts,
-            dt,
-            smoothing_weight=smoothing,
-            min_torque_weight=args.min_torque_weight,
-            contact_schedule=schedule,
-            force_weight=args.force_weight,
-            point_contacts=args.point_contacts,
-            limits=limits,
-            progress=not args.json,
-        )
-        seconds = time.perf_counter() - start
-        joint_names = actuated_joint_names(robot)
-        if args.out is not None:
-            write_output(result, joint_names, args.out)
-        if args.plot is not None:
-            from tsid_py.analysis.plots import plot_motion_analysis
+    return run_command("tsid-py analyze", lambda: _analyze(args))
 
-            plot_motion_analysis(result, joint_names, args.plot)
-    except TsidError as exc:
-        print(f"tsid-py analyze: {exc}", file=sys.stderr)
-        return 2
+
+def _analyze(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        if args.out.suffix not in (".npz", ".csv"):
+            raise InvalidParameterError(f"--out must end with .npz or .csv, got {args.out.name}")
+        check_output_file(args.out, args.force, "--out")
+    if args.plot is not None:
+        from tsid_py.analysis.plots import PLOT_NAMES
+
+        check_output_dir(args.plot, PLOT_NAMES, args.force, "--plot")
+    robot = load_robot(args.robot)
+    q, dt, schedule = load_motion(args.motion, args.dt)
+    contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
+    limits = contact_limits(args, robot)
+    smoothing = args.smoothing if args.smoothing is not None else (1e-4 if limits is None else 0.0)
+    start = time.perf_counter()
+    result = multi_contact_inverse_dynamics_over_time(
+        robot,
+        q,
+        contacts,
+        dt,
+        smoothing_weight=smoothing,
+        min_torque_weight=args.min_torque_weight,
+        contact_schedule=schedule,
+        force_weight=args.force_weight,
+        point_contacts=args.point_contacts,
+        limits=limits,
+        progress=not args.json,
+    )
+    seconds = time.perf_counter() - start
+    joint_names = actuated_joint_names(robot)
+    if args.out is not None:
+        write_output(result, joint_names, args.out)
+    if args.plot is not None:
+        from tsid_py.analysis.plots import plot_motion_analysis
+
+        plot_motion_analysis(result, joint_names, args.plot)
     info = summary(result, robot, seconds)
     if args.json:
         print(json.dumps(info))

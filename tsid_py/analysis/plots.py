@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tsid_py.analysis.over_time import MotionAnalysis
+from tsid_py.outputs import atomic_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 COMPONENTS = ("x", "y", "z")
+PLOT_NAMES = ("joint_torques.png", "contact_forces.png", "contact_moments.png")  # what a run writes
 
 
 def plot_motion_analysis(result: MotionAnalysis, joint_names: list[str], directory: str | Path) -> list[Path]:
@@ -33,7 +35,7 @@ def plot_motion_analysis(result: MotionAnalysis, joint_names: list[str], directo
     ax.set(xlabel="time [s]", ylabel="joint torque [N m]", title="Joint torques (12 largest)")
     ax.legend(fontsize="small", ncol=2)
     ax.grid(True)
-    written.append(_save(fig, directory / "joint_torques.png"))
+    written.append(_save(fig, directory / PLOT_NAMES[0]))
 
     for part, unit, offset in (("forces", "N", 0), ("moments", "N m", 3)):
         n = len(result.contact_frames)
@@ -56,6 +58,7 @@ def _save(fig: Figure, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with atomic_output(path) as handle:
+        fig.savefig(handle, format="png", dpi=100)
     plt.close(fig)
     return path

@@ -6,6 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_base import ContactBase
+from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.validation import as_matrix, as_vector
 
@@ -38,7 +39,7 @@ class Contact6d(ContactBase):
         f_min: float,
         f_max: float,
     ) -> None:
-        self._points = as_matrix("contact_points", contact_points, (3, 4))
+        self._points = _corners(contact_points)
         self._force_generator = _force_generator(self._points)
         super().__init__(name, robot, frame, contact_normal, mu, f_min, f_max)
 
@@ -52,7 +53,7 @@ class Contact6d(ContactBase):
 
     def set_contact_points(self, points: object) -> None:
         """New corner positions in the contact frame, 3x4 [m] (a new force generator T)."""
-        self._points = as_matrix("contact_points", points, (3, 4))
+        self._points = _corners(points)
         self._force_generator = _force_generator(self._points)
         self._update_force_regularization()
 
@@ -65,6 +66,30 @@ class Contact6d(ContactBase):
     def corner_forces(self, forces: object) -> np.ndarray:
         """The forces as a 4x3 array, one row per corner, in the contact frame [N]."""
         return as_vector("contact forces", forces, self.n_force).reshape(4, 3)
+
+
+MIN_CORNER_SPACING = 1e-4  # [m] corners closer than this, or all on one line, bound no area
+
+
+def _corners(points: object) -> np.ndarray:
+    """The 3x4 corner matrix, refused when the corners bound no area (two coincide, or all four
+    lie on one line): the contact could not resist a moment about that line."""
+    points = as_matrix("contact_points", points, (3, 4))
+    gaps = np.linalg.norm(points[:, :, None] - points[:, None, :], axis=0)
+    np.fill_diagonal(gaps, np.inf)
+    i, j = np.unravel_index(np.argmin(gaps), gaps.shape)
+    if gaps[i, j] < MIN_CORNER_SPACING:
+        raise InvalidParameterError(
+            f"contact_points: corners {i} and {j} coincide ({gaps[i, j]:.3g} m apart); "
+            "four distinct corners are needed"
+        )
+    spread = np.linalg.svd(points - points.mean(axis=1, keepdims=True), compute_uv=False)
+    if spread[1] < MIN_CORNER_SPACING:
+        raise InvalidParameterError(
+            "contact_points: the four corners lie on one line; they must span an area (a line contact "
+            "holds no moment about its line)"
+        )
+    return points
 
 
 def _force_generator(points: np.ndarray) -> np.ndarray:

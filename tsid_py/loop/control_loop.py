@@ -8,7 +8,8 @@
                                  plant.apply(Command(out.tau, out.dv)); plant.advance(dt)
 
 The plant is a parameter (:class:`~tsid_py.loop.plant.IntegratorPlant` by default). A QP failure
-ends the run (the robot is considered fallen) and is counted.
+the controller does not hold through (its ``hold_steps`` policy) ends the run, is counted, and its
+cause is kept in the outcome; a held step is counted and the run goes on with the held command.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tsid_py.errors import InvalidParameterError, SolverFailedError
 from tsid_py.loop.controller import Controller, ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import Command, IntegratorPlant, Plant
 from tsid_py.physics import SolutionCheck, check_solution, summarize_checks
 from tsid_py.progress import progress_bar
 from tsid_py.validation import as_scalar
+
+MAX_DT = 0.02  # [s] a 50 Hz loop; sqrt(kp) dt < 1 needs dt < 30 ms already at kp = 1000 1/s^2
 
 Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
 
@@ -42,18 +46,21 @@ class StepHooks:
 @dataclass
 class LoopOutcome:
     """What a run of the loop leaves: its log, the physics check of every step, the time of every
-    control step [s] and the number of QP failures (0 or 1: a failure ends the run)."""
+    control step [s], the number of QP failures (held ones included) and, when a failure ended
+    the run, its cause (one line)."""
 
     log: RunLog
     checks: list[SolutionCheck] = field(default_factory=list)
     step_times: list[float] = field(default_factory=list)
     qp_failures: int = 0
+    failure: str = ""
 
     def summary(self) -> dict[str, object]:
         """The entries every scenario's JSON summary shares."""
         return {
             "steps": len(self.log.t),
             "qp_failures": self.qp_failures,
+            "qp_failure": self.failure or None,
             **summarize_checks(self.checks),
             **step_time_summary(self.step_times),
         }
@@ -74,6 +81,11 @@ class ControlLoop:
     ) -> None:
         self.controller = controller
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        if self.dt > MAX_DT:
+            raise InvalidParameterError(
+                f"dt = {self.dt:g} s is above {MAX_DT:g} s: the contact and task PD loops "
+                "(kp ~ 10-1000 1/s^2) are not stable at that period; TSID's examples run at 1-2 ms"
+            )
         self.plant = IntegratorPlant(controller.robot) if plant is None else plant
         self.log = RunLog() if log is None else log
 
@@ -98,13 +110,21 @@ class ControlLoop:
             t, q, v = state.t, state.q, state.v
             hooks.before_step(t, q, v)
             start = time.perf_counter()
-            out = controller.compute(t, q, v)
-            outcome.step_times.append(time.perf_counter() - start)
-            if not out.ok:
+            try:
+                out = controller.compute(t, q, v)
+            except SolverFailedError as error:
                 outcome.qp_failures += 1
+                outcome.failure = str(error)
                 break
-            contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
-            outcome.checks.append(check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data))
+            outcome.step_times.append(time.perf_counter() - start)
+            outcome.qp_failures += out.held
+            if not out.held:  # a held command solved another state: nothing to check it against
+                contacts = {
+                    name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()
+                }
+                outcome.checks.append(
+                    check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data)
+                )
             self.log.record_step(t, q, v, out)
             hooks.after_step(t, q, v, out)
             if observer is not None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
+from tsid_py.errors import SolverFailedError
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.sealed import Sealed
@@ -15,29 +17,52 @@ from tsid_py.solvers.solver_base import Solver
 
 @dataclass
 class ControlOutput:
-    """What one control step produced: the solver's output and, when it solved, the accelerations
-    dv [m/s^2, rad/s^2], the joint torques tau [N m] and each contact's force variables [N]
-    (zeros and no forces when it failed)."""
+    """What one control step produced: the solver's output, the accelerations dv [m/s^2, rad/s^2],
+    the joint torques tau [N m] and each contact's force variables [N].
+
+    ``held`` is True when the solve failed and the controller's fallback policy (see
+    :attr:`Controller.hold_steps`) handed the last good step's dv, tau and forces again.
+    """
 
     solution: HqpOutput
     dv: np.ndarray
     tau: np.ndarray
     forces: dict[str, np.ndarray]
+    held: bool = False
 
     @property
     def ok(self) -> bool:
-        """Whether the step solved."""
+        """Whether this step solved."""
         return self.solution.ok
+
+
+def failure_cause(solution: HqpOutput) -> str:
+    """Why a solve failed, in one line: the status, the solver's message and, when level 0 is
+    infeasible, the hard constraints that conflict (from :mod:`tsid_py.solvers.diagnostics`)."""
+    parts = [f"status {solution.status.name}"]
+    if solution.message:
+        parts.append(solution.message.splitlines()[0])
+    if solution.conflicting_set:
+        parts.append("conflicting hard constraints: " + ", ".join(solution.conflicting_set))
+    elif solution.infeasible_constraints:
+        parts.append("hard constraints that must give way: " + ", ".join(solution.infeasible_constraints))
+    return "; ".join(parts)
 
 
 def solve_step(
     formulation: InverseDynamicsFormulation, solver: Solver, t: float, q: np.ndarray, v: np.ndarray
 ) -> ControlOutput:
-    """Build the problem at (t, q, v), solve it, read dv, tau and every contact's forces out."""
+    """Build the problem at (t, q, v), solve it, read dv, tau and every contact's forces out.
+
+    Raises:
+        SolverFailedError: The QP did not solve (the message gives :func:`failure_cause`; the
+            error's ``solution`` keeps the failed output and its problem).
+    """
     solution = solver.solve(formulation.compute_problem_data(t, q, v))
-    robot = formulation.robot
     if not solution.ok:
-        return ControlOutput(solution, np.zeros(robot.nv), np.zeros(robot.na), {})
+        error = SolverFailedError(f"the QP failed at t = {t:.6g} s: {failure_cause(solution)}")
+        error.solution = solution  # type: ignore[attr-defined]
+        raise error
     forces = {name: formulation.get_contact_force(name, solution) for name in formulation.contacts}
     return ControlOutput(
         solution, formulation.get_accelerations(solution), formulation.get_actuator_forces(solution), forces
@@ -56,6 +81,10 @@ class Controller(Sealed):
         solver: The QP solver.
         q0: The initial configuration (size nq).
         tau_max: Torque limits of the actuated joints [N m] (inf: unbounded), for the physics checks.
+        hold_steps: The fallback policy when a solve fails: 0 (the default) raises
+            :class:`~tsid_py.errors.SolverFailedError` at once; N > 0 hands the last good step's
+            dv, tau and forces again (``out.held`` True) for at most N failed steps in a row, then
+            raises. A failed solve never becomes zero torques.
     """
 
     def __init__(self, robot: RobotWrapper, formulation: InverseDynamicsFormulation, solver: Solver) -> None:
@@ -66,6 +95,8 @@ class Controller(Sealed):
         self._contacts: dict[str, object] = {}
         self._q0 = robot.neutral_configuration()
         self._tau_max = np.full(robot.na, np.inf)
+        self.hold_steps = 0
+        self._last = SimpleNamespace(good=None, held=0)  # the last good output, failures in a row
 
     @property
     def contacts(self) -> dict[str, object]:
@@ -83,5 +114,23 @@ class Controller(Sealed):
         return self._tau_max.copy()
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
-        """Solve one control step at time t [s] from the state (q, v); ``out.ok`` tells whether it solved."""
-        return solve_step(self.formulation, self.solver, t, q, v)
+        """Solve one control step at time t [s] from the state (q, v).
+
+        Raises:
+            SolverFailedError: The QP failed (and the ``hold_steps`` policy allows no more holding).
+        """
+        last = self._last
+        try:
+            out = solve_step(self.formulation, self.solver, t, q, v)
+        except SolverFailedError as error:
+            if last.good is None or last.held >= self.hold_steps:
+                raise
+            last.held += 1
+            good, solution = last.good, error.solution  # type: ignore[attr-defined]
+            forces = {name: f.copy() for name, f in good.forces.items()}
+            return ControlOutput(solution, good.dv.copy(), good.tau.copy(), forces, held=True)
+        if self.hold_steps:  # a copy: the caller owns ``out`` and may change it
+            forces = {name: f.copy() for name, f in out.forces.items()}
+            last.good = ControlOutput(out.solution, out.dv.copy(), out.tau.copy(), forces)
+        last.held = 0
+        return out

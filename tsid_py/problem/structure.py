@@ -349,8 +349,18 @@ def unloaded_cap(contact: ContactBase) -> float:
     return min(contact.min_normal_force + CAP_MARGIN, contact.max_normal_force)
 
 
+MAX_WEIGHT = 1e8  # above, a cost level's Hessian is too ill-conditioned for quadprog (it fails)
+
+
 def check_weight(weight: float) -> float:
-    return as_scalar("weight", weight, minimum=0.0)
+    """A task weight in [0, MAX_WEIGHT]: weights are relative, so scale them all down instead."""
+    weight = as_scalar("weight", weight, minimum=0.0)
+    if weight > MAX_WEIGHT:
+        raise InvalidParameterError(
+            f"weight {weight:g} is above {MAX_WEIGHT:g}: the QP becomes too ill-conditioned to solve; "
+            "weights are relative within a level, so divide them all by the same factor"
+        )
+    return weight
 
 
 def check_priority(priority: int) -> int:

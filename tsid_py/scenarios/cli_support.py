@@ -7,8 +7,10 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
-from tsid_py.errors import TsidError
+from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, Parser, run_command
+from tsid_py.outputs import check_output_dir, check_output_file
 from tsid_py.scenarios.runner import RunResult
 from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
@@ -94,6 +96,7 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
     )
     see.add_argument("--html", metavar="FILE", help="write the run as a self-contained HTML replay")
     see.add_argument("--plot", metavar="DIR", help="write PNG plots of the run into DIR")
+    see.add_argument("--force", action="store_true", help="overwrite the --html file or the --plot files")
     parser.add_argument(
         "--log-level",
         choices=("debug", "info", "warning", "error"),
@@ -125,42 +128,59 @@ def scenario_main(
     description: str,
     argv: list[str] | None = None,
 ) -> int:
-    """Parse the arguments, run the scenario, print the summary, write the replay and plots.
+    """Parse the arguments, check the outputs, run the scenario, print the summary, write the
+    replay and plots.
 
     ``run(args)`` runs the scenario; with ``--viewer meshcat`` it is called as ``run(args, viewer)``
-    and passes the viewer on as the runner's per-step observer. Exit code 1 on a QP failure, 2 on
-    bad input (a :class:`~tsid_py.errors.TsidError`, printed as one line).
+    and passes the viewer on as the runner's per-step observer. Exit codes as
+    :mod:`tsid_py.command`: 2 on bad input (checked before the run), 3 when a QP failed.
     """
-    parser = argparse.ArgumentParser(description=description)
+    command = run.__module__.rsplit(".", 1)[-1].replace("_", "-")
+    parser = Parser(prog=f"tsid-py {command}", description=description)
     build_parser(parser)
     args = parser.parse_args(argv)
     limit_blas_threads()
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    return run_command(parser.prog, lambda: _run_scenario(command, run, args))
+
+
+def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Namespace) -> int:
+    if args.html:
+        check_output_file(args.html, args.force, "--html")
+    if args.plot:
+        check_output_dir(args.plot, plot_names(args.plot, command), args.force, "--plot")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
     viewer = None
-    if args.viewer == "meshcat":
-        from tsid_py.viz.meshcat_viewer import LiveViewer
-
-        viewer = LiveViewer(args.viewer_rate, args.viewer_url, wait_for_browser=interactive)
     try:
+        if args.viewer == "meshcat":
+            from tsid_py.viz.meshcat_viewer import LiveViewer
+
+            viewer = LiveViewer(args.viewer_rate, args.viewer_url, wait_for_browser=interactive)
         result = run(args) if viewer is None else run(args, viewer)
-    except TsidError as error:  # bad input: say what is wrong, no traceback
+        print(report(result, args.json))
+        if args.html:
+            from tsid_py.viz.html_replay import write_html_replay
+
+            logger.info("wrote %s", write_html_replay(result, args.html))
+        if args.plot:
+            from tsid_py.viz.plots import write_plots
+
+            for path in write_plots(result, args.plot):
+                logger.info("wrote %s", path)
+        if viewer is not None and interactive:
+            input("press Enter to close the viewer ")
+    finally:
         if viewer is not None:
             viewer.close()
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
-    print(report(result, args.json))
-    if args.html:
-        from tsid_py.viz.html_replay import write_html_replay
+    failure = result.summary.get("qp_failure")
+    if result.summary["qp_failures"]:
+        print(f"tsid-py {command}: the controller failed: {failure or 'a QP did not solve'}", file=sys.stderr)
+        return EXIT_CONTROLLER_FAILED
+    return EXIT_OK
 
-        logger.info("wrote %s", write_html_replay(result, args.html))
-    if args.plot:
-        from tsid_py.viz.plots import write_plots
 
-        for path in write_plots(result, args.plot):
-            logger.info("wrote %s", path)
-    if viewer is not None:
-        if interactive:
-            input("press Enter to close the viewer ")
-        viewer.close()
-    return 1 if result.summary["qp_failures"] else 0
+def plot_names(directory: str, command: str) -> list[str]:
+    """The plot files of a ``command`` run already in ``directory`` (which a run could overwrite)."""
+    from tsid_py.viz.plots import FIGURES
+
+    return sorted(path.name for name in FIGURES for path in Path(directory).glob(f"{command}*_{name}.png"))

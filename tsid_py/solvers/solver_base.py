@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.hqp import HqpData
 from tsid_py.sealed import Sealed
 from tsid_py.solvers.cascade import solve_hierarchy
-from tsid_py.solvers.hqp_output import HqpOutput
+from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
 
 if TYPE_CHECKING:
     from tsid_py.solvers.dense_qp import DenseQp
@@ -27,6 +28,12 @@ class Solver(Sealed):
         if not isinstance(hqp, HqpData):
             raise InvalidParameterError(f"solve needs an HqpData (a formulation's problem), got {hqp!r}")
         out = solve_hierarchy(hqp, self.solve_qp)
+        if out.ok and not math.isfinite(out.x.dot(out.x)):  # never an OPTIMAL with NaN or inf in it
+            out = HqpOutput(
+                QPStatus.ERROR,
+                message="the QP solver returned non-finite values (a state or weight of absurd magnitude?)",
+                problem=hqp.snapshot(),
+            )
         out.variables, out.stamp = hqp.variables, hqp.stamp
         return out
 

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from tsid_py.errors import InvalidParameterError
+from tsid_py.outputs import atomic_output
 from tsid_py.viz.scene import SceneBuilder, contacts_of
 
 REPLAY_FPS = 25.0  # animation keyframes per second of simulated time
@@ -134,7 +135,7 @@ def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path
             scene.draw(frame, keyframe)
     visualizer.set_animation(animation, play=True, repetitions=1)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     title = f"tsid_py: {result.summary['scenario']} on {robot.name}"
-    path.write_text(window.static_html(title), encoding="utf-8")
+    with atomic_output(path, "w") as handle:
+        handle.write(window.static_html(title))
     return path

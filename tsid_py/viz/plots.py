@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from tsid_py.geometry import center_of_pressure, convex_hull_indices
+from tsid_py.outputs import atomic_output
 from tsid_py.physics import normal_forces_and_friction_ratio
 from tsid_py.viz.scene import SceneBuilder, contacts_of
 
@@ -249,6 +250,7 @@ def write_plots(result, directory: str | Path, dpi: int = 100) -> list[Path]:
             continue
         FigureCanvasAgg(figure)
         path = directory / f"{result.summary['scenario']}_{name}.png"
-        figure.savefig(path, dpi=dpi)
+        with atomic_output(path) as handle:
+            figure.savefig(handle, format="png", dpi=dpi)
         written.append(path)
     return written
