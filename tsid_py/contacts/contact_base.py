@@ -68,7 +68,7 @@ class ContactBase(Sealed):
         self.frame_name = self.motion_task.frame_name
         self._normal = as_unit_vector("contact_normal", contact_normal)
         self._mu = as_scalar("mu", mu, minimum=0.0, strict=True)
-        f_min = as_scalar("f_min", f_min, minimum=0.0, strict=True)
+        f_min = as_scalar("f_min", f_min, minimum=0.0)  # TSID's constructors take 0 (ex_4_conf: fMin = 0)
         f_max = as_scalar("f_max", f_max)
         if f_min > f_max:
             raise InvalidParameterError(f"f_min must be <= f_max, got f_min = {f_min} N > f_max = {f_max} N")

@@ -1,0 +1,358 @@
+"""tsid_py.compat is TSID's Python API: TSID's own tests and course exercises run through it.
+
+- TSID 1.10.0's tests/python/test_*.py run with ``tsid`` = tsid_py.compat (tests/tsid_upstream.py
+  downloads the sdist from PyPI once, checks its sha256, and runs each script in a subprocess);
+- the exercises run headless through compat and through the C++ TSID (the oracle, where
+  installed), and their logged trajectories agree to 1e-8 (relative to each array's scale);
+- the migration guide's name table names only what exists, in compat and in tsid_py;
+- compat objects refuse attribute writes (``task.Kp = 100``) and take TSID's inputs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+import tsid_upstream as upstream
+
+import tsid_py
+import tsid_py.compat as tsid
+from tsid_py.errors import UnknownAttributeError
+
+HERE = Path(__file__).resolve().parent
+ORACLE = importlib.util.find_spec("tsid") is not None
+IMPLS = ("compat", "oracle") if ORACLE else ("compat",)
+
+# Two of TSID's tests fail with the C++ TSID 1.10.0 too, at the same line (upstream's
+# tests/python/CMakeLists.txt leaves them out): they use np.matrix-era arithmetic on arrays.
+UPSTREAM_FAILURES = {
+    "test_Contact.py": (
+        'test_Contact.py", line 67',
+        "AssertionError",
+        "compares an (n, 1) np.matrix product with the (n,) upper bound by broadcasting",
+    ),
+    "test_ContactPoint.py": (
+        'test_ContactPoint.py", line 57',
+        "ValueError: operands could not be broadcast",
+        "multiplies the 5x3 force matrix by a 3-vector elementwise",
+    ),
+}
+# Logged values compat gives differently from TSID, on purpose (docs/migrating-from-tsid.md).
+KNOWN_DIFFERENCES = {
+    "com_acc": "TSID's TaskComEquality.getAcceleration(dv) is J dv - drift (task-com-equality.cpp); "
+    "compat's is tsid_py's J dv + drift",
+}
+TOLERANCE = 1e-8  # relative to max(1, the array's largest entry)
+# TSID's scripts pass np.matrix inputs, which NumPy flags
+pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+
+
+@dataclass
+class Run:
+    returncode: int
+    output: str
+    npz: Path
+
+    def tail(self) -> str:
+        return "\n".join(self.output.splitlines()[-25:])
+
+
+def _run(what: str, target: str, impl: str, out: Path) -> Run:
+    npz = out / f"{Path(target).stem}-{impl}.npz"
+    command = [sys.executable, str(HERE / "tsid_upstream.py"), what, target, "--impl", impl]
+    if what == "exercise":
+        command += ["--out", str(npz)]
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+    return Run(done.returncode, done.stdout + done.stderr, npz)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str], Future]:
+    """Every script, started at once on every core (each test waits for its own)."""
+    try:
+        upstream.sdist_root()
+    except upstream.SdistUnavailableError as error:
+        pytest.skip(f"TSID's tests and exercises are not available: {error}")
+    out = tmp_path_factory.mktemp("upstream")
+    jobs = [("test", f"tests/python/{name}", "compat") for name in upstream.TESTS]
+    jobs += [("exercise", name, impl) for name in upstream.RECIPES for impl in IMPLS]
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+    yield {job: pool.submit(_run, *job, out) for job in jobs}
+    pool.shutdown(cancel_futures=True)
+
+
+# ------------------------------------------------------------------------- TSID's own tests
+@pytest.mark.parametrize("name", upstream.TESTS)
+def test_tsid_python_test_passes_through_compat(runs: dict, name: str) -> None:
+    run = runs[("test", f"tests/python/{name}", "compat")].result()
+    if name in UPSTREAM_FAILURES:
+        where, error, why = UPSTREAM_FAILURES[name]
+        assert run.returncode != 0 and where in run.output and error in run.output, run.tail()
+        pytest.xfail(f"fails at the same line with the C++ TSID 1.10.0: it {why}")
+    assert run.returncode == 0, run.tail()
+
+
+# ------------------------------------------------------------------------------- exercises
+def _load(run: Run, name: str) -> dict[str, np.ndarray]:
+    assert run.returncode == 0, run.tail()
+    with np.load(run.npz) as arrays:
+        return {key: arrays[key] for key in arrays.files}
+
+
+@pytest.mark.parametrize("name", list(upstream.RECIPES))
+def test_exercise_runs_through_compat(runs: dict, name: str) -> None:
+    """It runs to its end and the robot keeps its footing (the base height stays within 5 cm of the
+    first control step's: the first display may come before the robot is set on the ground)."""
+    arrays = _load(runs[("exercise", name, "compat")].result(), name)
+    shown = arrays["displayed"]
+    assert len(shown) > 5 and np.all(np.isfinite(shown))
+    if shown.shape[1] in (15, 38, 39):  # floating base: quadruped, Romeo, Talos
+        assert np.abs(shown[1:, 2] - shown[1, 2]).max() < 0.05
+    if "com_pos" in arrays:
+        height = arrays["com_pos"][2]
+        assert np.nanmax(height) - np.nanmin(height) < 0.05
+
+
+@pytest.mark.skipif(
+    not ORACLE, reason="the C++ TSID oracle is not installed (make oracle): nothing to compare"
+)
+@pytest.mark.parametrize("name", list(upstream.RECIPES))
+def test_exercise_matches_tsid(runs: dict, name: str) -> None:
+    ours = _load(runs[("exercise", name, "compat")].result(), name)
+    theirs = _load(runs[("exercise", name, "oracle")].result(), name)
+    assert ours.keys() == theirs.keys()
+    worst = {}
+    for key in sorted(set(ours) - set(KNOWN_DIFFERENCES)):
+        a, b = ours[key], theirs[key]
+        assert a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)), key
+        worst[key] = float(np.nanmax(np.abs(a - b), initial=0.0)) / max(
+            1.0, np.nanmax(np.abs(b), initial=0.0)
+        )
+    print(f"{name}: largest relative difference per array {worst}")
+    assert max(worst.values()) <= TOLERANCE, worst
+
+
+# ------------------------------------------------------------------------ migration guide
+def _guide_rows() -> list[tuple[list[str], list[str] | None]]:
+    """(TSID name, tsid_py name) of each row of the guide's table, as dotted parts."""
+    rows = []
+    for line in (HERE.parent / "docs/migrating-from-tsid.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].startswith("`"):
+            names = [re.match(r"`([A-Za-z_][\w.]*)", cell) for cell in cells[:2]]
+            assert names[0], line
+            rows.append((names[0].group(1).split("."), names[1].group(1).split(".") if names[1] else None))
+    return rows
+
+
+def _main_instances(ur5: tsid_py.Robot) -> dict[str, object]:
+    """tsid_py objects whose attributes are set when built (not class attributes)."""
+    return {
+        "RobotWrapper": ur5,
+        "InverseDynamicsFormulation": tsid_py.InverseDynamicsFormulation("f", ur5),
+        "HqpOutput": tsid_py.HqpOutput(tsid_py.QPStatus.OPTIMAL),
+        "ConstraintEquality": tsid_py.ConstraintEquality("c", 1, 1),
+        "ConstraintBound": tsid_py.ConstraintBound("c", 1),
+    }
+
+
+def test_migration_guide_names_exist(ur5: tsid_py.Robot) -> None:
+    rows = _guide_rows()
+    assert len(rows) > 40
+    instances = _main_instances(ur5)
+    for tsid_name, main_name in rows:
+        assert hasattr(tsid, tsid_name[0]), tsid_name
+        if len(tsid_name) > 1:
+            assert tsid_name[1] in getattr(tsid, tsid_name[0]).tsid_names(), tsid_name
+        if main_name is None:
+            continue
+        owner = getattr(tsid_py, main_name[0], None) or importlib.import_module(f"tsid_py.{main_name[0]}")
+        if len(main_name) > 1:
+            found = hasattr(owner, main_name[1]) or hasattr(instances.get(main_name[0]), main_name[1])
+            assert found, main_name
+
+
+# ---------------------------------------------------------------------- compat in-process
+@pytest.fixture(scope="module")
+def arm() -> tsid.RobotWrapper:
+    robots = upstream._erd()
+    return tsid.RobotWrapper(robots / "ur_description/urdf/ur5_robot.urdf", [robots / "../.."], False)
+
+
+@pytest.fixture(scope="module")
+def biped() -> tsid.RobotWrapper:
+    robots = upstream._erd()
+    dirs = pin.StdVec_StdString()
+    dirs.append(str(robots / "../.."))
+    return tsid.RobotWrapper(
+        str(robots / "romeo_description/urdf/romeo.urdf"), dirs, pin.JointModelFreeFlyer(), False
+    )
+
+
+def test_setting_a_tsid_property_raises_naming_its_setter(arm: tsid.RobotWrapper) -> None:
+    task = tsid.TaskComEquality("com", arm)
+    with pytest.raises(UnknownAttributeError, match=r"Kp.*setKp\(value\).*tsid_py: kp = value"):
+        task.Kp = 100
+    with pytest.raises(UnknownAttributeError, match="did you mean"):
+        task.kp = 100  # tsid_py's name is not TSID's
+    with pytest.raises(UnknownAttributeError, match="Kdd"):
+        task.Kdd  # noqa: B018
+    task.setKp(100 * np.ones(3))
+    assert np.array_equal(task.Kp, 100 * np.ones(3)) and np.array_equal(task.Kd, 20 * np.ones(3))
+
+
+def test_every_compat_object_is_sealed(arm: tsid.RobotWrapper) -> None:
+    formulation = tsid.InverseDynamicsFormulationAccForce("f", arm, False)
+    objects = [
+        arm,
+        formulation,
+        tsid.SolverHQuadProgFast("qp"),
+        tsid.TrajectorySample(3),
+        tsid.TrajectoryEuclidianConstant("c", np.zeros(3)),
+        tsid.TrajectorySE3Constant("s", pin.SE3.Identity()),
+        tsid.TaskJointPosture("posture", arm),
+        tsid.TaskSE3Equality("ee", arm, "ee_fixed_joint"),
+        tsid.ContactPoint("p", arm, "ee_fixed_joint", np.array([0, 0, 1.0]), 0.3, 1.0, 100.0),
+        tsid.ConstraintEquality("c", np.eye(2), np.zeros(2)),
+        tsid.ConstraintLevel(),
+        tsid.HQPData(),
+        formulation.computeProblemData(0.0, np.zeros(6), np.zeros(6)),
+    ]
+    for obj in objects:
+        with pytest.raises(UnknownAttributeError):
+            obj.name = "renamed"
+        with pytest.raises(UnknownAttributeError):
+            obj.anything = 1
+
+
+def test_robot_constructors_and_joint_vs_frame_indices(
+    arm: tsid.RobotWrapper, biped: tsid.RobotWrapper
+) -> None:
+    model = arm.model()
+    assert (arm.nq, arm.nv, arm.na, arm.is_fixed_base) == (6, 6, 6, True)
+    assert (biped.nv, biped.na, biped.is_fixed_base) == (biped.nv, biped.nv - 6, False)
+    assert tsid.RobotWrapper(biped.model(), False).na == biped.nv - 6  # TSID: a floating base
+    assert tsid.RobotWrapper(model, tsid.FIXED_BASE_SYSTEM, False).na == 6
+    data, q = arm.data(), np.matrix([0.1, -1.0, 0.7, 0.2, 0.3, 0.4]).T  # np.matrix, as TSID's exercises
+    arm.computeAllTerms(data, q, np.zeros(6))
+    joint, frame = model.getJointId("wrist_3_joint"), model.getFrameId("ee_fixed_joint")
+    assert arm.position(data, joint).isApprox(data.oMi[joint])
+    assert arm.framePosition(data, frame).isApprox(data.oMf[frame])
+    model.gravity = pin.Motion.Zero()  # model() is a copy
+    assert np.linalg.norm(arm.model().gravity.linear) > 9
+
+
+def test_samples_and_trajectories() -> None:
+    sample = tsid.TrajectorySample(12, 6)
+    assert sample.value().shape == (12,) and sample.derivative().shape == (6,)
+    sample.value(pin.SE3.Identity())
+    assert np.array_equal(sample.value(), tsid.SE3ToVector(pin.SE3.Identity()))
+    value = sample.value()
+    value[0] = 5.0  # a copy
+    assert sample.value()[0] == 0.0
+    with pytest.warns(UserWarning, match="use value"):
+        sample.pos(np.ones(12))
+    with pytest.warns(DeprecationWarning, match="use derivative"):
+        assert np.array_equal(sample.vel(), np.zeros(6))
+    assert np.array_equal(sample.value(), np.ones(12))
+    trajectory = tsid.TrajectorySE3Constant("se3")
+    trajectory.setReference(pin.SE3.Identity())
+    assert trajectory.has_trajectory_ended()
+    assert np.array_equal(trajectory.getSample(1.0).value(), tsid.SE3ToVector(pin.SE3.Identity()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tsid.TrajectorySample(3).value(np.zeros(3))  # the current spellings do not warn
+
+
+def test_formulation_solution_and_data_copy(biped: tsid.RobotWrapper) -> None:
+    model = biped.model()
+    q = pin.neutral(model)
+    q[2] = 0.9
+    formulation = tsid.InverseDynamicsFormulationAccForce("f", biped, False)
+    formulation.computeProblemData(0.0, q, np.zeros(biped.nv))
+    data = formulation.data()
+    points = np.matrix([[-0.05, -0.05, 0.1, 0.1], [-0.05, 0.05, -0.05, 0.05], [-0.07] * 4])
+    contact = tsid.Contact6d("rf", biped, "RAnkleRoll", points, np.matrix([0, 0, 1.0]).T, 0.3, 5.0, 1000.0)
+    contact.setKp(np.matrix(10 * np.ones(6)).T)
+    contact.setReference(biped.framePosition(data, model.getFrameId("RAnkleRoll")))
+    formulation.addRigidContact(contact, 1e-5)
+    posture = tsid.TaskJointPosture("posture", biped)
+    posture.setKp(np.ones(biped.na))
+    posture.setReference(tsid.TrajectoryEuclidianConstant("q", q[7:]).computeNext())
+    formulation.addMotionTask(posture, 1e-3, 1, 0.0)
+    solver = tsid.SolverHQuadProgFast("qp")
+    solver.resize(formulation.nVar, formulation.nEq, formulation.nIn)
+    sol = solver.solve(formulation.computeProblemData(0.0, q, np.zeros(biped.nv)))
+    assert sol.status == 0 and isinstance(sol.status, int) and sol.x.shape == (formulation.nVar,)
+    assert sol.iterations >= 0 and len(getattr(sol, "lambda")) >= formulation.nEq and sol.activeSet.ndim == 1
+    assert formulation.checkContact("rf", sol) and contact.n_motion == 6
+    force = formulation.getContactForce("rf", sol)
+    assert contact.getNormalForce(force) > 100
+    assert contact.getForceGeneratorMatrix.shape == (6, 12)
+    assert contact.computeForceRegularizationTask(0.0, q, np.zeros(biped.nv), data).rows == 6
+    data = formulation.data()
+    data.com[0][:] = 0.0  # a copy of the formulation's Data
+    assert biped.com(formulation.data())[2] > 0.3
+
+
+def test_hand_built_problem_is_solved_with_its_constraints_as_they_are_at_solve_time() -> None:
+    cost = tsid.ConstraintEquality("cost", np.eye(2), np.array([1.0, 2.0]))
+    bound = tsid.ConstraintInequality("ineq", np.array([[1.0, 0.0]]), np.array([-1e10]), np.array([0.5]))
+    hard, soft = tsid.ConstraintLevel(), tsid.ConstraintLevel()
+    hard.append(1.0, bound)
+    soft.append(1.0, cost)
+    problem = tsid.HQPData()
+    problem.append(hard)
+    problem.append(soft)
+    cost.setVector(np.array([0.0, 3.0]))  # after it was appended: TSID's levels share the constraint
+    sol = tsid.SolverHQuadProg("qp").solve(problem)
+    assert sol.status == 0 and np.allclose(sol.x, [0.0, 3.0], atol=1e-7)
+    assert cost.isEquality and not cost.isBound and bound.lowerBound[0] == -1e10
+
+
+def test_every_translated_name_exists_on_the_tsid_py_object(arm: tsid.RobotWrapper) -> None:
+    """Each entry of a compat class's name table names an attribute of its tsid_py object."""
+    normal, frame = np.array([0.0, 0.0, 1.0]), "ee_fixed_joint"
+    corners = np.array([[-1.0, -1, 1, 1], [-1, 1, -1, 1], [0, 0, 0, 0]]) * 0.05
+    contact = tsid.Contact6d("c6", arm, frame, corners, normal, 0.3, 1.0, 100.0)
+    objects = [
+        arm,
+        tsid.InverseDynamicsFormulationAccForce("f", arm, False),
+        tsid.SolverHQuadProg("qp").solve(tsid.HQPData()),
+        tsid.ConstraintEquality("e", 1, 1),
+        tsid.ConstraintInequality("i", 1, 1),
+        tsid.ConstraintBound("b", 1),
+        tsid.TrajectoryEuclidianConstant("c", np.zeros(3)),
+        tsid.TaskComEquality("com", arm),
+        tsid.TaskJointPosture("posture", arm),
+        tsid.TaskSE3Equality("se3", arm, frame),
+        tsid.TaskTwoFramesEquality("two", arm, frame, "wrist_1_joint"),
+        tsid.TaskAMEquality("am", arm),
+        tsid.TaskCopEquality("cop", arm),
+        tsid.TaskContactForceEquality("force", arm, 0.001, contact),
+        tsid.TaskActuationBounds("tau", arm),
+        tsid.TaskActuationEquality("tau-ref", arm),
+        tsid.TaskJointBounds("bounds", arm, 0.001),
+        tsid.TaskJointPosVelAccBounds("pva", arm, 0.001, False),
+        contact,
+        tsid.ContactPoint("cp", arm, frame, normal, 0.3, 1.0, 100.0),
+        tsid.ContactTwoFramePositions("c2", arm, frame, "wrist_1_joint", -100.0, 100.0),
+        tsid.Measured6dWrench("w", arm, frame),
+    ]
+    for obj in objects:
+        inner = obj._inner
+        for name, target in type(obj)._names.items():
+            attribute = getattr(target, "attribute", None) or getattr(target, "method", None) or target
+            assert hasattr(inner, attribute), f"{type(obj).__name__}.{name} -> {attribute}"
