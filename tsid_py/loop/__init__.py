@@ -3,10 +3,20 @@
 from tsid_py.loop.control_loop import ControlLoop, LoopOutcome, StepHooks
 from tsid_py.loop.controller import Controller, ControlOutput, solve_step
 from tsid_py.loop.log import RunLog
-from tsid_py.loop.plant import Command, IntegratorPlant, Plant, PlantState
+from tsid_py.loop.plant import (
+    COMMAND_MODES,
+    Command,
+    ContactMeasurement,
+    IntegratorPlant,
+    Plant,
+    PlantState,
+    Push,
+)
 
 __all__ = [
+    "COMMAND_MODES",
     "Command",
+    "ContactMeasurement",
     "ControlLoop",
     "ControlOutput",
     "Controller",
@@ -14,6 +24,7 @@ __all__ = [
     "LoopOutcome",
     "Plant",
     "PlantState",
+    "Push",
     "RunLog",
     "StepHooks",
     "solve_step",

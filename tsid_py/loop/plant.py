@@ -5,6 +5,25 @@ command, advance it by dt, read its state. q is Pinocchio's configuration (a fre
 position, then its quaternion x, y, z, w); v is Pinocchio's velocity (a free flyer's linear and
 angular velocity in the base frame, LOCAL). A simulator with other conventions converts at its
 plant, once.
+
+Two command modes (:class:`Command`): torque (tau is applied as it is) and position (each joint's
+own servo tracks q_des, v_des with feed-forward tau: tau + Kp (q_des - q) + Kd (v_des - v), as
+position-controlled robots take it). A plant with physics also reports what its contacts measure
+(:class:`ContactMeasurement`) and can be pushed (:meth:`Plant.push`).
+
+Writing a plant for another simulator takes the four methods; a minimal one::
+
+    class MySimPlant(tsid.loop.Plant):
+        def __init__(self, sim):
+            self.sim = sim
+        def reset(self, q, v, t=0.0):
+            self.sim.set_state(q, v, t)
+        def apply(self, command):
+            self.sim.set_torques(command.tau)
+        def advance(self, dt):
+            self.sim.step(dt)
+        def state(self):
+            return tsid.loop.PlantState(self.sim.time, self.sim.q.copy(), self.sim.v.copy())
 """
 
 from __future__ import annotations
@@ -13,34 +32,82 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tsid_py.errors import InvalidParameterError
+from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
 from tsid_py.integration import integrate
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_scalar, as_vector
 
 
+COMMAND_MODES = ("torque", "position")
+
+
 @dataclass
 class Command:
-    """One control step's command: joint torques tau [N m] (size na), and the controller's planned
-    accelerations dv [m/s^2, rad/s^2] (size nv) for plants that use them."""
+    """One control step's command: joint torques tau [N m] (size na); the controller's planned
+    accelerations dv [m/s^2, rad/s^2] (size nv) for plants that use them; and, in position mode,
+    the joint targets q_des [rad, m] (size nq - nq of the base) and v_des (size na) integrated from
+    dv on the manifold, with tau as the feed-forward torque."""
 
     tau: np.ndarray
     dv: np.ndarray | None = None
+    q_des: np.ndarray | None = None
+    v_des: np.ndarray | None = None
+
+    @property
+    def mode(self) -> str:
+        return "torque" if self.q_des is None else "position"
+
+
+@dataclass
+class ContactMeasurement:
+    """What a plant measures at one contact frame: the wrench the ground exerts on the robot,
+    at the frame's origin in world axes (force, moment) [N, N m], and whether it is touching."""
+
+    wrench: np.ndarray
+    touching: bool
 
 
 @dataclass
 class PlantState:
-    """What a plant reports: time t [s], measured q and v, and the measured contact wrenches by
-    contact name [N, N m] (empty when the plant measures none)."""
+    """What a plant reports: time t [s], measured q and v, and its contact measurements by contact
+    frame name (empty when the plant measures none: then the controller gets no contact feedback)."""
 
     t: float
     q: np.ndarray
     v: np.ndarray
-    contact_wrenches: dict[str, np.ndarray] = field(default_factory=dict)
+    contacts: dict[str, ContactMeasurement] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Push:
+    """A force on the robot's base [N] (world axes) from time t [s] for ``duration`` [s]."""
+
+    force: tuple[float, float, float]
+    t: float
+    duration: float
+
+    @classmethod
+    def parse(cls, text: str) -> Push:
+        """``"FX,FY,FZ@T+DURATION"``, e.g. ``"0,300,0@1+0.1"``: 300 N along y at 1 s for 0.1 s."""
+        try:
+            force, _, timing = text.partition("@")
+            start, _, duration = timing.partition("+")
+            fx, fy, fz = (float(x) for x in force.split(","))
+            push = cls((fx, fy, fz), float(start), float(duration))
+        except ValueError:
+            raise InvalidParameterError(f"a push is FX,FY,FZ@T+DURATION (N, s), got {text!r}") from None
+        if not all(np.isfinite([*push.force, push.t, push.duration])) or push.duration <= 0 or push.t < 0:
+            raise InvalidParameterError(
+                f"a push needs finite forces, t >= 0 and a duration > 0, got {text!r}"
+            )
+        return push
 
 
 class Plant:
-    """The interface of a plant; subclasses implement the four methods."""
+    """The interface of a plant; subclasses implement the four methods (and :meth:`push` if they
+    have physics)."""
+
+    name = "plant"
 
     def reset(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> None:
         """Put the plant in state (q, v) at time t [s]."""
@@ -58,13 +125,22 @@ class Plant:
         """The measured state (arrays the caller owns)."""
         raise NotImplementedError
 
+    def push(self, force: np.ndarray, duration: float) -> None:
+        """Apply ``force`` [N] (world axes) on the base from now for ``duration`` [s]."""
+        raise UnsupportedProblemError(
+            f"the {self.name} plant has no physics to push: use the pinocchio or mujoco plant"
+        )
+
 
 class IntegratorPlant(Plant):
     """The default plant: integrates the controller's own accelerations dv on the manifold.
 
     No physics of its own: the robot does exactly what the controller planned (the loop of TSID's
-    exercises, :func:`tsid_py.integrate`). It measures no contact wrenches.
+    exercises, :func:`tsid_py.integrate`). It measures no contacts and takes torque commands only
+    through their dv.
     """
+
+    name = "integrator"
 
     def __init__(self, robot: RobotWrapper) -> None:
         self.robot = robot
