@@ -37,7 +37,6 @@ from tsid_py.integration import integrate
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_scalar, as_vector
 
-
 COMMAND_MODES = ("torque", "position")
 
 
