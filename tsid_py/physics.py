@@ -139,14 +139,28 @@ def check_solution(
     )
 
 
-def summarize_checks(checks: list[SolutionCheck]) -> dict[str, float]:
-    """The worst of each check over a run, under the summary keys of the scenarios (NaN if no check)."""
-    nan = float("nan")
-    return {
-        "min_normal_force_n": min((c.min_normal_force for c in checks), default=nan),
-        "max_friction_ratio": max((c.max_friction_ratio for c in checks), default=nan),
-        "max_torque_ratio": max((c.max_torque_ratio for c in checks), default=nan),
-        "dynamics_residual_max": max((c.dynamics_residual for c in checks), default=nan),
-        "max_pyramid_violation_n": max((c.max_pyramid_violation for c in checks), default=nan),
-        "max_normal_bound_violation_n": max((c.max_normal_bound_violation for c in checks), default=nan),
+class WorstChecks:
+    """The worst of each check over a run, kept as the checks come (constant memory, however long
+    the run), under the summary keys of the scenarios (NaN before the first check)."""
+
+    _WORST = {  # summary key: (SolutionCheck field, worst is the min or the max)
+        "min_normal_force_n": ("min_normal_force", min),
+        "max_friction_ratio": ("max_friction_ratio", max),
+        "max_torque_ratio": ("max_torque_ratio", max),
+        "dynamics_residual_max": ("dynamics_residual", max),
+        "max_pyramid_violation_n": ("max_pyramid_violation", max),
+        "max_normal_bound_violation_n": ("max_normal_bound_violation", max),
     }
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._worst = {key: float("nan") for key in self._WORST}
+
+    def add(self, check: SolutionCheck) -> None:
+        for key, (name, worst) in self._WORST.items():
+            value = getattr(check, name)
+            self._worst[key] = value if self.count == 0 else worst(self._worst[key], value)
+        self.count += 1
+
+    def summary(self) -> dict[str, float]:
+        return dict(self._worst)

@@ -18,7 +18,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_6d import Contact6d
-from tsid_py.controllers.legged import LeggedController
+from tsid_py.controllers.legged import CONTACT_RAMP, LeggedController
 from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.solver_base import Solver
@@ -46,7 +46,7 @@ class BipedParams:
     w_force_reg: float = 1e-5
     kp_foot: float = 10.0  # swing-foot SE3 task
     w_foot: float = 1.0
-    tau_max_scaling: float = 1.45  # torque bounds = scaling x URDF effort limits
+    tau_max_scaling: float = 1.0  # torque bounds = scaling x URDF effort limits, the limits a plant applies
 
     @classmethod
     def for_robot(cls, robot: Robot) -> BipedParams:
@@ -143,6 +143,9 @@ class BipedController(LeggedController):
         ``placement`` (where the foot is: the last computed one when None) until
         :meth:`set_foot_reference` moves it."""
         contact, task = lookup("foot", side, self.contacts), self.foot_tasks[side]
+        if side in self.released:  # contact feedback lifted it already: the plan takes the foot over
+            self.released.discard(side)
+            return
         if task.name in self.formulation.tasks:
             raise InvalidParameterError(f"the {side} foot is already lifted (or being unloaded)")
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
@@ -161,12 +164,28 @@ class BipedController(LeggedController):
             raise InvalidParameterError(
                 f"the {side} foot is in contact (or its contact is still being unloaded): nothing to add"
             )
+        self.released.discard(side)
+        self._landed.discard(side)  # contact feedback waits for the touch-down
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         contact.set_reference(self.foot_placement(side) if placement is None else placement)
         self.formulation.remove_task(self.foot_tasks[side].name)
         self.formulation.add_rigid_contact(
             contact, force_reg_weight=self.params.w_force_reg, transition_duration=transition_duration
         )
+
+    def contact_lost(self, key: str, placement: pin.SE3) -> None:
+        """Release a foot that stopped touching unplanned: its contact is unloaded over
+        CONTACT_RAMP and its foot task holds it where it is (a push must not be answered by
+        pulling on the ground). The last foot in contact is never released: without a contact
+        the robot is falling, which the loop measures."""
+        others = [side for side in self._contacts if side != key and self.in_contact(side)]
+        if others and self.foot_tasks[key].name not in self.formulation.tasks:  # the last one stays
+            self.remove_contact(key, CONTACT_RAMP, placement)
+            self.released.add(key)
+
+    def contact_regained(self, key: str, placement: pin.SE3) -> None:
+        """Put a released foot back as a contact where it landed, loaded over CONTACT_RAMP."""
+        self.add_contact(key, CONTACT_RAMP, placement)
 
     def set_foot_reference(self, side: str, sample: TrajectorySample | pin.SE3) -> None:
         """Reference of a lifted foot's SE3 task: a placement or an SE3 sample (world frame)."""

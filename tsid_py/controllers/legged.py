@@ -8,6 +8,7 @@ import pinocchio as pin
 
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.loop.controller import Controller
+from tsid_py.loop.plant import PlantState
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
@@ -16,6 +17,9 @@ from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_joint_posture import TaskJointPosture
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_vector, lookup
+
+CONTACT_DEBOUNCE = 3  # measured control steps a contact must be lost (or back) before the controller acts
+CONTACT_RAMP = 0.02  # [s] over which a contact lost unplanned is unloaded, or a regained one loaded
 
 
 class LeggedController(Controller):
@@ -47,6 +51,10 @@ class LeggedController(Controller):
         else:
             self._q0 = as_vector("q0", q0, robot.nq)
         robot.compute_all_terms(self.data, self._q0, zero)
+        self._feedback_data = robot.create_data()  # the measured feet, for contact feedback
+        self._feedback_counts: dict[str, int] = {}
+        self._landed: set[str] = set()  # contacts that touched since they were added
+        self.released: set[str] = set()  # feet released by contact feedback, not by a plan
 
     def _add_com_and_posture(
         self, kp_com: float, w_com: float, kp_posture: float | np.ndarray, w_posture: float
@@ -79,6 +87,50 @@ class LeggedController(Controller):
     def set_com_reference(self, sample: TrajectorySample) -> None:
         """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame."""
         self.com_task.set_reference(sample)
+
+    # ------------------------------------------------------------ contact feedback
+    def observe(self, state: PlantState) -> None:
+        """Contact feedback, from a plant that measures its contacts (the integrator measures none).
+
+        Each contact of the problem that touches is re-anchored at its measured placement, so that
+        ground compliance (soles sinking a millimetre) does not turn, through the contact's
+        position gain, into the robot rising off its CoM reference. A contact of the problem that
+        stops touching for ``CONTACT_DEBOUNCE`` measured steps, after it touched once since it was
+        added (a contact added for a planned touch-down first waits for the foot to land), was lost
+        unplanned (a push lifted the foot): :meth:`contact_lost` releases it; a foot released that
+        way touches again for as many steps: :meth:`contact_regained` puts it back where it landed.
+        Planned swings (contacts removed by the caller) are the caller's.
+        """
+        if not state.contacts:
+            return
+        robot, data, counts = self.robot, self._feedback_data, self._feedback_counts
+        robot.forward_kinematics(data, state.q)
+        for key, frame in robot.spec.feet.items():
+            measured, contact = state.contacts.get(frame), self._contacts.get(key)
+            if measured is None or contact is None:
+                continue
+            placement = pin.updateFramePlacement(robot.model, data, robot.frame_id(frame))
+            active = self.formulation.check_contact(contact.name)
+            if active and measured.touching:
+                counts[key] = 0
+                self._landed.add(key)
+                contact.set_reference(placement)
+            elif active and key not in self._landed:  # added by a plan, not down yet: wait for it
+                counts[key] = 0
+            elif active or (key in self.released and measured.touching):
+                counts[key] = counts.get(key, 0) + 1
+                if counts[key] >= CONTACT_DEBOUNCE:
+                    counts[key] = 0
+                    (self.contact_lost if active else self.contact_regained)(key, pin.SE3(placement))
+            else:
+                counts[key] = 0
+
+    def contact_lost(self, key: str, placement: pin.SE3) -> None:
+        """A contact of the problem stopped touching, unplanned; ``placement`` is the foot's now.
+        Nothing by default (the foot stays a contact); the biped releases it."""
+
+    def contact_regained(self, key: str, placement: pin.SE3) -> None:
+        """A foot released by :meth:`contact_lost` touches again at ``placement``."""
 
     def foot_placement(self, key: str) -> pin.SE3:
         """Placement of a foot frame (a key of the spec's ``[feet]``) at the last computed state."""

@@ -1,11 +1,23 @@
 """ControlLoop: the one closed loop of every scenario, demo and the CLI.
 
-    for each control period dt:  t, q, v = plant.state()
+    for each control period dt:  state = plant.state(); t, q, v = state.t, state.q, state.v
+                                 pushes due at t go to the plant
+                                 controller.observe(state)         (contact feedback)
                                  hooks.before_step(t, q, v)        (references, contact switches)
                                  out = controller.compute(t, q, v)
                                  physics check of out, log
                                  hooks.after_step(t, q, v, out)     (the scenario's measurements)
-                                 plant.apply(Command(out.tau, out.dv)); plant.advance(dt)
+                                 plant.apply(command(out)); plant.advance(dt)
+
+The command is the torque (``mode="torque"``), or in ``mode="position"`` the joint targets one
+period ahead, v_des = v + dv dt and q_des = q (+) v_des dt on the manifold from the measured state,
+with the torque as feed-forward (:class:`~tsid_py.loop.plant.Command`). Integrating the targets
+from the measured state, not from the previous targets, keeps them from drifting away from the
+robot when the plant does not realise dv exactly (compliant contacts, joint friction): TSID's
+issue 137, where targets integrated open loop "do not work in PyBullet".
+
+The run stops when the robot fell, as the plant measures it: the base below half its initial
+height, or no foot touching for ``AIRBORNE_TIME`` while the plant measures contacts.
 
 The plant is a parameter (:class:`~tsid_py.loop.plant.IntegratorPlant` by default). A QP failure
 the controller does not hold through (its ``hold_steps`` policy) ends the run, is counted, and its
@@ -15,19 +27,22 @@ cause is kept in the outcome; a held step is counted and the run goes on with th
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tsid_py.errors import InvalidParameterError, SolverFailedError
+from tsid_py.integration import integrate
 from tsid_py.loop.controller import Controller, ControlOutput
 from tsid_py.loop.log import RunLog
-from tsid_py.loop.plant import Command, IntegratorPlant, Plant
-from tsid_py.physics import SolutionCheck, check_solution, summarize_checks
+from tsid_py.loop.plant import COMMAND_MODES, Command, IntegratorPlant, Plant, Push
+from tsid_py.physics import WorstChecks, check_solution
 from tsid_py.progress import progress_bar
 from tsid_py.validation import as_scalar
 
+AIRBORNE_TIME = 0.2  # [s] with no foot touching (as measured) and the robot is considered fallen
 MAX_DT = 0.02  # [s] a 50 Hz loop; sqrt(kp) dt < 1 needs dt < 30 ms already at kp = 1000 1/s^2
 
 Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
@@ -50,10 +65,13 @@ class LoopOutcome:
     the run, its cause (one line)."""
 
     log: RunLog
-    checks: list[SolutionCheck] = field(default_factory=list)
-    step_times: list[float] = field(default_factory=list)
+    checks: WorstChecks = field(default_factory=WorstChecks)
+    step_times: array = field(default_factory=lambda: array("d"))  # [s], 8 bytes a step
     qp_failures: int = 0
     failure: str = ""
+    fell: bool = False
+    simulated_time: float = 0.0
+    wall_time: float = 0.0
 
     def summary(self) -> dict[str, object]:
         """The entries every scenario's JSON summary shares."""
@@ -61,7 +79,9 @@ class LoopOutcome:
             "steps": len(self.log.t),
             "qp_failures": self.qp_failures,
             "qp_failure": self.failure or None,
-            **summarize_checks(self.checks),
+            "fell": self.fell or bool(self.failure),
+            "real_time_factor": self.simulated_time / self.wall_time if self.wall_time > 0 else None,
+            **self.checks.summary(),
             **step_time_summary(self.step_times),
         }
 
@@ -74,10 +94,18 @@ class ControlLoop:
         dt: Control period [s].
         plant: What the commands drive; :class:`IntegratorPlant` of the controller's robot by default.
         log: Where the steps are recorded (a scenario may pass a :class:`RunLog` subclass).
+        mode: "torque" or "position" (see the module docstring).
+        pushes: Forces on the base the plant applies during the run (:class:`Push`).
     """
 
     def __init__(
-        self, controller: Controller, dt: float, plant: Plant | None = None, log: RunLog | None = None
+        self,
+        controller: Controller,
+        dt: float,
+        plant: Plant | None = None,
+        log: RunLog | None = None,
+        mode: str = "torque",
+        pushes: tuple[Push, ...] = (),
     ) -> None:
         self.controller = controller
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
@@ -88,6 +116,10 @@ class ControlLoop:
             )
         self.plant = IntegratorPlant(controller.robot) if plant is None else plant
         self.log = RunLog() if log is None else log
+        if mode not in COMMAND_MODES:
+            raise InvalidParameterError(f"mode must be one of {COMMAND_MODES}, got {mode!r}")
+        self.mode = mode
+        self.pushes = tuple(sorted(pushes, key=lambda push: push.t))
 
     def run(
         self,
@@ -104,10 +136,25 @@ class ControlLoop:
         outcome = LoopOutcome(self.log)
         check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
         tau_max = controller.tau_max
-        plant.reset(controller.q0, robot.zero_velocity())
+        q0 = controller.q0
+        plant.reset(q0, robot.zero_velocity())
+        pushes, airborne, started = list(self.pushes), 0.0, time.perf_counter()
         for _ in progress_bar(range(steps), progress, label):
             state = plant.state()
             t, q, v = state.t, state.q, state.v
+            outcome.simulated_time = t - self.log.t[0] if self.log.t else 0.0
+            while pushes and pushes[0].t <= t + 1e-9:
+                push = pushes.pop(0)
+                plant.push(np.array(push.force), push.duration)
+            airborne = (
+                airborne + dt
+                if state.contacts and not any(c.touching for c in state.contacts.values())
+                else 0.0
+            )
+            if (not robot.is_fixed_base and q[2] < 0.5 * q0[2]) or airborne >= AIRBORNE_TIME:
+                outcome.fell = True
+                break
+            controller.observe(state)
             hooks.before_step(t, q, v)
             start = time.perf_counter()
             try:
@@ -122,19 +169,30 @@ class ControlLoop:
                 contacts = {
                     name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()
                 }
-                outcome.checks.append(
+                outcome.checks.add(
                     check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data)
                 )
             self.log.record_step(t, q, v, out)
             hooks.after_step(t, q, v, out)
             if observer is not None:
                 observer(controller, self.log)
-            plant.apply(Command(out.tau.copy(), out.dv.copy()))  # the plant's own: the log keeps out's
+            if self.mode == "torque":
+                command = Command(out.tau.copy(), out.dv.copy())  # the plant's own: the log keeps out's
+            else:
+                q_des, v_des = integrate(robot, q, v, out.dv, dt)
+                command = Command(
+                    out.tau.copy(),
+                    out.dv.copy(),
+                    q_des[robot.nq - robot.nq_actuated :],
+                    v_des[robot.nv - robot.na :],
+                )
+            plant.apply(command)
             plant.advance(dt)
+        outcome.wall_time = time.perf_counter() - started
         return outcome
 
 
-def step_time_summary(step_times: list[float]) -> dict[str, float]:
+def step_time_summary(step_times: array | list[float]) -> dict[str, float]:
     """Median and 99th percentile of the control-step times [us] (solve and accessors, no checks)."""
     if not step_times:
         return {"step_time_median_us": float("nan"), "step_time_p99_us": float("nan")}

@@ -9,6 +9,7 @@ import numpy as np
 
 from tsid_py.errors import SolverFailedError
 from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.loop.plant import PlantState
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.sealed import Sealed
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -112,6 +113,11 @@ class Controller(Sealed):
     def tau_max(self) -> np.ndarray:
         """Torque limits of the actuated joints [N m] (a copy)."""
         return self._tau_max.copy()
+
+    def observe(self, state: PlantState) -> None:
+        """Take in what the plant measured before the step at ``state.t`` (its contacts); the loop
+        calls it before :meth:`compute`. Nothing by default: the legged controllers re-anchor their
+        contacts and handle contacts lost or regained (``LeggedController.observe``)."""
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
         """Solve one control step at time t [s] from the state (q, v).

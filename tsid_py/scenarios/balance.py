@@ -12,9 +12,15 @@ import argparse
 
 from tsid_py.controllers.biped import BipedController
 from tsid_py.loop.control_loop import Observer
+from tsid_py.loop.plant import Push
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult, run_biped
+from tsid_py.scenarios.cli_support import (
+    add_common_arguments,
+    add_plant_arguments,
+    loop_setup,
+    scenario_main,
+)
+from tsid_py.scenarios.runner import LoopSetup, RunResult, run_biped
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 
@@ -26,22 +32,30 @@ def run(
     backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
+    plant: str = "integrator",
+    mode: str = "torque",
+    push: Push | None = None,
 ) -> RunResult:
-    """Stand still for ``duration`` seconds; returns the summary and the per-step log."""
+    """Stand still for ``duration`` seconds on ``plant`` with ``mode`` commands, optionally pushed;
+    returns the summary and the per-step log."""
+    setup = LoopSetup(plant, mode, () if push is None else (push,))
+    return _run(robot, duration, dt, backend, progress, observer, setup)
+
+
+def _run(robot, duration, dt, backend, progress, observer, setup: LoopSetup) -> RunResult:
     controller = BipedController(load_robot(robot), solver=make_solver(backend))
     com_reference = TrajectoryEuclidianConstant("com", controller.com_initial)
-    return run_biped(controller, duration, dt, com_reference.sample, "balance", progress, observer)
+    return run_biped(controller, duration, dt, com_reference.sample, "balance", progress, observer, setup)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="talos", duration=2.0)
+    add_plant_arguments(parser)
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(
-        args.robot, args.duration, args.dt, backend=args.backend, progress=not args.json, observer=observer
-    )
+    return _run(args.robot, args.duration, args.dt, args.backend, not args.json, observer, loop_setup(args))
 
 
 def main(argv: list[str] | None = None) -> int:
-    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+    return scenario_main("balance", add_arguments, run_from_args, __doc__.splitlines()[0], argv)

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, Parser, run_command
+from tsid_py.loop.plant import COMMAND_MODES, Push
+from tsid_py.loop.plants import PLANTS
 from tsid_py.outputs import check_output_dir, check_output_file
-from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
 
@@ -40,6 +42,8 @@ SUMMARY_LABELS = {
     "zmp_margin_min_m": ("ZMP margin in the support, min", "m"),
     "com_margin_min_m": ("CoM margin in the support, min", "m"),
     "max_force_jump_n": ("contact-force jump per step, max", "N"),
+    "com_drift_max_m": ("CoM drift from its reference, max", "m"),
+    "real_time_factor": ("real-time factor", ""),
 }
 
 
@@ -61,6 +65,41 @@ def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: 
         "--json", action="store_true", help="print one JSON object instead of the readable summary"
     )
     add_viewing_arguments(parser)
+
+
+LOG_WINDOW = 1000  # control steps a CLI run keeps in memory when no output needs them all
+
+
+def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
+    """--plant, --mode, --push: what the controller drives (read by :func:`loop_setup`)."""
+    group = parser.add_argument_group("the plant")
+    group.add_argument(
+        "--plant",
+        choices=tuple(PLANTS),
+        default="integrator",
+        help="what the controller drives: " + "; ".join(f"{k}: {v}" for k, v in PLANTS.items()),
+    )
+    group.add_argument(
+        "--mode",
+        choices=COMMAND_MODES,
+        default="torque",
+        help="torque commands, or position + velocity + torque",
+    )
+    group.add_argument(
+        "--push",
+        action="append",
+        default=[],
+        metavar="FX,FY,FZ@T+DURATION",
+        help="a force on the base, world axes [N], from T for DURATION [s] (e.g. 0,250,0@1+0.1); repeatable",
+    )
+
+
+def loop_setup(args: argparse.Namespace) -> LoopSetup:
+    """The :class:`LoopSetup` of parsed ``--plant``, ``--mode`` and ``--push`` options; the log
+    keeps a bounded window of steps unless an output needs the whole run (--plot, --html)."""
+    pushes = tuple(Push.parse(text) for text in args.push)
+    window = None if (args.plot or args.html) else LOG_WINDOW
+    return LoopSetup(args.plant, args.mode, pushes, window)
 
 
 def add_sway_arguments(parser: argparse.ArgumentParser, amplitude: float, frequency: float) -> None:
@@ -112,6 +151,7 @@ def report(result: RunResult, as_json: bool) -> str:
         return json.dumps(summary)
     lines = [
         f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"
+        + (f", {summary['plant']} plant, {summary['mode']} commands" if "plant" in summary else "")
     ]
     for key, (label, unit) in SUMMARY_LABELS.items():
         if summary.get(key) is None:
@@ -123,6 +163,7 @@ def report(result: RunResult, as_json: bool) -> str:
 
 
 def scenario_main(
+    command: str,
     build_parser: Callable[[argparse.ArgumentParser], None],
     run: Callable[..., RunResult],
     description: str,
@@ -131,11 +172,11 @@ def scenario_main(
     """Parse the arguments, check the outputs, run the scenario, print the summary, write the
     replay and plots.
 
-    ``run(args)`` runs the scenario; with ``--viewer meshcat`` it is called as ``run(args, viewer)``
-    and passes the viewer on as the runner's per-step observer. Exit codes as
+    ``command`` is the scenario's name on the command line; ``run(args)`` runs the scenario; with
+    ``--viewer meshcat`` it is called as ``run(args, viewer)`` and passes the viewer on as the
+    runner's per-step observer. Exit codes as
     :mod:`tsid_py.command`: 2 on bad input (checked before the run), 3 when a QP failed.
     """
-    command = run.__module__.rsplit(".", 1)[-1].replace("_", "-")
     parser = Parser(prog=f"tsid-py {command}", description=description)
     build_parser(parser)
     args = parser.parse_args(argv)

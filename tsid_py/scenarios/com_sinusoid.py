@@ -18,4 +18,4 @@ run, add_arguments, run_from_args = SCENARIO.run, SCENARIO.add_arguments, SCENAR
 
 
 def main(argv: list[str] | None = None) -> int:
-    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+    return scenario_main("com-sinusoid", add_arguments, run_from_args, __doc__.splitlines()[0], argv)

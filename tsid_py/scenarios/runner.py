@@ -18,8 +18,34 @@ from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.loop.control_loop import ControlLoop, Observer, StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
+from tsid_py.loop.plant import Push
+from tsid_py.loop.plants import make_plant
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar
+
+
+@dataclass(frozen=True)
+class LoopSetup:
+    """How a scenario's loop runs: the plant (a name of :data:`~tsid_py.loop.plants.PLANTS`), the
+    command mode ("torque" or "position"), pushes on the base, and how many of the last steps the
+    log keeps (None: all; a number keeps memory flat in long runs, see :class:`RunLog`)."""
+
+    plant: str = "integrator"
+    mode: str = "torque"
+    pushes: tuple[Push, ...] = ()
+    log_window: int | None = None
+
+    def loop(self, controller, dt: float, log: RunLog) -> ControlLoop:
+        """The closed loop of ``controller`` on a new plant of this kind."""
+        plant = make_plant(self.plant, controller.robot)
+        return ControlLoop(controller, dt, plant, log, self.mode, self.pushes)
+
+    def summary(self) -> dict[str, object]:
+        return {"plant": self.plant, "mode": self.mode, "pushes": [_push_text(p) for p in self.pushes]}
+
+
+def _push_text(push: Push) -> str:
+    return f"{','.join(f'{f:g}' for f in push.force)}@{push.t:g}+{push.duration:g}"
 
 
 @dataclass
@@ -38,6 +64,7 @@ class _Balance(StepHooks):
         self.controller, self.com_reference, self.log = controller, com_reference, log
         self.feet_reference = {side: c.reference.translation for side, c in controller.contacts.items()}
         self.foot_drift = 0.0
+        self.com_error_max, self.com_error_squares, self.steps = 0.0, 0.0, 0  # kept as the run goes
         self.reference: TrajectorySample | None = None
 
     def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
@@ -46,8 +73,13 @@ class _Balance(StepHooks):
 
     def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
         controller, log = self.controller, self.log
-        log.com.append(controller.robot.com(controller.data))
+        com = controller.robot.com(controller.data)
+        log.com.append(com)
         log.com_ref.append(self.reference.pos)
+        error = float(np.linalg.norm(com - self.reference.pos))
+        self.com_error_max = max(self.com_error_max, error)
+        self.com_error_squares += error * error
+        self.steps += 1
         for name, f in out.forces.items():
             log.forces[name].append(f)
         for side, target in self.feet_reference.items():
@@ -63,6 +95,7 @@ def run_biped(
     scenario: str,
     progress: bool = False,
     observer: Observer | None = None,
+    setup: LoopSetup | None = None,
 ) -> RunResult:
     """Run a legged controller in closed loop for ``duration`` seconds at period ``dt``.
 
@@ -72,23 +105,26 @@ def run_biped(
         scenario: Name reported in the summary.
         progress: Show a progress bar on stderr.
         observer: Called with (controller, log) after every logged step (e.g. a live viewer).
+        setup: The plant, the command mode and the pushes (the integrator in torque mode by default).
     """
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    log = RunLog(forces={c.name: [] for c in controller.contacts.values()})
+    setup = setup or LoopSetup()
+    log = RunLog(forces={c.name: [] for c in controller.contacts.values()}, window=setup.log_window)
     hooks = _Balance(controller, com_reference, log)
-    outcome = ControlLoop(controller, dt, log=log).run(
+    outcome = setup.loop(controller, dt, log).run(
         int(round(duration / dt)), hooks, progress, scenario, observer
     )
-    com_error = log.distances("com", "com_ref")
     summary = {
         "robot": controller.robot.name,
         "scenario": scenario,
         "dt_s": dt,
         "duration_s": duration,
-        "com_error_max_m": float(com_error.max()),
-        "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
+        "com_error_max_m": hooks.com_error_max,
+        "com_error_rms_m": float(np.sqrt(hooks.com_error_squares / max(hooks.steps, 1))),
+        "com_drift_max_m": hooks.com_error_max,
         "foot_drift_max_m": hooks.foot_drift,
+        **setup.summary(),
         **outcome.summary(),
     }
     return RunResult(summary, log, controller)
@@ -103,9 +139,10 @@ def run_sway(
     scenario: str,
     progress: bool = False,
     observer: Observer | None = None,
+    setup: LoopSetup | None = None,
 ) -> RunResult:
     """Sway the CoM along y, c(t) = c0 + a sin(2 pi f t) e_y (a [m], f [Hz]), with :func:`run_biped`."""
     sway = TrajectoryEuclidianSinusoid(
         "com", controller.com_initial, [0.0, amplitude, 0.0], [0.0, frequency, 0.0]
     )
-    return run_biped(controller, duration, dt, sway.sample, scenario, progress, observer)
+    return run_biped(controller, duration, dt, sway.sample, scenario, progress, observer, setup)

@@ -95,4 +95,4 @@ def run_from_args(args: argparse.Namespace, observer: Observer | None = None) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+    return scenario_main("step", add_arguments, run_from_args, __doc__.splitlines()[0], argv)

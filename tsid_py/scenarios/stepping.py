@@ -24,14 +24,14 @@ from tsid_py.contacts.pressure import contacts_center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GRAVITY, convex_hull, polygon_margin
-from tsid_py.loop.control_loop import ControlLoop, LoopOutcome, Observer, StepHooks
+from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.support import sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import Robot, load_robot
-from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
@@ -148,6 +148,7 @@ def run_footsteps(
     cop_task: TaskCopEquality | None = None,
     progress: bool = False,
     observer: Observer | None = None,
+    setup: LoopSetup | None = None,
 ) -> RunResult:
     """Run the plan in closed loop until ``plan.t_end``.
 
@@ -166,6 +167,7 @@ def run_footsteps(
         cop_task: A CoP task in the controller's formulation; its reference follows the planned ZMP.
         progress: Show a progress bar on stderr.
         observer: Called with (controller, log) after every logged step (e.g. a live viewer).
+        setup: The plant, command mode and pushes (the integrator in torque mode by default).
 
     Raises:
         InvalidParameterError: a negative duration or height, or a double support shorter than
@@ -191,10 +193,10 @@ def run_footsteps(
     )
     hooks = _Stepping(controller, plan, com_reference, log, swing_height, unload_duration, load_duration)
     hooks.com_support, hooks.cop_task = com_support, cop_task
-    outcome = ControlLoop(controller, dt, log=log).run(
-        int(round(plan.t_end / dt)), hooks, progress, scenario, observer
-    )
-    return RunResult(hooks.summary(scenario, dt, outcome), log, controller)
+    setup = setup or LoopSetup()
+    steps = int(round(plan.t_end / dt))
+    outcome = setup.loop(controller, dt, log).run(steps, hooks, progress, scenario, observer)
+    return RunResult({**hooks.summary(scenario, dt, outcome), **setup.summary()}, log, controller)
 
 
 class _Stepping(StepHooks):
@@ -245,9 +247,10 @@ class _Stepping(StepHooks):
         contacts = {name: (form.contacts[name], f) for name, f in out.forces.items()}
         feet = {side: controller.foot_placement(side) for side in SIDES}
         active = [side for side in SIDES if controller.in_contact(side)]
-        zmp = contacts_center_of_pressure(contacts.values(), data)[:2]
-        support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in active]))
-        self.zmp_margin = min(self.zmp_margin, polygon_margin(zmp, support))
+        if contacts:  # (none when every foot left the ground: the loop measures the fall)
+            zmp = contacts_center_of_pressure(contacts.values(), data)[:2]
+            support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in active]))
+            self.zmp_margin = min(self.zmp_margin, polygon_margin(zmp, support))
         com = robot.com(data)
         if self.com_support == "feet":
             support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in SIDES]))

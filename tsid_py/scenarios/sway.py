@@ -9,8 +9,13 @@ from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.loop.control_loop import Observer
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import add_common_arguments, add_sway_arguments
-from tsid_py.scenarios.runner import RunResult, run_sway
+from tsid_py.scenarios.cli_support import (
+    add_common_arguments,
+    add_plant_arguments,
+    add_sway_arguments,
+    loop_setup,
+)
+from tsid_py.scenarios.runner import LoopSetup, RunResult, run_sway
 from tsid_py.solvers import make_solver
 
 
@@ -44,8 +49,10 @@ class SwayScenario:
         backend: str = "quadprog",
         progress: bool = False,
         observer: Observer | None = None,
+        setup: LoopSetup | None = None,
     ) -> RunResult:
-        """Sway for ``duration`` seconds (None: the scenario's defaults); amplitude [m] and frequency [Hz]."""
+        """Sway for ``duration`` seconds (None: the scenario's defaults); amplitude [m] and frequency [Hz];
+        ``setup``: the plant, command mode and pushes."""
         controller = self.controller(load_robot(robot or self.robot), solver=make_solver(backend))
         return run_sway(
             controller,
@@ -56,11 +63,13 @@ class SwayScenario:
             self.name,
             progress,
             observer,
+            setup,
         )
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         add_common_arguments(parser, robot=self.robot, duration=self.duration)
         add_sway_arguments(parser, amplitude=self.amplitude, frequency=self.frequency)
+        add_plant_arguments(parser)
 
     def run_from_args(self, args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
         return self.run(
@@ -72,4 +81,5 @@ class SwayScenario:
             args.backend,
             not args.json,
             observer,
+            loop_setup(args),
         )

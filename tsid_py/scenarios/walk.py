@@ -15,11 +15,18 @@ from __future__ import annotations
 import argparse
 
 from tsid_py.controllers.biped import BipedParams
+from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.control_loop import Observer
+from tsid_py.loop.plant import Push
 from tsid_py.planning.footsteps import plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
-from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.cli_support import (
+    add_common_arguments,
+    add_plant_arguments,
+    loop_setup,
+    scenario_main,
+)
+from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 
@@ -39,6 +46,9 @@ def run(
     backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
+    plant: str = "integrator",
+    mode: str = "torque",
+    push: Push | None = None,
 ) -> RunResult:
     """Walk ``steps`` swings of ``step_length`` [m] (0.2 m Talos, 0.1 m Romeo by default).
 
@@ -46,6 +56,8 @@ def run(
         single_support: Swing duration [s].
         double_support: Duration of each double support [s].
         swing_height: Foot lift at mid-swing [m].
+        plant, mode, push: What the controller drives (:data:`~tsid_py.loop.plants.PLANTS`), how,
+            and a push on the base.
     """
     if step_length is None:
         step_length = DEFAULT_STEP_LENGTH.get(robot, 0.1)
@@ -77,6 +89,7 @@ def run(
         cop_task=cop_task,
         progress=progress,
         observer=observer,
+        setup=LoopSetup(plant, mode, () if push is None else (push,)),
     )
 
 
@@ -93,6 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--double-support", type=float, default=0.3, help="double-support duration [s] (default: 0.3)"
     )
+    add_plant_arguments(parser)
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
@@ -106,8 +120,17 @@ def run_from_args(args: argparse.Namespace, observer: Observer | None = None) ->
         backend=args.backend,
         progress=not args.json,
         observer=observer,
+        plant=args.plant,
+        mode=args.mode,
+        push=_one_push(loop_setup(args).pushes),
     )
 
 
+def _one_push(pushes: tuple[Push, ...]) -> Push | None:
+    if len(pushes) > 1:
+        raise InvalidParameterError("walk takes one --push")
+    return pushes[0] if pushes else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    return scenario_main(add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+    return scenario_main("walk", add_arguments, run_from_args, __doc__.splitlines()[0], argv)

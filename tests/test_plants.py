@@ -1,0 +1,245 @@
+"""The loop on other plants: contact feedback, bounded logs, a user's own plant, MuJoCo.
+
+The MuJoCo tests need the ``[sim]`` extra (``pip install -e ".[sim]"``) and are skipped without it.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.controllers.biped import BipedController
+from tsid_py.loop import (
+    Command,
+    ContactMeasurement,
+    Controller,
+    ControlLoop,
+    Plant,
+    PlantState,
+    Push,
+    RunLog,
+)
+from tsid_py.scenarios import balance, com_sinusoid, walk
+
+
+# ------------------------------------------------------------ contact feedback
+def _measured(controller, touching: dict[str, bool]) -> PlantState:
+    q = controller.q0
+    q[2] += 0.001  # the feet 1 mm lower than planned (soft ground)
+    feet = controller.robot.spec.feet
+    return PlantState(
+        0.0,
+        q,
+        controller.robot.zero_velocity(),
+        {feet[side]: ContactMeasurement(np.zeros(6), touching[side]) for side in feet},
+    )
+
+
+def test_standing_contacts_follow_the_measured_feet_and_a_lost_foot_is_released_then_put_back(talos):
+    controller = BipedController(talos)
+    both = {"right": True, "left": True}
+    controller.observe(_measured(controller, both))
+    placed = controller.contacts["right"].reference.translation
+    assert placed[2] == pytest.approx(controller.foot_placement("right").translation[2] + 0.001, abs=1e-9)
+
+    lifted = {"right": False, "left": True}
+    for _ in range(2):
+        controller.observe(_measured(controller, lifted))
+    assert controller.in_contact("right")  # two steps are not enough (debounce)
+    controller.observe(_measured(controller, lifted))
+    assert "right" in controller.released and "task-right-foot" in controller.formulation.tasks
+    for _ in range(3):  # the left foot alone: the last contact is never released
+        controller.observe(_measured(controller, {"right": False, "left": False}))
+    assert controller.in_contact("left")
+
+    out = controller.compute(0.1, controller.q0, talos.zero_velocity())  # the unloading ramp runs
+    assert out.ok
+    controller.compute(0.2, controller.q0, talos.zero_velocity())
+    assert not controller.in_contact("right")
+    for _ in range(3):
+        controller.observe(_measured(controller, both))
+    assert controller.in_contact("right") and not controller.released
+
+
+def test_the_integrator_measures_no_contacts_so_no_feedback_changes_the_plan(talos):
+    """The parity with the C++ TSID holds on the default plant: observe() sees no contacts."""
+    controller = BipedController(talos)
+    before = controller.contacts["right"].reference
+    loop = ControlLoop(controller, 0.002)
+    loop.run(50)
+    assert controller.contacts["right"].reference.isApprox(before, 1e-15)
+
+
+# ------------------------------------------------------------------- logs
+def test_a_bounded_log_keeps_the_last_steps_and_the_summary_of_all(talos):
+    full = balance.run(duration=0.4)
+    from tsid_py.scenarios.runner import LoopSetup, run_biped
+
+    controller = BipedController(tp.load_robot("talos"))
+    reference = tp.TrajectoryEuclidianConstant("com", controller.com_initial)
+    bounded = run_biped(controller, 0.4, 0.002, reference.sample, "balance", setup=LoopSetup(log_window=20))
+    assert len(bounded.log.q) == 20 and len(full.log.q) == 200
+    np.testing.assert_array_equal(np.array(bounded.log.q), np.array(full.log.q)[-20:])
+    for key in ("com_error_max_m", "com_error_rms_m", "max_torque_ratio", "min_normal_force_n"):
+        assert bounded.summary[key] == full.summary[key], key
+    with pytest.raises(tp.InvalidParameterError):
+        RunLog(window=0)
+
+
+def _max_rss_kb(duration: float) -> int:
+    code = (
+        "import resource, sys; from tsid_py import cli; "
+        f"cli.main(['balance', '--duration', '{duration}', '--json']); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return int(done.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_memory_stays_flat_with_the_length_of_a_cli_run():
+    """A CLI run without outputs keeps a bounded log: 10x longer costs less than 10 MB more."""
+    short, long = _max_rss_kb(3.0), _max_rss_kb(30.0)
+    assert long - short < 10_000, (short, long)
+
+
+# ------------------------------------------------------------ a user's plant
+class ArmPlant(Plant):
+    """A user's own simulator of a fixed-base arm: forward dynamics (ABA) and semi-implicit Euler,
+    wrapped in the four methods of a plant (the pattern of the loop docs)."""
+
+    def __init__(self, model: pin.Model, substeps: int = 4):
+        self.model, self.data, self.substeps = model, model.createData(), substeps
+
+    def reset(self, q, v, t=0.0):
+        self.q, self.v, self.t, self.tau = q.copy(), v.copy(), t, np.zeros(self.model.nv)
+
+    def apply(self, command: Command):
+        self.tau = command.tau.copy()
+
+    def advance(self, dt):
+        h = dt / self.substeps
+        for _ in range(self.substeps):
+            self.v += h * pin.aba(self.model, self.data, self.q, self.v, self.tau)
+            self.q = pin.integrate(self.model, self.q, h * self.v)
+        self.t += dt
+
+    def state(self):
+        return PlantState(self.t, self.q.copy(), self.v.copy())
+
+
+def test_a_user_written_plant_closes_the_loop(ur5):
+    form = tp.InverseDynamicsFormulation("arm", ur5)
+    posture = tp.TaskJointPosture("posture", ur5)
+    posture.kp = 50.0
+    target = ur5.neutral_configuration() + 0.3
+    posture.set_reference(tp.TrajectorySample(target))
+    form.add_motion_task(posture, 1.0, 1)
+    controller = Controller(ur5, form, tp.SolverHQuadProg("qp"))  # starts at the neutral posture
+    plant = ArmPlant(ur5.model)
+    outcome = ControlLoop(controller, 0.002, plant=plant).run(1000)
+    assert outcome.qp_failures == 0
+    assert np.abs(plant.q - target).max() < 1e-3  # the real dynamics (ABA) followed the controller
+    assert outcome.summary()["dynamics_residual_max"] < 1e-8
+
+
+# ------------------------------------------------------------------- MuJoCo
+def _mujoco():
+    return pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
+
+
+@pytest.mark.parametrize("name", ["talos", "solo12"])
+def test_the_mujoco_model_is_pinocchios(name):
+    mujoco = _mujoco()
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+
+    robot = tp.load_robot(name)
+    plant = MujocoPlant(robot)
+    rng = np.random.default_rng(7)
+    q = pin.integrate(robot.model, robot.default_configuration(), 0.3 * rng.standard_normal(robot.nv))
+    v = rng.standard_normal(robot.nv)
+    plant.reset(q, v)
+    q_back, v_back = plant.get_state()
+    np.testing.assert_allclose(q_back, q, atol=1e-15)
+    np.testing.assert_allclose(v_back, v, atol=1e-14)
+    data = robot.create_data()
+    robot.compute_all_terms(data, q, v)
+    assert plant.model.body_mass.sum() == pytest.approx(robot.total_mass, rel=1e-6)
+    np.testing.assert_allclose(plant.data.subtree_com[1], robot.com(data), rtol=1e-6, atol=1e-9)
+    M = np.zeros((plant.model.nv, plant.model.nv))
+    mujoco.mj_fullM(plant.model, plant.data, M)
+    # MuJoCo's free joint moves with the world-axes linear velocity: v_pin = T v_mujoco
+    T = np.zeros((robot.nv, plant.model.nv))
+    T[:3, :3] = pin.Quaternion(q[6], *q[3:6]).toRotationMatrix().T
+    T[3:6, 3:6] = np.eye(3)
+    T[6 + np.arange(robot.na), plant._vadr] = 1.0
+    M_pin = robot.mass(data)
+    assert np.abs(T.T @ M_pin @ T - M).max() <= 1e-6 * np.abs(M).max()
+
+
+def _summary(*args: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "tsid_py.cli", *args, "--json"], capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode in (0, 3), done.stderr
+    return json.loads(done.stdout)
+
+
+def test_mujoco_balance_holds_the_com_within_a_millimetre_in_both_modes():
+    _mujoco()
+    torque = balance.run(duration=10.0, plant="mujoco")
+    s = torque.summary
+    assert s["plant"] == "mujoco" and not s["fell"] and s["qp_failures"] == 0
+    assert s["com_drift_max_m"] < 1e-3 and s["foot_drift_max_m"] < 5e-3 and s["max_torque_ratio"] <= 1.0
+    position = balance.run(duration=2.0, plant="mujoco", mode="position").summary
+    assert not position["fell"] and position["com_drift_max_m"] < 1e-3
+
+
+def test_mujoco_tracks_the_com_sinusoid_as_the_integrator_does():
+    _mujoco()
+    ideal = com_sinusoid.run(duration=4.0).summary["com_error_max_m"]
+    simulated = com_sinusoid.run(duration=4.0, setup=_setup("mujoco")).summary
+    assert not simulated["fell"] and abs(simulated["com_error_max_m"] - ideal) <= 0.1 * ideal
+
+
+def _setup(plant: str, mode: str = "torque"):
+    from tsid_py.scenarios.runner import LoopSetup
+
+    return LoopSetup(plant, mode)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["torque", "position"])
+def test_mujoco_walks_eight_steps(mode):
+    _mujoco()
+    s = walk.run(plant="mujoco", mode=mode).summary
+    assert not s["fell"] and s["qp_failures"] == 0 and s["steps"] == 5300
+    assert s["foot_drift_max_m"] < 5e-3
+
+
+def test_pushes_are_measured_on_mujoco_and_refused_by_the_integrator():
+    _mujoco()
+    survived = _summary("balance", "--plant", "mujoco", "--duration", "2", "--push", "0,150,0@0.5+0.1")
+    assert not survived["fell"] and survived["pushes"] == ["0,150,0@0.5+0.1"]
+    fell = _summary("balance", "--plant", "mujoco", "--duration", "3", "--push", "0,800,0@0.5+0.1")
+    assert fell["fell"] and fell["steps"] < 1500
+    with pytest.raises(tp.UnsupportedProblemError, match="no physics to push"):
+        balance.run(duration=0.1, push=Push((0.0, 100.0, 0.0), 0.02, 0.01))
+
+
+def test_mujoco_plant_refuses_bad_periods_and_commands():
+    _mujoco()
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+
+    robot = tp.load_robot("talos")
+    plant = MujocoPlant(robot)
+    plant.reset(robot.default_configuration(), robot.zero_velocity())
+    with pytest.raises(tp.InvalidParameterError, match="not a multiple"):
+        plant.advance(0.0015)
+    with pytest.raises(tp.DimensionError):
+        plant.apply(Command(np.zeros(3)))

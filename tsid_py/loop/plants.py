@@ -1,0 +1,28 @@
+"""The built-in plants by name: what ``--plant`` of the ``tsid-py`` scenarios chooses from."""
+
+from __future__ import annotations
+
+from tsid_py.errors import InvalidParameterError
+from tsid_py.loop.plant import IntegratorPlant, Plant
+from tsid_py.robot_specs import Robot
+
+PLANTS = {
+    "integrator": "integrates the controller's own dv on the manifold (no physics; the default)",
+    "pinocchio": "rigid contacts with Pinocchio's constraint dynamics (physics outside the QP)",
+    "mujoco": "MuJoCo, built from the same robot spec (pip install 'tsid_py[sim]')",
+}
+
+
+def make_plant(name: str, robot: Robot) -> Plant:
+    """A new plant of kind ``name`` (a key of :data:`PLANTS`) for ``robot``."""
+    if name == "integrator":
+        return IntegratorPlant(robot)
+    if name == "pinocchio":
+        from tsid_py.loop.pinocchio_plant import PinocchioPlant
+
+        return PinocchioPlant(robot)
+    if name == "mujoco":
+        from tsid_py.loop.mujoco_plant import MujocoPlant
+
+        return MujocoPlant(robot)
+    raise InvalidParameterError(f"unknown plant {name!r}: choose from {', '.join(PLANTS)}")
