@@ -224,8 +224,8 @@ def test_mujoco_walks_eight_steps(mode):
 
 def test_pushes_are_measured_on_mujoco_and_refused_by_the_integrator():
     _mujoco()
-    survived = _summary("balance", "--plant", "mujoco", "--duration", "2", "--push", "0,150,0@0.5+0.1")
-    assert not survived["fell"] and survived["pushes"] == ["0,150,0@0.5+0.1"]
+    survived = _summary("balance", "--plant", "mujoco", "--duration", "2.5", "--push", "0,300,0@1+0.1")
+    assert not survived["fell"] and survived["pushes"] == ["0,300,0@1+0.1"] and survived["steps"] == 1250
     fell = _summary("balance", "--plant", "mujoco", "--duration", "3", "--push", "0,800,0@0.5+0.1")
     assert fell["fell"] and fell["steps"] < 1500
     with pytest.raises(tp.UnsupportedProblemError, match="no physics to push"):

@@ -95,6 +95,7 @@ class RobotSpec:
     initial_configuration: np.ndarray | None = None
     biped: dict[str, object] = field(default_factory=dict)
     quadruped: dict[str, object] = field(default_factory=dict)
+    servo: dict[str, object] = field(default_factory=dict)  # joint servo kp, kd (position mode)
     directory: Path | None = None  # where the spec file was, when given by path (else robots/)
 
     @classmethod
@@ -125,6 +126,7 @@ class RobotSpec:
                 initial_configuration=_read_only(q0) if q0 is not None else None,
                 biped=dict(raw.get("biped", {})),
                 quadruped=dict(raw.get("quadruped", {})),
+                servo=dict(raw.get("servo", {})),
             )
         except TypeError as exc:
             raise RobotSpecError(f"{path}: {exc}") from exc
@@ -179,6 +181,22 @@ class Robot(RobotWrapper):
                 package_dirs=_package_dirs(root),
             )
         return self.visual_model
+
+    def load_collision_model(self) -> pin.GeometryModel:
+        """The collision geometries of the URDF (a new ``GeometryModel``, the caller's)."""
+        local = self.spec.directory or specs_dir()
+        root = local if (local / self.spec.urdf).is_file() else example_robot_data_dir()
+        return pin.buildGeomFromUrdf(
+            self.model, str(root / self.spec.urdf), pin.GeometryType.COLLISION, package_dirs=_package_dirs(root)
+        )
+
+    def srdf_path(self) -> Path | None:
+        """The SRDF file of the spec (its ``disable_collisions`` pairs, reference postures), or None."""
+        if not self.spec.srdf:
+            return None
+        local = self.spec.directory or specs_dir()
+        root = local if (local / self.spec.urdf).is_file() else example_robot_data_dir()
+        return root / self.spec.srdf
 
     def default_configuration(self) -> np.ndarray:
         """The spec's starting posture: its named reference configuration or explicit q0."""

@@ -11,6 +11,7 @@ from tsid_py.loop.plant import (
     Plant,
     PlantState,
     Push,
+    servo_gains,
 )
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "Push",
     "RunLog",
     "StepHooks",
+    "servo_gains",
     "solve_step",
 ]

@@ -70,13 +70,14 @@ class LoopOutcome:
     qp_failures: int = 0
     failure: str = ""
     fell: bool = False
+    steps: int = 0  # control steps logged (the log itself may keep only a window of them)
     simulated_time: float = 0.0
     wall_time: float = 0.0
 
     def summary(self) -> dict[str, object]:
         """The entries every scenario's JSON summary shares."""
         return {
-            "steps": len(self.log.t),
+            "steps": self.steps,
             "qp_failures": self.qp_failures,
             "qp_failure": self.failure or None,
             "fell": self.fell or bool(self.failure),
@@ -142,7 +143,9 @@ class ControlLoop:
         for _ in progress_bar(range(steps), progress, label):
             state = plant.state()
             t, q, v = state.t, state.q, state.v
-            outcome.simulated_time = t - self.log.t[0] if self.log.t else 0.0
+            if outcome.steps == 0:
+                t_start = t
+            outcome.simulated_time = t - t_start
             while pushes and pushes[0].t <= t + 1e-9:
                 push = pushes.pop(0)
                 plant.push(np.array(push.force), push.duration)
@@ -173,6 +176,7 @@ class ControlLoop:
                     check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data)
                 )
             self.log.record_step(t, q, v, out)
+            outcome.steps += 1
             hooks.after_step(t, q, v, out)
             if observer is not None:
                 observer(controller, self.log)

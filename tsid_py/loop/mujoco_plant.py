@@ -21,12 +21,13 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
-from tsid_py.loop.plant import Command, ContactMeasurement, Plant, PlantState
+from tsid_py.loop.plant import Command, ContactMeasurement, Plant, PlantState, servo_gains
 from tsid_py.robot_specs import Robot
 from tsid_py.validation import as_scalar, as_vector
 
 SOLE_THICKNESS = 0.01  # [m] of the box under each sole
 POINT_FOOT_RADIUS = 0.01  # [m] of the sphere at each point foot
+SERVO_FREQUENCY = 5.0  # [Hz] of the default joint servos (position mode)
 TOUCH_THRESHOLD = 1.0  # [N] of normal force: below it a foot is not touching
 _FLOOR, _FEET = 1, 2  # collision bits: feet touch the floor, not each other
 
@@ -149,8 +150,9 @@ class MujocoPlant(Plant):
         robot: A robot loaded from a spec (its feet get collision geometry).
         timestep: MuJoCo's step [s]; :meth:`advance` takes a multiple of it.
         mu: Friction coefficient of the feet on the ground.
-        servo_gains: (kp, kd) per actuated joint for position commands [N m/rad, N m s/rad];
-            by default a 5 Hz critically damped servo on each joint's diagonal inertia.
+        servo: (kp, kd) per actuated joint for position commands [N m/rad, N m s/rad]; by default
+            the spec's ``[servo]``, else :func:`~tsid_py.loop.plant.servo_gains` at SERVO_FREQUENCY
+            (critically damped; the servo runs explicitly at the physics rate, so it stays soft).
     """
 
     name = "mujoco"
@@ -160,7 +162,7 @@ class MujocoPlant(Plant):
         robot: Robot,
         timestep: float = 1e-3,
         mu: float = 1.0,
-        servo_gains: tuple[np.ndarray, np.ndarray] | None = None,
+        servo: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         mujoco = mujoco_module()
         self.robot = robot
@@ -181,9 +183,11 @@ class MujocoPlant(Plant):
         self._command = Command(np.zeros(robot.na))
         self._push_end = -np.inf
         self.clipped_steps = 0  # physics steps where a command exceeded the effort limits
-        if servo_gains is None:
-            servo_gains = default_servo_gains(robot, robot.neutral_configuration())
-        self.kp, self.kd = (as_vector("servo gains", g, robot.na) for g in servo_gains)
+        if servo is None:
+            data = robot.create_data()
+            pin.crba(robot.model, data, robot.neutral_configuration())
+            servo = servo_gains(robot, data, SERVO_FREQUENCY)
+        self.kp, self.kd = (as_vector("servo gains", g, robot.na) for g in servo)
 
     # ------------------------------------------------------------- conversions
     def set_state(self, q: np.ndarray, v: np.ndarray) -> None:
@@ -289,12 +293,3 @@ class MujocoPlant(Plant):
             name: ContactMeasurement(wrench, bool(wrench[2] > TOUCH_THRESHOLD))
             for name, wrench in wrenches.items()
         }
-
-
-def default_servo_gains(robot: Robot, q: np.ndarray, frequency: float = 5.0) -> tuple[np.ndarray, np.ndarray]:
-    """Joint servo gains of a critically damped 2nd-order loop at ``frequency`` [Hz] on each actuated
-    joint's diagonal inertia M_ii at q: kp = M_ii w^2, kd = 2 M_ii w (w = 2 pi frequency)."""
-    data = robot.create_data()
-    diagonal = np.diag(pin.crba(robot.model, data, q))[robot.nv - robot.na :]
-    omega = 2.0 * np.pi * frequency
-    return diagonal * omega**2, 2.0 * diagonal * omega

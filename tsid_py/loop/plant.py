@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
 from tsid_py.integration import integrate
@@ -64,6 +65,7 @@ class ContactMeasurement:
 
     wrench: np.ndarray
     touching: bool
+    friction_ratio: float = 0.0  # |f_t| / f_n of the total ground force (0 when not measured)
 
 
 @dataclass
@@ -169,3 +171,37 @@ class IntegratorPlant(Plant):
 
     def state(self) -> PlantState:
         return PlantState(self._t, self._q.copy(), self._v.copy())
+
+
+def servo_gains(
+    robot: RobotWrapper, data: pin.Data, frequency: float, damping: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Joint servo gains (kp [N m/rad], kd [N m s/rad]) per actuated joint, size na each.
+
+    The spec's ``servo`` entry (a mapping with ``kp`` and ``kd``, scalars or one per actuated joint)
+    if the spec has one; else a 2nd-order loop at ``frequency`` [Hz] with damping ratio ``damping``
+    on each joint's diagonal inertia: kp = M_ii w^2, kd = 2 damping M_ii w (w = 2 pi frequency).
+
+    Args:
+        robot: The robot.
+        data: A ``pinocchio.Data`` of the robot in which the mass matrix is computed
+            (``pin.crba`` or ``robot.compute_all_terms``).
+    """
+    na = robot.na
+    servo = getattr(getattr(robot, "spec", None), "servo", None)
+    if servo:
+        try:
+            kp, kd = servo["kp"], servo["kd"]
+        except (KeyError, TypeError):
+            raise InvalidParameterError(f"{robot.name}: a spec's servo entry needs kp and kd") from None
+        return tuple(  # type: ignore[return-value]
+            as_vector(f"servo {name}", np.broadcast_to(np.asarray(gain, dtype=float), (na,)), na)
+            for name, gain in (("kp", kp), ("kd", kd))
+        )
+    frequency = as_scalar("frequency", frequency, minimum=0.0, strict=True)
+    damping = as_scalar("damping", damping, minimum=0.0)
+    diagonal = np.array(np.diag(data.M)[robot.nv - na :], dtype=float)
+    if not np.any(diagonal > 0.0):
+        raise InvalidParameterError("servo_gains needs data with the mass matrix computed (pin.crba)")
+    omega = 2.0 * np.pi * frequency
+    return diagonal * omega**2, 2.0 * damping * diagonal * omega
