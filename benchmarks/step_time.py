@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from oracle_problems import PROBLEMS, Controller, build_oracle, build_tsid_py, initial_state, integrate  # noqa: E402
 
+from tsid_py.contacts import ContactWrench  # noqa: E402
 from tsid_py.solvers import installed_backends, make_solver  # noqa: E402
 from tsid_py.solvers.dense_qp import dense_qp  # noqa: E402
 
@@ -63,6 +64,44 @@ def recorded_states(problem, ours: Controller) -> list[tuple[float, np.ndarray, 
 
 def _with_backend(problem, q0: np.ndarray, backend: str) -> Controller:
     return build_tsid_py(problem, q0, make_solver(backend))
+
+
+def _with_wrench_contacts(problem, q0: np.ndarray, backend: str) -> Controller:
+    """tsid_py's build of ``problem`` with every Contact6d replaced by a ContactWrench (6 variables,
+    the contact wrench cone) of the same sole, gains and reference."""
+    ours = build_tsid_py(problem, q0, make_solver(backend))
+    form = ours.formulation
+    for spec, contact in zip(problem.contacts, list(form.contacts.values()), strict=True):
+        wrench = ContactWrench(
+            contact.name, form.robot, contact.frame_name, contact.contact_points, [0, 0, 1],
+            contact.mu, contact.min_normal_force, contact.max_normal_force,
+        )  # fmt: skip
+        wrench.kp = contact.kp
+        wrench.set_reference(contact.reference)
+        form.remove_rigid_contact(contact.name)
+        form.add_rigid_contact(wrench, spec.force_reg_weight, spec.motion_weight, spec.motion_priority)
+    ours.sizes = (form.n_var, form.n_eq, form.n_in)
+    return ours
+
+
+def wrench_contact_entry(problem, states, rounds: int) -> dict[str, object]:
+    """tsid_py only: Contact6d feet against ContactWrench feet on the same states, per backend."""
+    q0, _ = initial_state(problem)
+    backends = installed_backends()
+    builders = [partial(_with_backend, problem, q0, b) for b in backends]
+    builders += [partial(_with_wrench_contacts, problem, q0, b) for b in backends]
+    times = interleaved(builders, states, rounds)
+    corner, wrench = times[: len(backends)], times[len(backends) :]
+    return {
+        "sizes": dict(
+            zip(("n_var", "n_eq", "n_in"), _with_wrench_contacts(problem, q0, backends[0]).sizes, strict=True)
+        ),
+        "states": len(states),
+        "contact": "ContactWrench (6-D wrench, contact wrench cone) in place of Contact6d",
+        "tsid_py": {b: summary(t) for b, t in zip(backends, wrench, strict=True)},
+        "tsid_py_contact6d": {b: summary(t) for b, t in zip(backends, corner, strict=True)},
+        "tsid": None,
+    }
 
 
 def summary(seconds: list[float]) -> dict[str, float]:
@@ -175,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
             }
         entry["tsid_py_breakdown"] = breakdown(partial(build_tsid_py, problem, q0), states, args.rounds)
         results[name] = entry
+        if name == "talos-balance":  # the wrench-parametrised feet beside Contact6d (no TSID equivalent)
+            results["talos-balance-wrench"] = wrench_contact_entry(problem, states, args.rounds)
     print(json.dumps({"machine": machine(), "rounds": args.rounds, "scenarios": results}, indent=2))
     return 0
 

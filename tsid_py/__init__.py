@@ -4,10 +4,13 @@ from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintI
 from tsid_py.contacts import (
     Contact6d,
     ContactBase,
+    ContactLine,
     ContactPoint,
     ContactTwoFramePositions,
+    ContactWrench,
     Measured3dForce,
     Measured6dWrench,
+    PrescribedWrench,
 )
 from tsid_py.errors import (
     DimensionError,
@@ -52,11 +55,14 @@ from tsid_py.tasks import (
     TaskContactForceEquality,
     TaskCopEquality,
     TaskJointBounds,
+    TaskJointCoupling,
     TaskJointPosture,
     TaskJointPosVelAccBounds,
     TaskMotion,
     TaskMotionTracking,
+    TaskMotorEnvelope,
     TaskSE3Equality,
+    TaskSelfCollision,
     TaskTwoFramesEquality,
 )
 from tsid_py.threads import limit_blas_threads
@@ -68,7 +74,7 @@ from tsid_py.trajectories import (
     TrajectorySE3Constant,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the one place the version is written (pyproject reads it)
 
 __all__ = [
     "ConstraintBound",
@@ -76,8 +82,10 @@ __all__ = [
     "ConstraintInequality",
     "Contact6d",
     "ContactBase",
+    "ContactLine",
     "ContactPoint",
     "ContactTwoFramePositions",
+    "ContactWrench",
     "DimensionError",
     "DuplicateNameError",
     "HqpData",
@@ -89,6 +97,7 @@ __all__ = [
     "Measured3dForce",
     "Measured6dWrench",
     "NonFiniteError",
+    "PrescribedWrench",
     "QPStatus",
     "Robot",
     "RobotSpecError",
@@ -111,11 +120,14 @@ __all__ = [
     "TaskContactForceEquality",
     "TaskCopEquality",
     "TaskJointBounds",
+    "TaskJointCoupling",
     "TaskJointPosVelAccBounds",
     "TaskJointPosture",
     "TaskMotion",
     "TaskMotionTracking",
+    "TaskMotorEnvelope",
     "TaskSE3Equality",
+    "TaskSelfCollision",
     "TaskTwoFramesEquality",
     "TrajectoryEuclidianConstant",
     "TrajectoryEuclidianMinJerk",

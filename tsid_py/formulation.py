@@ -132,6 +132,11 @@ class InverseDynamicsFormulation(Sealed):
         dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
         self._structure.add_measured_force(measured)
 
+    @property
+    def measured_forces(self) -> dict[str, MeasuredForceBase]:
+        """The measured (and prescribed) external forces by name (a new dict)."""
+        return dict(self._structure.measured)
+
     def remove_measured_force(self, name: str) -> None:
         """Remove a measured external wrench by name."""
         self._structure.remove_measured_force(name)

@@ -77,8 +77,11 @@ def dynamics_residual(
     tau: np.ndarray,
     contacts: dict[str, tuple[ContactBase, np.ndarray]],
     data: pin.Data | None = None,
+    external: np.ndarray | None = None,
 ) -> float:
-    """max |RNEA(q, v, dv, f_ext) - S^T tau| / max(1, |h|_inf): the relative equation-of-motion error.
+    """max |RNEA(q, v, dv, f_ext) - S^T tau - external| / max(1, |h|_inf): the relative
+    equation-of-motion error; ``external`` is the generalized force of known external wrenches,
+    sum J^T w of the measured or prescribed ones (size nv).
 
     ``data`` is a scratch Pinocchio Data (a new one when None; creating one costs milliseconds for a
     humanoid, so closed loops pass their own, distinct from the formulation's).
@@ -89,6 +92,8 @@ def dynamics_residual(
     generalized = pin.rnea(robot.model, data, q, v, dv, fext)
     actuated = np.zeros(robot.nv)
     actuated[robot.nv - robot.na :] = tau
+    if external is not None:
+        actuated += external
     scale = max(1.0, float(np.max(np.abs(pin.nonLinearEffects(robot.model, data, q, v)))))
     return float(np.max(np.abs(generalized - actuated)) / scale)
 
@@ -112,9 +117,10 @@ def check_solution(
     contacts: dict[str, tuple[ContactBase, np.ndarray]],
     tau_max: np.ndarray | None = None,
     data: pin.Data | None = None,
+    external: np.ndarray | None = None,
 ) -> SolutionCheck:
-    """Check one solution. ``contacts`` maps a name to (contact, its force variables); ``data`` as in
-    :func:`dynamics_residual`."""
+    """Check one solution. ``contacts`` maps a name to (contact, its force variables); ``data`` and
+    ``external`` (known external wrenches) as in :func:`dynamics_residual`."""
     normal_forces, friction, pyramid, bounds = [np.inf], [0.0], [0.0], [0.0]
     for contact, forces in contacts.values():
         if not contact.unilateral:  # two frames held together: no normal, no friction
@@ -130,7 +136,7 @@ def check_solution(
         limited = np.isfinite(tau_max)
         torque_ratio = float(np.max(np.abs(tau[limited]) / tau_max[limited], initial=0.0))
     return SolutionCheck(
-        dynamics_residual=dynamics_residual(robot, q, v, dv, tau, contacts, data),
+        dynamics_residual=dynamics_residual(robot, q, v, dv, tau, contacts, data, external),
         min_normal_force=min(normal_forces),
         max_friction_ratio=max(friction),
         max_pyramid_violation=max(pyramid),

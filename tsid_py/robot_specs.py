@@ -96,6 +96,8 @@ class RobotSpec:
     biped: dict[str, object] = field(default_factory=dict)
     quadruped: dict[str, object] = field(default_factory=dict)
     servo: dict[str, object] = field(default_factory=dict)  # joint servo kp, kd (position mode)
+    motors: dict[str, object] = field(default_factory=dict)  # tau_max [N m], v_max [rad/s]: na or scalar
+    self_collision: dict[str, object] = field(default_factory=dict)  # pairs: [[link or geometry, ...]]
     directory: Path | None = None  # where the spec file was, when given by path (else robots/)
 
     @classmethod
@@ -127,6 +129,10 @@ class RobotSpec:
                 biped=dict(raw.get("biped", {})),
                 quadruped=dict(raw.get("quadruped", {})),
                 servo=dict(raw.get("servo", {})),
+                motors={
+                    k: _read_only(v) if isinstance(v, list) else v for k, v in raw.get("motors", {}).items()
+                },
+                self_collision=dict(raw.get("self_collision", {})),
             )
         except TypeError as exc:
             raise RobotSpecError(f"{path}: {exc}") from exc
@@ -187,7 +193,10 @@ class Robot(RobotWrapper):
         local = self.spec.directory or specs_dir()
         root = local if (local / self.spec.urdf).is_file() else example_robot_data_dir()
         return pin.buildGeomFromUrdf(
-            self.model, str(root / self.spec.urdf), pin.GeometryType.COLLISION, package_dirs=_package_dirs(root)
+            self.model,
+            str(root / self.spec.urdf),
+            pin.GeometryType.COLLISION,
+            package_dirs=_package_dirs(root),
         )
 
     def srdf_path(self) -> Path | None:

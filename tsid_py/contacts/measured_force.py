@@ -43,6 +43,11 @@ class MeasuredForceBase(Sealed):
         """Express w in the frame (True, default) or in world-aligned axes (False)."""
         self.local_frame = bool(local_frame)
 
+    def advance(self, t: float) -> None:
+        """Take the value at time t [s] (the formulation calls it at every problem): a measured
+        force keeps the value last set; a scheduled one (:class:`PrescribedWrench`) follows its
+        schedule."""
+
     def compute_joint_torques(self, data: pin.Data) -> np.ndarray:
         """J^T w, size nv: the generalized force w applies [N, N m]."""
         if self.local_frame:

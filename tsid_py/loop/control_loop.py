@@ -172,8 +172,9 @@ class ControlLoop:
                 contacts = {
                     name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()
                 }
+                external = _measured_joint_forces(controller)
                 outcome.checks.add(
-                    check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data)
+                    check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data, external)
                 )
             self.log.record_step(t, q, v, out)
             outcome.steps += 1
@@ -194,6 +195,15 @@ class ControlLoop:
             plant.advance(dt)
         outcome.wall_time = time.perf_counter() - started
         return outcome
+
+
+def _measured_joint_forces(controller: Controller) -> np.ndarray | None:
+    """sum J^T w of the formulation's measured or prescribed wrenches at this step (None if none),
+    from the controller's data, filled at this step's state."""
+    measured = controller.formulation.measured_forces
+    if not measured:
+        return None
+    return sum(m.compute_joint_torques(controller.data) for m in measured.values())
 
 
 def step_time_summary(step_times: array | list[float]) -> dict[str, float]:

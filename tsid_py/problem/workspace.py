@@ -215,6 +215,7 @@ class Workspace:
         robot.mass(data, out=dynamics[:, :nv])
         h = robot.nonlinear_effects(data, out=self.h)
         for measured in self.structure.measured.values():
+            measured.advance(t)  # a scheduled wrench takes its value at t
             h -= measured.compute_joint_torques(data)
         if self._base is not None:
             self._base.matrix[...] = dynamics[:nu]
