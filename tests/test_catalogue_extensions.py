@@ -653,3 +653,17 @@ def test_motor_envelope_defaults_braking_mapping_and_bad_input(talos, rng):
         tsid.TaskMotorEnvelope("bad", talos, v_max=np.ones(3))
     with pytest.raises(tsid.InvalidParameterError, match="> 0"):
         tsid.TaskMotorEnvelope("bad", talos, v_max=np.full(talos.na, np.nan))
+
+
+def test_the_physics_check_reads_a_wrench_contact_as_its_total_force(talos):
+    """check_solution's normal force and friction ratio of a ContactWrench come from its wrench,
+    not from its variables read three by three."""
+    from tsid_py.physics import normal_forces_and_friction_ratio
+
+    contact = tsid.ContactWrench(
+        "foot", talos, "leg_left_sole_fix_joint", (0.1, 0.065), [0, 0, 1], 0.3, 1.0, 1e3
+    )
+    wrench = np.array([30.0, 0.0, 400.0, 5.0, -3.0, 0.5])
+    variables = np.linalg.lstsq(contact.force_generator, wrench, rcond=None)[0]
+    f_n, ratio = normal_forces_and_friction_ratio(contact, variables)
+    assert f_n.sum() == pytest.approx(400.0) and ratio == pytest.approx(30.0 / (0.3 * 400.0))

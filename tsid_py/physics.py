@@ -101,7 +101,7 @@ def dynamics_residual(
 def normal_forces_and_friction_ratio(contact: ContactBase, forces: np.ndarray) -> tuple[np.ndarray, float]:
     """Normal force of each contact point [N] and the largest |f_t| / (mu f_n) over the loaded points."""
     n = contact.contact_normal
-    points = np.asarray(forces).reshape(-1, 3)
+    points = contact.point_forces(forces)
     f_n = points @ n
     f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
     loaded = f_n > FRICTION_RATIO_MIN_NORMAL_FORCE  # an unloaded point's ratio is rounding noise

@@ -253,6 +253,12 @@ class ContactBase(Sealed):
             return self.robot.frame_placement(data, self.frame_id).rotation
         return np.eye(3)
 
+    def point_forces(self, forces: object) -> np.ndarray:
+        """The forces the friction and normal-force checks read, one row per point of contact, in
+        the contact frame [N]: the force variables three by three (a contact whose variables are
+        not point forces overrides it)."""
+        return as_vector("contact forces", forces, self.n_force, copy=False).reshape(-1, 3)
+
     def world_forces(self, data: pin.Data, forces: object) -> np.ndarray:
         """The force variables as one 3-D force per point in world axes, n_points x 3 [N]."""
         forces = as_vector("contact forces", forces, self.n_force, copy=False)

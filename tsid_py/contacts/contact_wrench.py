@@ -200,6 +200,11 @@ class ContactWrench(ContactBase):
             raise InvalidParameterError(f"contact {self.name!r}: f_z = {w[2]:g} N, no centre of pressure")
         return self._centre[:2] + np.array([-tau[1], tau[0]]) / w[2]
 
+    def point_forces(self, forces: object) -> np.ndarray:
+        """The total force of the wrench as one row (the contact wrench cone bounds its friction
+        and normal force as a whole; a corner split is not unique)."""
+        return self.wrench(forces)[None, :3]
+
     def corner_forces(self, forces: object) -> np.ndarray:
         """Corner forces (4x3, in the contact frame [N]) that produce the wrench: the least-norm
         ones, which reproduce it exactly (in the pyramids when the wrench is well inside the CWC,
