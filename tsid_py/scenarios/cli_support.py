@@ -44,6 +44,21 @@ SUMMARY_LABELS = {
     "max_force_jump_n": ("contact-force jump per step, max", "N"),
     "com_drift_max_m": ("CoM drift from its reference, max", "m"),
     "real_time_factor": ("real-time factor", ""),
+    # the course scenarios (tsid_py/scenarios/course)
+    "target_outside_m": ("CoM target outside the support polygon", "m"),
+    "com_target_distance_m": ("CoM distance to its target, final", "m"),
+    "com_margin_final_m": ("CoM margin in the support, final", "m"),
+    "com_left_support_s": ("CoM left the support polygon at", "s"),
+    "first_limit_frequency_hz": ("first frequency at which a limit binds", "Hz"),
+    "first_limit": ("the limit that binds first", ""),
+    "runs_qp_failed": ("runs whose QP failed", ""),
+    "foot_drift_kp0_m": ("foot drift, contact Kp = 0", "m"),
+    "foot_drift_kp_m": ("foot drift, contact Kp > 0", "m"),
+    "hand_force_error_max_n": ("hand normal-force error, max", "N"),
+    "hand_force_error_rms_n": ("hand normal-force error, rms", "N"),
+    "hand_drift_max_m": ("hand drift on the wall, max", "m"),
+    "min_distance_m": ("self-collision distance, min", "m"),
+    "d_min_m": ("self-collision distance kept (d_min)", "m"),
 }
 
 

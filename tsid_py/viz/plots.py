@@ -227,6 +227,13 @@ def foot_heights_figure(result):
     return figure
 
 
+def outcome_figure(result):
+    """The scenario's own picture of its outcome (a sweep's error against its parameter, a heat map,
+    a top view with the target), when its result draws one (``result.outcome_figure()``)."""
+    build = getattr(result, "outcome_figure", None)
+    return build() if callable(build) else None
+
+
 FIGURES = {
     "com": com_figure,
     "end_effector": end_effector_figure,
@@ -234,6 +241,7 @@ FIGURES = {
     "torques": torques_figure,
     "top_view": top_view_figure,
     "foot_heights": foot_heights_figure,
+    "outcome": outcome_figure,
 }
 
 
