@@ -284,11 +284,12 @@ class MujocoPlant(Plant):
             if name is None:
                 continue
             mujoco.mj_contactForce(model, data, i, local)
-            force = contact.frame.reshape(3, 3).T @ local[:3]  # on geom2, from geom1
+            fx, fy, fz = contact.frame.reshape(3, 3).T @ local[:3]  # on geom2, from geom1
             if contact.geom1 == self._feet[name]:
-                force = -force
-            wrenches[name][:3] += force
-            wrenches[name][3:] += np.cross(contact.pos - origins[name], force)
+                fx, fy, fz = -fx, -fy, -fz
+            rx, ry, rz = contact.pos - origins[name]
+            wrench = wrenches[name]  # force, and its moment r x f about the foot frame's origin
+            wrench += (fx, fy, fz, ry * fz - rz * fy, rz * fx - rx * fz, rx * fy - ry * fx)
         return {
             name: ContactMeasurement(wrench, bool(wrench[2] > TOUCH_THRESHOLD))
             for name, wrench in wrenches.items()

@@ -65,8 +65,11 @@ class TaskSE3Equality(PdMotionTask):
 
     def set_reference(self, reference: TrajectorySample | pin.SE3) -> None:
         """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc)."""
-        if isinstance(reference, pin.SE3):
-            reference = TrajectorySample.from_se3(reference)
+        if isinstance(reference, pin.SE3):  # a placement is a rotation already: nothing to check
+            self._reference = TrajectorySample.from_se3(reference)
+            self._reference_placement = pin.SE3(reference)
+            self._reference_moves = False
+            return
         self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
         self._reference_placement = vector_to_se3(self._reference.pos)
         self._reference_moves = bool(np.any(self._reference.vel) or np.any(self._reference.acc))
