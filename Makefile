@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint oracle clean
+.PHONY: setup demo test lint docs oracle clean
 
 setup: $(STAMP)
 
@@ -21,9 +21,16 @@ test: setup
 	$(BIN)/ruff check tsid_py tests demos benchmarks
 	$(BIN)/python -m pytest -q
 
+# mypy comes with the [test] extra; its strictness is stated in pyproject.toml ([tool.mypy]).
 lint: setup
 	$(BIN)/ruff check tsid_py tests demos benchmarks
 	$(BIN)/ruff format --check tsid_py tests demos benchmarks
+	@if test -x $(BIN)/mypy; then $(BIN)/mypy tsid_py; else echo "mypy is not installed: pip install -e '.[test]' to check the types"; fi
+
+# The documentation site (the [docs] extra): fails on a broken link or an unresolved API reference.
+docs: setup
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/mkdocs build --strict
 
 # The C++ TSID 1.10.0, a test oracle (never a dependency): the registry's prebuilt wheels do not
 # match the ABI of current pin, so libtsid and tsid are built from their source packages against

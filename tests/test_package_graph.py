@@ -29,7 +29,7 @@ LAYERS = [
     {"loop"},
     {"controllers", "viz", "compat"},
     {"scenarios"},
-    {"bench"},
+    {"bench", "sweep"},
     {"cli", "__init__"},
 ]
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}

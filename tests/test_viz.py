@@ -202,7 +202,7 @@ async def _scene_messages(url: str, quiet: float = 1.0) -> list[dict]:
             if message is None:
                 break
             messages.append(umsgpack.unpackb(message))
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass
     connection.close()
     return messages

@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import sys
 
-from tsid_py import bench
+from tsid_py import __version__, bench
 from tsid_py.analysis import cli as analyze
 from tsid_py.command import EXIT_BAD_INPUT
 from tsid_py.scenarios import SCENARIOS
+from tsid_py.sweep import batch as sweep_batch
+from tsid_py.sweep import cli as sweep
 
-COMMANDS = {**SCENARIOS, "analyze": analyze, "bench": bench}
+COMMANDS = {**SCENARIOS, "analyze": analyze, "bench": bench, "sweep": sweep}
 
 
 def usage() -> str:
     lines = [
-        "usage: tsid-py SCENARIO [options]   (tsid-py SCENARIO --help for its options)",
+        "usage: tsid-py SCENARIO [options]   (tsid-py SCENARIO --help for its options; tsid-py --version)",
         "",
         "scenarios:",
     ]
     for name, module in COMMANDS.items():
-        lines.append(f"  {name:<14} {module.__doc__.splitlines()[0]}")
+        lines.append(f"  {name:<14} {module.__doc__.splitlines()[0]}")  # type: ignore[union-attr]  # each has one
     return "\n".join(lines) + USAGE_FOOTER
 
 
@@ -34,12 +36,17 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(usage())
         return 0
+    if argv[0] in ("-V", "--version"):
+        print(f"tsid-py {__version__}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(
             f"tsid-py: error: unknown scenario {name!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr
         )
         return EXIT_BAD_INPUT
+    if name == "analyze":  # its --batch runs on the sweep engine, a layer above the analysis
+        return analyze.main(rest, batch_runner=sweep_batch.run_batch)
     return COMMANDS[name].main(rest)
 
 

@@ -19,6 +19,8 @@ variables (dv, f or tau) into the decision vector x = [dv; f].
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import numpy as np
 
 from tsid_py.errors import DimensionError, InvalidParameterError
@@ -27,7 +29,7 @@ from tsid_py.validation import as_matrix, as_scalar, as_vector
 NO_BOUND = 1e10  # |bound| >= NO_BOUND: no bound on that side (TSID's convention)
 
 
-def _is_size(value: object) -> bool:
+def _is_size(value: object) -> TypeGuard[int]:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
@@ -207,7 +209,7 @@ class _ReadOnlyInequality(_ReadOnly, ConstraintInequality):
 def read_only_view(constraint: ConstraintBase) -> ConstraintBase:
     """A constraint that sees ``constraint``'s arrays read-only and refuses any assignment (an
     equality, or an inequality for an inequality or a bound)."""
-    cls = _ReadOnlyEquality if constraint.is_equality() else _ReadOnlyInequality
+    cls: type[ConstraintBase] = _ReadOnlyEquality if constraint.is_equality() else _ReadOnlyInequality
     view = cls.__new__(cls)
     object.__setattr__(view, "name", constraint.name)
     for name in ("matrix", *constraint.vector_names):

@@ -19,6 +19,7 @@ one layout, filled once per :meth:`compute_problem_data`).
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import cast
 
 import numpy as np
 
@@ -240,7 +241,7 @@ class InverseDynamicsFormulation(Sealed):
         """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m], with
         the dynamics of the problem ``sol`` solved (which must be the last one computed)."""
         x = self._x(sol)
-        workspace = self._workspace
+        workspace = cast(Workspace, self._workspace)  # _x(sol) found it computed
         if sol.stamp is not None and sol.stamp != (workspace.serial, workspace.stamp):
             raise SolverFailedError(
                 "tau is read with the dynamics of the problem the solution solved, and the formulation "

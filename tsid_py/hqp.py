@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from tsid_py.constraints import ConstraintBase
 from tsid_py.errors import StaleProblemError
@@ -28,7 +28,7 @@ class WeightedConstraint:
     constraint: ConstraintBase
     columns: slice | None = None
 
-    def __iter__(self) -> Iterator[object]:
+    def __iter__(self) -> Iterator[Any]:
         """Unpacks as (weight, constraint), like TSID's pairs."""
         return iter((self.weight, self.constraint))
 
@@ -105,7 +105,8 @@ class HqpData:
     def stamp(self) -> tuple[int, int] | None:
         """Which step of which workspace computed this problem, or the one it is a snapshot of
         (None for a problem built by hand)."""
-        return self._origin if self._source is None else (self._source.serial, self._stamp)
+        # a problem with a source was stamped by it: _stamp is an int there
+        return self._origin if self._source is None else (self._source.serial, self._stamp)  # type: ignore[return-value]
 
     def __len__(self) -> int:
         return len(self.levels)

@@ -58,7 +58,7 @@ def contact_external_forces(
         world = contact.force_rotation(data) @ wrench
         ends = [(contact.frame_id, world)]
         if not contact.unilateral:
-            ends.append((contact.frame_id2, -world))
+            ends.append((contact.frame_id2, -world))  # type: ignore[attr-defined]  # a bilateral contact: two frames
         for frame_id, force in ends:
             frame_ids.append(frame_id)
             wrenches.append(

@@ -11,13 +11,13 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.resources
 import re
+import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 import pinocchio as pin
-import tomllib
 
 from tsid_py.errors import RobotSpecError, UnknownNameError
 from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf
@@ -96,6 +96,7 @@ class RobotSpec:
     biped: dict[str, object] = field(default_factory=dict)
     quadruped: dict[str, object] = field(default_factory=dict)
     servo: dict[str, object] = field(default_factory=dict)  # joint servo kp, kd (position mode)
+    effort_scaling: float = 1.0  # the actuators' torque limits = this x the URDF's effort limits
     motors: dict[str, object] = field(default_factory=dict)  # tau_max [N m], v_max [rad/s]: na or scalar
     self_collision: dict[str, object] = field(default_factory=dict)  # pairs: [[link or geometry, ...]]
     directory: Path | None = None  # where the spec file was, when given by path (else robots/)
@@ -118,6 +119,7 @@ class RobotSpec:
                 name=raw.get("name", path.stem),
                 description=raw.get("description", ""),
                 urdf=raw["urdf"],
+                effort_scaling=float(raw.get("effort_scaling", 1.0)),
                 srdf=raw.get("srdf"),
                 floating_base=bool(raw["floating_base"]),
                 reference_configuration=raw.get("reference_configuration"),
@@ -207,6 +209,12 @@ class Robot(RobotWrapper):
         root = local if (local / self.spec.urdf).is_file() else example_robot_data_dir()
         return root / self.spec.srdf
 
+    def effort_limit(self) -> np.ndarray:
+        """Torque limits of the actuated joints [N m]: the URDF's, times the spec's ``effort_scaling``
+        (1 unless the URDF's limits understate the robot's motors, as Romeo's). The one entry the
+        controllers' torque bounds and the simulated plants' motors both read."""
+        return self.spec.effort_scaling * super().effort_limit()
+
     def default_configuration(self) -> np.ndarray:
         """The spec's starting posture: its named reference configuration or explicit q0."""
         if self.spec.initial_configuration is not None:
@@ -220,11 +228,11 @@ class Robot(RobotWrapper):
         ``[table]`` (e.g. ``"biped"``); a key that names no field raises RobotSpecError, and TOML
         arrays become tuples."""
         overrides = dict(getattr(self.spec, table))
-        known = {f.name for f in fields(defaults)}
+        known = {f.name for f in fields(defaults)}  # type: ignore[arg-type]  # P: a dataclass
         unknown = sorted(set(overrides) - known)
         if unknown:
             raise RobotSpecError(f"{self.name}: unknown [{table}] keys {unknown}; known: {sorted(known)}")
-        return replace(defaults, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
+        return replace(defaults, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})  # type: ignore[type-var]
 
     def posture_gains(self) -> np.ndarray:
         """Per-joint posture gains kp from the spec, size na [1/s^2]."""

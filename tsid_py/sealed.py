@@ -41,7 +41,7 @@ class Sealed:
             finally:
                 object.__setattr__(self, "_building", self._building - 1)
 
-        cls.__init__ = building  # type: ignore[method-assign]
+        cls.__init__ = building  # type: ignore[method-assign,assignment]
 
     def __setattr__(self, name: str, value: object) -> None:
         if name[0] != "_" and name not in self._public:

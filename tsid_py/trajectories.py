@@ -38,7 +38,7 @@ class TrajectorySample:
     def __init__(
         self, pos: object, vel: object = None, acc: object = None, *, tangent_size: int | None = None
     ) -> None:
-        if np.ndim(pos) == 0 and not isinstance(pos, np.ndarray):
+        if np.ndim(pos) == 0 and not isinstance(pos, np.ndarray):  # type: ignore[arg-type]  # array-like
             raise InvalidParameterError(
                 f"a sample's value is a vector, got the number {pos!r}; for a zero sample of size n "
                 "(TSID's TrajectorySample(n)) use TrajectorySample.zeros(n), for a 1-D value [value]"
@@ -255,9 +255,10 @@ class TrajectoryEuclidianSinusoid(Trajectory):
         super().__init__(name)
         self._center = as_vector("center", center)
         n = self._center.shape[0]
-        self._amplitude = as_vector("amplitude", np.broadcast_to(amplitude, (n,)), n)
-        self._omega = 2.0 * np.pi * as_vector("frequency", np.broadcast_to(frequency, (n,)), n)
-        self._phase = as_vector("phase", np.broadcast_to(phase, (n,)), n)
+        # the three are array-likes or numbers (as_vector checks them): broadcast_to takes both
+        self._amplitude = as_vector("amplitude", np.broadcast_to(amplitude, (n,)), n)  # type: ignore[call-overload]
+        self._omega = 2.0 * np.pi * as_vector("frequency", np.broadcast_to(frequency, (n,)), n)  # type: ignore[call-overload]
+        self._phase = as_vector("phase", np.broadcast_to(phase, (n,)), n)  # type: ignore[call-overload]
 
     def sample(self, t: float) -> TrajectorySample:
         amplitude, omega = self._amplitude, self._omega

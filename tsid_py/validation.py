@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from difflib import get_close_matches
+from typing import TypeGuard
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class Copied:
         return getattr(obj, self._attribute).copy()
 
 
-def is_plain_vector(value: object, size: int | None = None) -> bool:
+def is_plain_vector(value: object, size: int | None = None) -> TypeGuard[np.ndarray]:
     """Whether ``value`` is already a 1-D float64 ndarray (of ``size`` entries, if given): the common
     case, which hot paths check cheaply; a NaN or inf in it makes ``value.dot(value)`` non-finite."""
     return (
@@ -150,7 +151,7 @@ def lookup(kind: str, name: str, table: dict):
 
 def as_gain(name: str, value: object, size: int) -> np.ndarray:
     """A non-negative gain vector of the given size; a scalar is broadcast to all components."""
-    if np.ndim(value) == 0:
+    if np.ndim(value) == 0:  # type: ignore[arg-type]  # any array-like: np.ndim tells
         value = np.full(size, as_scalar(name, value))
     gain = as_vector(name, value, size)
     if np.any(gain < 0.0):

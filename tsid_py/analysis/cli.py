@@ -3,6 +3,7 @@
 tsid-py analyze MOTION.npz --robot talos --contacts leg_right_sole_fix_joint,leg_left_sole_fix_joint
     [--point-contacts] [--mu MU] [--min-normal-force F] [--cop]
     [--json] [--plot DIR] [--out RESULT.npz|RESULT.csv]
+tsid-py analyze --batch 'recordings/*.npz' --out results/ [--workers N] [--address ADDR] [options]
 
 MOTION.npz holds ``q`` (T, nq) configurations, and optionally ``dt`` (scalar, s) or ``t`` (T,)
 uniformly spaced times, and ``contact_schedule`` (T, n) booleans in the order of --contacts.
@@ -16,6 +17,7 @@ import math
 import time
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -26,7 +28,7 @@ from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dyn
 from tsid_py.command import Parser, run_command
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import atomic_output, check_output_dir, check_output_file
-from tsid_py.robot_specs import load_robot
+from tsid_py.robot_specs import Robot, load_robot
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_scalar, as_vector
 
@@ -34,7 +36,13 @@ from tsid_py.validation import as_scalar, as_vector
 def build_parser() -> argparse.ArgumentParser:
     """The options of ``tsid-py analyze``."""
     parser = Parser(prog="tsid-py analyze", description=__doc__.splitlines()[0])
-    parser.add_argument("motion", type=Path, help="NPZ file with q (T, nq) [and dt or t, contact_schedule]")
+    parser.add_argument(
+        "motion", type=Path, nargs="?", help="NPZ file with q (T, nq) [and dt or t, contact_schedule]"
+    )
+    batch = parser.add_argument_group("many motions (--batch: --out is a folder)")
+    batch.add_argument("--batch", metavar="PATTERN", help="analyse every file of a glob, e.g. 'rec/*.npz'")
+    batch.add_argument("--workers", type=int, default=None, help="--batch on Ray with N workers (1: serial)")
+    batch.add_argument("--address", default=None, help="--batch on a Ray cluster (default: $RAY_ADDRESS)")
     parser.add_argument("--robot", default="talos", help="robot spec name (default: talos)")
     parser.add_argument(
         "--contacts", default=None, help="comma-separated contact frames (default: the spec's feet)"
@@ -124,7 +132,7 @@ def _array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> np.nd
     return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
 
 
-def contact_limits(args: argparse.Namespace, robot: RobotWrapper) -> ContactLimits | None:
+def contact_limits(args: argparse.Namespace, robot: Robot) -> ContactLimits | None:
     """The ContactLimits of --mu, --min-normal-force and --cop, or ``None`` when none is given."""
     if args.mu is None and args.min_normal_force is None and not args.cop:
         return None
@@ -199,13 +207,28 @@ def _save_npz(handle: IO, result: MotionAnalysis, joint_names: list[str]) -> Non
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``tsid-py analyze``; exit codes as :mod:`tsid_py.command` (2 with one line on bad input)."""
+def main(
+    argv: list[str] | None = None, batch_runner: Callable[[argparse.Namespace], int] | None = None
+) -> int:
+    """Run ``tsid-py analyze``; exit codes as :mod:`tsid_py.command` (2 with one line on bad input).
+
+    ``--batch`` runs on the sweep engine (``tsid_py.sweep.batch.run_batch``), a layer above this
+    module: the ``tsid-py`` command hands it in as ``batch_runner``."""
     args = build_parser().parse_args(argv)
+    if args.batch is not None:
+        return run_command("tsid-py analyze", lambda: _batch(args, batch_runner))
     return run_command("tsid-py analyze", lambda: _analyze(args))
 
 
+def _batch(args: argparse.Namespace, batch_runner: Callable[[argparse.Namespace], int] | None) -> int:
+    if batch_runner is None:
+        raise InvalidParameterError("--batch runs on tsid_py.sweep: run it as `tsid-py analyze --batch ...`")
+    return batch_runner(args)
+
+
 def _analyze(args: argparse.Namespace) -> int:
+    if args.motion is None:
+        raise InvalidParameterError("give a MOTION file (or --batch PATTERN)")
     if args.out is not None:
         if args.out.suffix not in (".npz", ".csv"):
             raise InvalidParameterError(f"--out must end with .npz or .csv, got {args.out.name}")

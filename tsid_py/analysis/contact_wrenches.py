@@ -87,7 +87,7 @@ class ContactInverseDynamicsResult:
 
 def axis_weights(name: str, value: object) -> np.ndarray:
     """A weight per axis (3,) from a scalar or a 3-vector."""
-    return as_gain(name, value, 3) if np.ndim(value) == 0 else as_vector(name, value, 3)
+    return as_gain(name, value, 3) if np.ndim(value) == 0 else as_vector(name, value, 3)  # type: ignore[arg-type]
 
 
 def wrench_weights(force_weight: object, min_torque_weight: object) -> np.ndarray:
@@ -160,7 +160,7 @@ def multi_contact_inverse_dynamics(
     inequalities = (
         None if limits is None else stacked_inequalities(per_contact_limits(limits, is_point), unknowns)
     )
-    wrenches = np.zeros(6 * n)
+    wrenches: np.ndarray = np.zeros(6 * n)
     wrenches[unknowns], feasible = balance_root(A, b, weights, guesses.reshape(-1)[unknowns], inequalities)
     wrenches = wrenches.reshape(n, 6)
     fext = set_external_forces(robot, zero_external_forces(robot), frame_ids, wrenches)

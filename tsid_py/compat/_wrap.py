@@ -17,6 +17,7 @@ attribute that can be assigned (TSID's bindings have none): ``task.Kp = 100`` ra
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from tsid_py.errors import UnknownAttributeError
@@ -76,7 +77,7 @@ class Getter:
 class Wrapper(Sealed):
     """A TSID object over a tsid_py one (``_inner``); see the module docstring."""
 
-    _names: ClassVar[dict[str, str | Set | Call | Getter]] = {}
+    _names: ClassVar[Mapping[str, Any]] = {}  # TSID name -> a tsid_py name (str), Set, Call or Getter
     _inner: Any
 
     @classmethod

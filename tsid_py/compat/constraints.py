@@ -20,7 +20,7 @@ _COMMON = {
 }
 
 
-def _copy(array: np.ndarray) -> np.ndarray:
+def _copy(array: object) -> np.ndarray:
     return np.array(array, dtype=float)
 
 
@@ -70,10 +70,10 @@ class ConstraintEquality(_Constraint):
     """``(name)``, ``(name, rows, cols)`` or ``(name, A, b)``: A x = b."""
 
     def __init__(self, name: str, *args: object) -> None:
-        if len(args) == 2 and np.ndim(args[0]) == 2:
+        if len(args) == 2 and np.ndim(args[0]) == 2:  # type: ignore[arg-type]  # array-like
             self._inner = _main.ConstraintEquality.from_arrays(name, args[0], args[1])
         else:
-            self._inner = _main.ConstraintEquality(name, *(args or (0, 0)))  # type: ignore[arg-type]
+            self._inner = _main.ConstraintEquality(name, *(args or (0, 0)))
 
     @property
     def vector(self) -> np.ndarray:
@@ -86,8 +86,8 @@ class ConstraintEquality(_Constraint):
         self._inner.vector = _copy(vector).reshape(-1)
         return True
 
-    setLowerBound = setVector  # noqa: N815
-    setUpperBound = setVector  # noqa: N815
+    setLowerBound = setVector  # type: ignore[assignment]  # noqa: N815  (TSID: sets the vector)
+    setUpperBound = setVector  # type: ignore[assignment]  # noqa: N815
 
 
 class ConstraintInequality(_Constraint):
@@ -97,7 +97,7 @@ class ConstraintInequality(_Constraint):
         if len(args) == 3:
             self._inner = _main.ConstraintInequality.from_arrays(name, *args)
         else:
-            self._inner = _main.ConstraintInequality(name, *(args or (0, 0)))  # type: ignore[arg-type]
+            self._inner = _main.ConstraintInequality(name, *(args or (0, 0)))
 
 
 class ConstraintBound(_Constraint):
@@ -107,7 +107,7 @@ class ConstraintBound(_Constraint):
         if len(args) == 2:
             self._inner = _main.ConstraintBound.from_arrays(name, *args)
         else:
-            self._inner = _main.ConstraintBound(name, *(args or (0,)))  # type: ignore[arg-type]
+            self._inner = _main.ConstraintBound(name, *(args or (0,)))
 
 
 class ConstraintLevel(Wrapper):

@@ -19,7 +19,7 @@ from tsid_py.compat.robot import RobotWrapper
 from tsid_py.compat.trajectories import TrajectorySample
 from tsid_py.validation import as_gain
 
-_TASK = {"name": "name", "dim": "dim"}
+_TASK: dict[str, Any] = {"name": "name", "dim": "dim"}  # TSID name -> tsid_py name, Set, Call or Getter
 _MASK = {"mask": "mask", "setMask": Set("mask")}
 _GAINS = {"Kp": "kp", "Kd": "kd", "setKp": Set("kp"), "setKd": Set("kd")}
 _TRACKING = {

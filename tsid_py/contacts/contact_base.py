@@ -21,6 +21,8 @@ in ``_local_points()`` (the public ``force_generator`` and ``local_points()`` ha
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pinocchio as pin
 
@@ -79,7 +81,8 @@ class ContactBase(Sealed):
         """Name, robot and the motion task (masked with ``motion_mask``) of any contact."""
         self.name = name
         self.robot = robot
-        self.motion_task = motion_task
+        # a TaskSE3Equality, or the motion task of the contact's kind (two frames, a line)
+        self.motion_task: Any = motion_task
         self.motion_task.mask = self.motion_mask
 
     def _init_forces(self) -> None:
@@ -287,12 +290,12 @@ class ContactBase(Sealed):
     @property
     def force_constraint(self) -> ConstraintInequality:
         """Friction pyramid and normal-force bounds on the force variables (a copy)."""
-        return self._force_constraint.copy()
+        return self._force_constraint.copy()  # type: ignore[return-value]  # a copy keeps its kind
 
     @property
     def force_regularization(self) -> ConstraintEquality:
         """W T f = W f_ref, a least-squares cost (a copy)."""
-        return self._force_regularization.copy()
+        return self._force_regularization.copy()  # type: ignore[return-value]  # a copy keeps its kind
 
     def write_force_constraints(
         self, inequality: ConstraintInequality, regularization: ConstraintEquality

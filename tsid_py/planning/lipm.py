@@ -18,7 +18,7 @@ tail a 1.6 s window leaves a steady offset of 1% of the ZMP's distance from the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -110,7 +110,9 @@ class ZmpPreviewController:
         gains[-1] += self.K[0] - gains.sum()
         self.preview_gains = gains
 
-    def run(self, zmp_reference: np.ndarray, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def run(
+        self, zmp_reference: np.ndarray, state: Sequence[float] | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """States x_0..x_n and jerks u_0..u_{n-1} for a reference sampled at the planning period.
 
         Args:

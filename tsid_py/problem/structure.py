@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,7 @@ class Block:
 
     spec: RowSpec
     role: str
-    entry: TaskEntry | ContactEntry | None = None
+    entry: Any = None  # by role: a ContactEntry, a TaskEntry, or None (the base dynamics)
 
 
 def block_weight(block: Block) -> float:
@@ -307,6 +308,7 @@ class ProblemStructure:
 
         if self.nu > 0:
             levels[0].append(Block(RowSpec(BASE_DYNAMICS, "equality", self.nu, None), "base"))
+        entry: Any  # the contacts' entries, then the tasks'
         for entry in self.contacts.values():
             contact = entry.contact
             if contact.motion_task.dim != contact.wrench_size:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
@@ -41,9 +42,11 @@ _SERIALS = itertools.count(1)  # workspace names, unique in the process
 class _ContactSlot:
     entry: ContactEntry
     contact: ContactBase
-    motion: ConstraintBase | None = None  # its motion rows, dv columns
-    force: ConstraintBase | None = None  # its force inequality, force columns
-    regularization: ConstraintBase | None = None  # its regularization, force columns
+    # views of the problem's rows, set when the slot is assigned its rows (an equality, an
+    # inequality, an equality)
+    motion: Any = None  # its motion rows, dv columns
+    force: Any = None  # its force inequality, force columns
+    regularization: Any = None  # its regularization, force columns
     generator: np.ndarray | None = None  # its block of the block-diagonal -T
     version: int = -1  # the contact's force_version when its force rows were last copied
     capped: bool = False
@@ -76,7 +79,7 @@ class Workspace:
         contacts = [(e.contact, e.offset) for e in structure.contacts.values()]
         for entry in structure.tasks.values():  # before their rows are counted: they may depend on them
             if entry.task.family == "force":
-                entry.task.set_contacts(contacts)
+                entry.task.set_contacts(contacts)  # type: ignore[attr-defined]  # a TaskContactForce
         self._blocks = blocks = structure.blocks()
         self.hard = HardRows([b.spec for b in blocks[0]], n)
         self.costs = [CostRows([b.spec for b in level], n, nv) for level in blocks[1:]]
@@ -84,7 +87,7 @@ class Workspace:
         self.tau_map = self.dynamics[nu:]
         self.h = np.zeros(nv)  # h less the measured wrenches' J^T w
         self.h_a = self.h[nu:]
-        self._base: ConstraintBase | None = None
+        self._base: Any = None  # the base-dynamics equality (a floating base's)
         self._contacts = {
             name: _ContactSlot(entry, entry.contact) for name, entry in structure.contacts.items()
         }
@@ -185,6 +188,7 @@ class Workspace:
             self._update_weights()
 
         contacts = self._contact_slots
+        slot: Any  # a _ContactSlot, then a _TaskSlot
 
         # 1. the contacts' motion rows
         for slot in contacts:

@@ -34,6 +34,8 @@ from scipy.linalg import lapack
 
 from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
 
+_dpotrf, _dpotrs, _dtrtrs, _dposv = lapack.dpotrf, lapack.dpotrs, lapack.dtrtrs, lapack.dposv
+
 PRIMAL_TOLERANCE = 1e-12  # relative to 1 + |e| (rows held, 2-norm) or 1 + max |A_in x| (inequalities)
 DUAL_TOLERANCE = 1e-12  # relative to 1 + max |multiplier|
 _PRIMAL_TOLERANCE_SQUARED = PRIMAL_TOLERANCE**2
@@ -58,7 +60,7 @@ def solve_with_active_set(
         E = np.concatenate([E, c.A_in[rows]])
         e = np.concatenate([e, held_bounds])
     stacked = not rows.size and qp.rows is not None  # E = A_eq: [A_eq; g] is one buffer already
-    Eg = qp.rows[: e.size + 1] if stacked else np.concatenate([E, qp.g[None]])
+    Eg = qp.rows[: e.size + 1] if stacked else np.concatenate([E, qp.g[None]])  # type: ignore[index]  # stacked: rows set
     solution = _range_space(qp, E, e, Eg)
     if solution is None:
         return None
@@ -85,21 +87,38 @@ def _range_space(
     qp: DenseQp, E: np.ndarray, e: np.ndarray, Eg: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(x, l) from the Schur complement E H^-1 E^T (Eg: the rows [E; g^T]); None when H or
-    E H^-1 E^T is not positive definite (to LAPACK) or the rows held stay unmet after refinement."""
+    E H^-1 E^T is not positive definite (to LAPACK) or the rows held stay unmet after refinement.
+
+    With H = L L^T on its first k columns (the rest, when ``qp.tail_inverse`` is given, inverted
+    already): Z = L^-1 [E_k^T, g_k] (one triangular solve), and [E; g^T] H^-1 [E^T, g] = Z^T Z (+ its
+    tail part), whose blocks are E H^-1 E^T and E H^-1 g; then x = H^-1 (E^T l - g), its first k
+    entries L^-T (Z l - z_g). Half the triangular solves of forming H^-1 [E^T, g] in full.
+    """
     m = e.size
     hessian = _Hessian(qp)
-    Xy = hessian.solve(Eg.T)
-    if Xy is None:
-        return None
-    X, y = Xy[:, :m], Xy[:, m]
-    if not m:
-        x = -y
-        return (x, np.zeros(0)) if np.isfinite(x.dot(x)) else None
-    EXy = E.dot(Xy)  # [E X, E y]
-    schur, multipliers, info = lapack.dposv(EXy[:, :m], EXy[:, m] + e, lower=1, overwrite_a=1)
+    k = hessian.head
+    factor, info = _dpotrf(qp.H[:k, :k], lower=1, clean=0)
     if info != 0:
         return None
-    x = X.dot(multipliers) - y
+    hessian.factor = factor
+    Z, info = _dtrtrs(factor, Eg[:, :k].T, lower=1)
+    if info != 0:
+        return None
+    K = Z.T.dot(Z)  # [E; g^T] H^-1 [E^T, g] on the first k columns
+    inverse = hessian.inverse
+    if inverse is not None:
+        F = Eg[:, k:]
+        K += F.dot(inverse).dot(F.T)
+    if not m:
+        x = hessian.solve(-Eg[0])
+        return (x, np.zeros(0)) if x is not None and np.isfinite(x.dot(x)) else None
+    schur, multipliers, info = _dposv(K[:m, :m], K[:m, m] + e, lower=1, overwrite_a=1, overwrite_b=1)
+    if info != 0:
+        return None
+    x = np.empty(qp.n)
+    x[:k], info = _dtrtrs(factor, Z[:, :m].dot(multipliers) - Z[:, m], lower=1, trans=1)
+    if inverse is not None:
+        x[k:] = inverse.dot(F[:m].T.dot(multipliers) - F[m])
     for attempt in range(REFINEMENTS + 1):
         residual = e - E.dot(x)
         squared = residual.dot(residual)
@@ -109,36 +128,32 @@ def _range_space(
             return None  # too ill-conditioned (or singular: NaN)
         # one step of iterative refinement of the KKT system, with the same factors
         u = hessian.solve(E.T.dot(multipliers) - qp.H.dot(x) - qp.g)
-        step, _ = lapack.dpotrs(schur, residual - E.dot(u), lower=1)
-        x, multipliers = x + u + X.dot(step), multipliers + step
+        step, _ = lapack.dpotrs(schur, residual - E.dot(u), lower=1)  # type: ignore[arg-type]  # factorized
+        x, multipliers = x + u + hessian.solve(E.T.dot(step)), multipliers + step  # type: ignore[operator]
     return None
 
 
 class _Hessian:
-    """H^-1 B, with H factorized (Cholesky) once and the factor kept for the refinement.
+    """H^-1 b with the Cholesky factor of H's first ``head`` columns (set by the caller).
 
     When the QP gives ``tail_inverse`` (H block diagonal, the inverse of its last block known),
-    only the first block is factorized and the last rows of B are multiplied by the inverse.
+    only the first block is factorized and the last entries of b are multiplied by the inverse.
     """
 
     def __init__(self, qp: DenseQp) -> None:
-        self._H, self._inverse = qp.H, qp.tail_inverse
-        self._head = qp.n if self._inverse is None else qp.n - self._inverse.shape[0]
-        self._factor: np.ndarray | None = None
+        self.inverse = qp.tail_inverse
+        self.head = qp.n if self.inverse is None else qp.n - self.inverse.shape[0]
+        self.factor: np.ndarray | None = None
 
-    def solve(self, B: np.ndarray) -> np.ndarray | None:
-        """H^-1 B (B of n rows, left as it is: it may be a view of the QP), or None when H is not
-        positive definite."""
-        k, inverse = self._head, self._inverse
-        if self._factor is None:
-            self._factor, head, info = lapack.dposv(self._H[:k, :k], B[:k], lower=1)
-            if info != 0:
-                return None
-        else:
-            head, _ = lapack.dpotrs(self._factor, B[:k], lower=1)
+    def solve(self, b: np.ndarray) -> np.ndarray | None:
+        """H^-1 b for a vector b of size n, or None before H was factorized."""
+        k, inverse = self.head, self.inverse
+        if self.factor is None:
+            return None
+        head, _ = _dpotrs(self.factor, b[:k], lower=1)
         if inverse is None:
-            return head
-        return np.concatenate((head, inverse.dot(B[k:])))
+            return head  # type: ignore[no-any-return]
+        return np.concatenate((head, inverse.dot(b[k:])))
 
 
 def _feasible(c: HardConstraints, x: np.ndarray) -> bool:

@@ -21,6 +21,8 @@ Every backend provides the primitive ``solve_qp(DenseQp) -> HqpOutput``; its
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import scipy.linalg
 
@@ -33,7 +35,7 @@ RANK_TOLERANCE = 1e-9  # rank-revealing QR: diagonal entries below this fraction
 PIN_TOLERANCE = 1e-10  # relative half-width of the slab that pins a level at its optimum
 
 
-def cost_levels(hqp: HqpData) -> list[tuple[int, list[WeightedConstraint]]]:
+def cost_levels(hqp: HqpData) -> list[tuple[int, Sequence[WeightedConstraint]]]:
     """The non-empty cost levels as (priority, constraints); one empty level when there is none."""
     all_levels = hqp.levels
     if len(all_levels) == 2:  # the common case: one cost level (possibly empty)
@@ -73,7 +75,7 @@ def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
         if not out.ok:
             return _failed(hqp, out, priority, index, solve_qp)
         if index + 1 < len(levels):
-            R, r = optimal_set(level, fixed, out.x)
+            R, r = optimal_set(level, fixed, out.x)  # type: ignore[arg-type]  # out.ok: x is set
             width = PIN_TOLERANCE * max(1.0, float(np.abs(r).max(initial=0.0)))
             hard = hard.with_inequalities(
                 R, r - width, r + width, f"optimum of level {priority}", pinned=True
@@ -96,7 +98,7 @@ def _failed(hqp: HqpData, out: HqpOutput, priority: int, index: int, solve_qp: S
 
 
 def optimal_set(
-    level: list[WeightedConstraint], A_eq: np.ndarray, x: np.ndarray
+    level: Sequence[WeightedConstraint], A_eq: np.ndarray, x: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rows (R, R x) that pin a level at the optimum reached by x, independent of the rows A_eq.
 

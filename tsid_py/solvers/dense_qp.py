@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -158,13 +158,13 @@ class HardRows:
         owner of the rows writes them)."""
         c = self.constraints
         arrays = [_read_only(a) for a in (c.A_eq, c.b_eq, c.A_in, c.lb, c.ub, self.buffer)]
-        return HardConstraints(*arrays[:5], c.eq_names, c.in_names), arrays[5]
+        return HardConstraints(*arrays[:5], c.eq_names, c.in_names), arrays[5]  # type: ignore[arg-type,call-arg]  # 5 arrays
 
     def view(self, index: int, columns: slice | None = None) -> ConstraintBase:
         """Spec ``index``'s rows as a constraint whose arrays are views of the buffers (its matrix on
         ``columns`` of x when given); a bound comes as an inequality on rows of x."""
         spec, span = self.specs[index], self._spans[index]
-        view = new_constraint("equality" if spec.kind == "equality" else "inequality", spec.name, 0, 0)
+        view: Any = new_constraint("equality" if spec.kind == "equality" else "inequality", spec.name, 0, 0)
         view.matrix = self.buffer[span] if columns is None else self.buffer[span, columns]
         if spec.kind == "equality":
             view.vector = self.b_eq[span]
@@ -286,11 +286,11 @@ class CostRows:
     def _tail_unchanged(self) -> bool:
         """Whether the f block's rows and weights are those of the last call (its block of H is
         then copied from the one kept, and its inverse computed once, from the second such call on)."""
-        tail = self._tail
+        tail = cast(_CostGroup, self._tail)  # called for the group of the f block only
         key = (tail.S.tobytes(), self._row_weights[tail.rows].tobytes())  # a cheap, exact "unchanged"
         if key == self._tail_key:
             if self.tail_inverse is None:
-                self.tail_inverse = np.linalg.inv(self._tail_block)
+                self.tail_inverse = np.linalg.inv(self._tail_block)  # type: ignore[arg-type]  # kept by now
                 self.tail_inverse.flags.writeable = False  # solvers read it
             return True
         self._tail_key, self._tail_block, self.tail_inverse = key, None, None
@@ -311,7 +311,7 @@ class _CostGroup:
         self.WS = np.empty(S.shape)
 
 
-def load_hard(level: list[WeightedConstraint], n: int) -> HardRows:
+def load_hard(level: Sequence[WeightedConstraint], n: int) -> HardRows:
     """Level 0 of a problem laid out as a formulation's workspace lays it out, its values copied in."""
     hard = HardRows([spec_of(e) for e in level], n)
     for k, entry in enumerate(level):
@@ -319,7 +319,7 @@ def load_hard(level: list[WeightedConstraint], n: int) -> HardRows:
     return hard
 
 
-def load_cost(level: list[WeightedConstraint], n: int, nv: int | None = None) -> CostRows:
+def load_cost(level: Sequence[WeightedConstraint], n: int, nv: int | None = None) -> CostRows:
     """A cost level laid out as a formulation's workspace lays it out, its values and weights copied in."""
     cost = CostRows([spec_of(e) for e in level], n, n if nv is None else nv)
     for k, entry in enumerate(level):
@@ -337,7 +337,7 @@ def dense_qp(hqp: HqpData, level: int = 1) -> DenseQp:
     if level == 1:
         formulation_qp = hqp.formulation_qp()
         if formulation_qp is not None:
-            return formulation_qp
+            return formulation_qp  # type: ignore[return-value]  # the workspace's DenseQp
     n = hqp.n_var
     levels = hqp.levels
     hard = load_hard(levels[0] if levels else [], n)
@@ -346,7 +346,7 @@ def dense_qp(hqp: HqpData, level: int = 1) -> DenseQp:
     return DenseQp(H, hard.g, hard.constraints, cost.tail_inverse, hard.buffer)
 
 
-def _copy_into(target: ConstraintBase, source: ConstraintBase) -> None:
+def _copy_into(target: Any, source: Any) -> None:  # two constraints of one kind
     """Copy a constraint's values into its layout's views (a bound's identity matrix included)."""
     target.matrix[...] = source.matrix
     if source.is_equality():

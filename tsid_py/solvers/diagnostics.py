@@ -60,7 +60,7 @@ def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[st
     out = solve_qp(DenseQp(H, g, phase_one))
     if not out.ok:
         return None
-    slack = out.x[n:]
+    slack = out.x[n:]  # type: ignore[index]  # out.ok: x is set
     relaxed_names = [name for name, free in zip(hard.eq_names, relaxed, strict=True) if free]
     names = relaxed_names * 2 + hard.in_names
     return list(dict.fromkeys(names[r] for r in np.flatnonzero(slack > SLACK_TOLERANCE)))

@@ -28,7 +28,8 @@ class Solver(Sealed):
         if not isinstance(hqp, HqpData):
             raise InvalidParameterError(f"solve needs an HqpData (a formulation's problem), got {hqp!r}")
         out = solve_hierarchy(hqp, self.solve_qp)
-        if out.ok and not math.isfinite(out.x.dot(out.x)):  # never an OPTIMAL with NaN or inf in it
+        # never an OPTIMAL with NaN or inf in it (out.ok: x is set)
+        if out.ok and not math.isfinite(out.x.dot(out.x)):  # type: ignore[union-attr,arg-type]
             out = HqpOutput(
                 QPStatus.ERROR,
                 message="the QP solver returned non-finite values (a state or weight of absurd magnitude?)",

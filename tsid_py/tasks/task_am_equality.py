@@ -73,4 +73,4 @@ class TaskAMEquality(TaskMotion):
 
     def get_momentum_rate(self, dv: object) -> np.ndarray:
         """dL implied by dv [N m]."""
-        return self.constraint.matrix.dot(dv) + self._last.drift
+        return self.constraint.matrix.dot(dv) + self._last.drift  # type: ignore[call-overload]  # array-like dv

@@ -23,11 +23,11 @@ against finite differences.
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, new_constraint
+from tsid_py.constraints import ConstraintBase, ConstraintBound, ConstraintEquality, new_constraint
 from tsid_py.errors import DimensionError, TsidError
 from tsid_py.sealed import Sealed
 from tsid_py.validation import as_gain, as_mask, as_vector, mask_rows
@@ -67,8 +67,10 @@ class TaskBase(Sealed):
         """Size of the variable the constraint acts on (nv, na, or the contact forces)."""
         raise NotImplementedError
 
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase) -> None:
-        """Write the constraint at time t [s], state (q, v) and ``data`` into ``out`` (module docstring)."""
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: Any) -> None:
+        """Write the constraint at time t [s], state (q, v) and ``data`` into ``out`` (module docstring).
+
+        ``out`` is a constraint of the task's ``kind``: each task annotates it with its class."""
         raise NotImplementedError(f"{type(self).__name__} must implement fill")
 
     def refilling(self, out: ConstraintBase) -> bool:
@@ -122,7 +124,7 @@ class TaskBase(Sealed):
         if last is None or last.rows != self.dim:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
         if self.kind == "bound":  # the formulation holds it as rows of an inequality
-            copy = new_constraint("bound", self.name, self.dim, self.dim)
+            copy = cast(ConstraintBound, new_constraint("bound", self.name, self.dim, self.dim))
             copy.lower_bound, copy.upper_bound = last.lower_bound.copy(), last.upper_bound.copy()
             return copy
         copy = last.copy()
@@ -171,9 +173,9 @@ class TaskContactForce(TaskBase):
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)
-        self._contacts: list[tuple[object, int]] = []
+        self._contacts: list[tuple[Any, int]] = []  # (ContactBase, offset): tasks do not import contacts
 
-    def set_contacts(self, contacts: list[tuple[object, int]]) -> None:
+    def set_contacts(self, contacts: list[tuple[Any, int]]) -> None:
         """The active contacts with the offsets of their force variables in f (TSID's
         ``setContactList``); a task on one contact's forces uses only that contact's."""
         self._contacts = list(contacts)
@@ -226,6 +228,7 @@ class Masked:
     entries the mask has and what they mean. ``dim`` is the number of entries kept.
     """
 
+    _last: SimpleNamespace  # the task's
     _mask: np.ndarray
     _rows: slice | np.ndarray
     _all_rows: bool
@@ -327,7 +330,7 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
         return self._size
 
     def _write(
-        self, out: ConstraintBase, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray
+        self, out: ConstraintEquality, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray
     ) -> None:
         """out: J dv = desired - drift on the masked rows (every component given)."""
         if self._all_rows:
@@ -393,7 +396,7 @@ class TaskMotionTracking(PdMotionTask):
         """(dx_ref/dt, d^2x_ref/dt^2) at time t; zeros (a fixed reference) by default."""
         return self._zero, self._zero
 
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase) -> None:
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         size, nv = self._size, self.robot.nv
         error = self.compute_error(t, q, v, data)
         jacobian = self.compute_jacobian(t, q, v, data)
@@ -426,7 +429,7 @@ class TaskMotionTracking(PdMotionTask):
         """``value`` as a float array of ``shape``, else a DimensionError naming the task."""
         if type(value) is np.ndarray and value.shape == shape and value.dtype == np.float64:
             return value
-        if np.iscomplexobj(value):
+        if np.iscomplexobj(value):  # type: ignore[arg-type]  # any value: numpy tells
             raise DimensionError(f"task {self.name!r}: its {what} must be real numbers, got complex ones")
         try:
             array = np.asarray(value, dtype=float)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pinocchio as pin
 
@@ -27,8 +29,11 @@ class TaskContactForceEquality(TaskContactForce):
     kp = GainVector("Proportional gains on the wrench error [-].")
     kd = GainVector("Derivative gains on the wrench-rate error [s].")
     ki = GainVector("Integral gains on the leaky integral of the wrench error [1/s].")
+    _kp: np.ndarray  # where the three descriptors keep their values
+    _kd: np.ndarray
+    _ki: np.ndarray
 
-    def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: object) -> None:
+    def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: Any) -> None:  # a ContactBase
         super().__init__(name, robot)
         if not all(hasattr(contact, a) for a in ("name", "n_force", "wrench_size", "force_generator")):
             raise InvalidParameterError(f"{name!r} needs a contact (e.g. a Contact6d), got {contact!r}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pinocchio as pin
 
@@ -48,7 +50,7 @@ class TaskCopEquality(TaskContactForce):
         """Set the world ground normal (normalized here)."""
         self._contact_normal = as_unit_vector("contact normal", normal)
 
-    def set_contacts(self, contacts: list[tuple[object, int]]) -> None:
+    def set_contacts(self, contacts: list[tuple[Any, int]]) -> None:
         """The active contacts with the offsets of their force variables in f (the formulation calls this)."""
         contacts = list(contacts)
         offset = 0

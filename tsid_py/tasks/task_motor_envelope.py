@@ -69,7 +69,8 @@ class TaskMotorEnvelope(Masked, TaskActuation):
         na = self.robot.na
         limits = []
         for what, value in (("tau_max", tau_max), ("v_max", v_max)):
-            array = np.broadcast_to(np.asarray(value, dtype=float), (na,)) if np.ndim(value) == 0 else value
+            scalar = np.ndim(value) == 0  # type: ignore[arg-type]  # a number or an array-like
+            array = np.broadcast_to(np.asarray(value, dtype=float), (na,)) if scalar else value
             array = as_vector(f"{what} of task {self.name!r}", array, na, finite=False)
             if np.any(np.isnan(array)) or np.any(array <= 0):
                 raise InvalidParameterError(

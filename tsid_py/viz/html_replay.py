@@ -57,7 +57,7 @@ class RecordingWindow:
         """The scene as the ordered commands that rebuild it: objects, properties, transforms, animation."""
         from meshcat.servers.tree import walk
 
-        out = []
+        out: list[bytes] = []
         for node in walk(self.tree):
             out.extend(blob for blob in (node.object, *node.properties, node.transform) if blob is not None)
         out.extend(node.animation for node in walk(self.tree) if node.animation is not None)

@@ -126,9 +126,8 @@ class MeshcatScene:
         for name in self.point_names:
             point = frame.points.get(name)
             visible = point is not None
-            place(
-                markers["points"][name], point if visible else np.zeros(3), None, 1.0 if visible else HIDDEN
-            )
+            position = point if point is not None else np.zeros(3)
+            place(markers["points"][name], position, None, 1.0 if visible else HIDDEN)
         for name in self.builder.contacts:
             self._draw_arrow(markers["forces"][name], frame.forces.get(name))
         polygon = frame.support_polygon

@@ -55,9 +55,9 @@ def start_local_server(timeout: float = 20.0) -> LocalServer:
         text=True,
         start_new_session=True,
     )
-    urls = {}
+    urls: dict[str, str] = {}
     while len(urls) < 2:
-        line = process.stdout.readline()
+        line = process.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE
         if not line:
             process.wait(timeout=timeout)
             raise RuntimeError(f"the meshcat server exited with code {process.returncode}")
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     from meshcat.servers import zmqserver
 
     class LoopbackApplication(tornado.web.Application):
-        def listen(self, port: int, address: str = LOCALHOST, **kwargs):
+        def listen(self, port: int, address: str = LOCALHOST, **kwargs):  # type: ignore[override]  # loopback only
             return super().listen(port, address=LOCALHOST, **kwargs)
 
     class LoopbackBridge(zmqserver.ZMQWebSocketBridge):

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import sys
 import time
+from typing import Any
 
 from tsid_py.validation import as_scalar
 from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, contacts_of
@@ -41,10 +42,11 @@ class LiveViewer:
         self.wait_for_browser = wait_for_browser
         self.realtime = realtime
         self._wall_start: float | None = None
-        self.server = None
-        self.visualizer = None
-        self.scene = None
-        self.builder: SceneBuilder | None = None
+        # set by connect(): a LocalServer, a meshcat.Visualizer, a MeshcatScene, a SceneBuilder
+        self.server: Any = None
+        self.visualizer: Any = None
+        self.scene: Any = None
+        self.builder: Any = None
         self.frames_sent = 0
         self._next_time = 0.0
 

@@ -11,6 +11,7 @@ log does not have (an arm has no CoM reference, a balance run no ZMP) are simply
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -85,7 +86,7 @@ class SceneBuilder:
             polygon = support_points[convex_hull_indices(support_points[:, :2])]
         return SceneFrame(float(t), np.array(q, dtype=float), dict(points), arrows, polygon, footprints)
 
-    def frames_from_log(self, log: object, stride: int = 1) -> list[SceneFrame]:
+    def frames_from_log(self, log: Any, stride: int = 1) -> list[SceneFrame]:  # a RunLog
         """Every ``stride``-th step of a run log as a scene frame (always including the last step)."""
         steps = len(log.t)
         indices = list(range(0, steps, max(1, int(stride))))
@@ -93,7 +94,7 @@ class SceneBuilder:
             indices.append(steps - 1)
         return [self.frame_at(log, i) for i in indices]
 
-    def frame_at(self, log: object, i: int) -> SceneFrame:
+    def frame_at(self, log: Any, i: int) -> SceneFrame:  # a RunLog (viz does not import the loop)
         """Step ``i`` of a run log; series whose length differs from the log's are left out."""
         steps = len(log.t)
         points = {}

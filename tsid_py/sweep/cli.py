@@ -1,0 +1,168 @@
+"""Sweep: run a scenario over a grid or random samples of its parameters, on Ray or serially.
+
+tsid-py sweep SCENARIO --param NAME=START:STOP:STEP [--param ...] [--samples N --seed S]
+    [--robot NAME] [--duration S] [--dt S] [--backend NAME] [--keep FIELD,...]
+    --out TABLE.parquet|TABLE.csv [--workers N] [--address ADDR] [--retry-errors]
+    [--plot FILE.png] [--plot-metric FIELD] [--force] [--json]
+
+e.g. tsid-py sweep com-sinusoid --param amplitude=0.01:0.05:0.01 --param frequency=0.25:1:0.25 \\
+         --duration 2 --workers 2 --out sway.parquet --plot sway.png
+     tsid-py sweep balance --robot talos --param push_fy=100:600:50 --param push_t=0.5:1.5:0.25 \\
+         --workers 2 --out pushes.parquet --plot pushes.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from tsid_py.command import Parser, run_command
+from tsid_py.errors import InvalidParameterError
+from tsid_py.outputs import check_output_file
+from tsid_py.sweep.engine import run_sweep
+from tsid_py.sweep.plots import check_plottable, plot_sweep
+from tsid_py.sweep.scenario import ScenarioJob, check_keywords, scenario_function, whole_numbers
+from tsid_py.sweep.space import Axis, grid_points, parse_param, sample_points
+
+SHORTCUTS = ("robot", "duration", "dt", "backend")  # options that fix one keyword of the scenario
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The options of ``tsid-py sweep``."""
+    parser = Parser(prog="tsid-py sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("scenario", help="a tsid-py scenario (balance, com-sinusoid, ...) or module:function")
+    what = parser.add_argument_group("the points")
+    what.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="a keyword of the scenario: START:STOP:STEP (floats, STOP included), V1,V2,... or one VALUE; "
+        "pushes: push_fx, push_fy, push_fz or push_force, push_angle [deg], with push_t, push_duration",
+    )
+    what.add_argument(
+        "--samples", type=int, default=None, metavar="N", help="N random points, uniform in each range"
+    )
+    what.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="seed of the random points (default: 0)"
+    )
+    what.add_argument("--robot", default=None, help="robot spec (default: the scenario's)")
+    what.add_argument(
+        "--duration", type=float, default=None, help="simulated time [s] (default: the scenario's)"
+    )
+    what.add_argument("--dt", type=float, default=None, help="control period [s] (default: the scenario's)")
+    what.add_argument("--backend", default=None, help="QP backend (default: quadprog)")
+    out = parser.add_argument_group("the table")
+    out.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="TABLE",
+        help="the table: TABLE.parquet (pyarrow) or TABLE.csv",
+    )
+    out.add_argument(
+        "--keep",
+        default=None,
+        metavar="FIELD,...",
+        help="summary fields to keep (default: every scalar field but the timings)",
+    )
+    out.add_argument(
+        "--retry-errors", action="store_true", help="run again the points whose row has an error"
+    )
+    out.add_argument("--plot", type=Path, default=None, metavar="FILE.png", help="a picture of the table")
+    out.add_argument(
+        "--plot-metric",
+        default=None,
+        metavar="FIELD",
+        help="the field a metric map shows (default: CoM error)",
+    )
+    out.add_argument(
+        "--force", action="store_true", help="overwrite --plot, and replace a table that holds another sweep"
+    )
+    run = parser.add_argument_group("where it runs")
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes: 1 runs serially here; more run on Ray (default: every core; serial without Ray)",
+    )
+    run.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="a Ray cluster (default: $RAY_ADDRESS, else a local Ray)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object (and no progress bar)")
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="verbosity of messages on stderr (default: warning)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``tsid-py sweep``; exit codes as :mod:`tsid_py.command` (2 with one line on bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    return run_command(parser.prog, lambda: _sweep(args))
+
+
+def points_of(args: argparse.Namespace) -> tuple[list[Axis], list[dict[str, object]]]:
+    """The axes of --param and of the shortcut options, checked against the scenario, and the points."""
+    function = scenario_function(args.scenario)
+    whole = whole_numbers(function)
+    axes = [parse_param(text, whole=text.partition("=")[0].strip() in whole) for text in args.param]
+    if not axes:
+        raise InvalidParameterError("a sweep needs at least one --param NAME=START:STOP:STEP")
+    for name in SHORTCUTS:
+        value = getattr(args, name)
+        if value is not None:
+            if any(axis.name == name for axis in axes):
+                raise InvalidParameterError(f"--{name} and --param {name}: give it once")
+            axes.append(Axis(name, (value,)))
+    check_keywords(function, axes, args.scenario)
+    if args.samples is None:
+        return axes, grid_points(axes)
+    return axes, sample_points(axes, args.samples, args.seed)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    axes, points = points_of(args)
+    inputs = [axis.name for axis in axes]
+    if args.plot is not None:
+        if args.plot.suffix != ".png":
+            raise InvalidParameterError(f"--plot must end with .png, got {args.plot.name}")
+        check_output_file(args.plot, args.force, "--plot")
+        check_plottable(points, inputs)
+    keep = [name.strip() for name in args.keep.split(",") if name.strip()] if args.keep else None
+    report = run_sweep(
+        ScenarioJob(args.scenario),
+        points,
+        args.out,
+        keep=keep,
+        workers=args.workers,
+        address=args.address,
+        retry_errors=args.retry_errors,
+        force=args.force,
+        progress=not args.json,
+    )
+    if args.plot is not None:
+        title = f"{args.scenario}: {len(report.rows)} runs"
+        plot_sweep(report.rows, inputs, args.plot, args.plot_metric, title)
+    if args.json:
+        print(json.dumps(report.summary()))
+    else:
+        print(
+            f"sweep {args.scenario}: {report.points} points, {report.skipped} already in {args.out}, "
+            f"{report.ran} run ({report.errors} raised) in {report.seconds:.1f} s ({report.backend})"
+        )
+    if report.errors:
+        print(f"tsid-py sweep: {report.errors} runs raised: their error is in the table", file=sys.stderr)
+    return 0

@@ -1,0 +1,239 @@
+"""The sweep engine: run a function at every point, stream the results into a table.
+
+A job is a picklable function of one point's values (a dict) returning a summary (a dict, or an
+object with a ``.summary`` dict such as a scenario's ``RunResult``). :func:`run_sweep` runs it at
+every point not yet in the table, serially in this process or on Ray
+(:mod:`tsid_py.sweep.ray_runner`), and adds one row per run as runs finish:
+
+- the fields of the summary to keep (``keep``; by default every scalar field but those that
+  measure the machine rather than the run, :data:`~tsid_py.sweep.task.MACHINE_FIELDS`),
+- ``error``: a run that raises is recorded with its one-line error and the sweep goes on,
+- ``seconds``: the run's wall time.
+
+The table is written atomically every ``checkpoint`` seconds, at the end, and when the sweep is
+stopped (an error, SIGINT, SIGTERM); a restarted sweep skips the points already in its table.
+The rows are sorted by point before every write and each run is deterministic, so the same sweep
+gives the same table (``seconds`` apart) whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tsid_py.errors import InvalidParameterError
+from tsid_py.outputs import check_output_file
+from tsid_py.progress import progress_bar
+from tsid_py.sweep.table import RESERVED, check_table_path, read_table, write_table
+from tsid_py.sweep.task import Job, Outcome, Task
+
+logger = logging.getLogger("tsid_py")
+
+CHECKPOINT = 5.0  # [s] between two writes of the table while runs finish
+MAX_RETRIES = 3  # times Ray runs a point again after its worker died
+
+
+@dataclass
+class SweepReport:
+    """What a sweep did: its table, its points, those already in the table, those run now and how
+    many of them raised, its wall time [s] and its backend ("serial" or "ray")."""
+
+    table: Path
+    points: int
+    skipped: int
+    ran: int
+    errors: int
+    seconds: float
+    backend: str
+    rows: list[dict[str, object]] = field(default_factory=list, repr=False)
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "table": str(self.table),
+            "points": self.points,
+            "skipped": self.skipped,
+            "ran": self.ran,
+            "errors": self.errors,
+            "seconds": self.seconds,
+            "backend": self.backend,
+        }
+
+
+def prepare_table(
+    path: Path, points: list[dict[str, object]], retry_errors: bool = False, force: bool = False
+) -> tuple[dict[int, dict[str, object]], list[int]]:
+    """The rows already in the table at ``path``, by the index of their point in this sweep, and
+    the points still to run.
+
+    A row belongs to the point with the same input values (so a grid may be extended, or files
+    added to a batch, and the runs done are kept). A table that holds another sweep (other
+    inputs, or a run that is no point of this sweep) is refused, or with ``force`` replaced.
+    """
+    path = Path(path)
+    check_table_path(path)
+    check_output_file(path, force=True, option="--out")  # a file can be written there
+    inputs = list(points[0]) if points else []
+    done: dict[int, dict[str, object]] = {}
+    if path.exists():
+        try:
+            done = _match_rows(path, *read_table(path), inputs, points)
+        except InvalidParameterError:
+            if not force:
+                raise
+            logger.info("%s holds another sweep: --force replaces it", path)
+    if retry_errors:
+        done = {point: row for point, row in done.items() if not row.get("error")}
+    return done, [point for point in range(len(points)) if point not in done]
+
+
+def _match_rows(
+    path: Path,
+    rows: list[dict[str, object]],
+    recorded: list[str] | None,
+    inputs: list[str],
+    points: list[dict[str, object]],
+) -> dict[int, dict[str, object]]:
+    other = f"{path} holds another sweep"
+    advice = "(--force replaces it; or choose another --out)"
+    if recorded is not None and recorded != inputs:
+        raise InvalidParameterError(f"{other}, over {', '.join(recorded) or 'nothing'} {advice}")
+    if rows and not set(rows[0]) >= {*RESERVED, *inputs}:
+        absent = sorted({*RESERVED, *inputs} - set(rows[0]))
+        raise InvalidParameterError(f"{other}: it has no column {absent[0]!r} {advice}")
+    free: dict[tuple, list[int]] = {}
+    for index, point in enumerate(points):
+        free.setdefault(_key(point, inputs), []).append(index)
+    done = {}
+    for row in rows:
+        indices = free.get(_key(row, inputs))
+        if not indices:
+            values = ", ".join(f"{name}={row[name]!r}" for name in inputs)
+            raise InvalidParameterError(f"{other}: its run at {values} is no point of this sweep {advice}")
+        index = indices.pop(0)
+        done[index] = {**row, "point": index}
+    return done
+
+
+def _key(values: dict[str, object], inputs: list[str]) -> tuple:
+    """The input values of a point or a row, comparable (a float and an equal int are one key)."""
+    return tuple(
+        float(values[name]) if isinstance(values[name], int | float) else values[name] for name in inputs
+    )
+
+
+def run_sweep(
+    job: Job,
+    points: list[dict[str, object]],
+    out: str | Path,
+    *,
+    keep: list[str] | tuple[str, ...] | None = None,
+    workers: int | None = None,
+    address: str | None = None,
+    retry_errors: bool = False,
+    force: bool = False,
+    progress: bool = False,
+    checkpoint: float = CHECKPOINT,
+    max_retries: int = MAX_RETRIES,
+) -> SweepReport:
+    """Run ``job`` at every point not yet in the table ``out`` and write the table.
+
+    Args:
+        job: A picklable function of a point's values (a dict) returning a summary.
+        points: The points, each a dict of the same input names (:mod:`tsid_py.sweep.space`).
+        out: The table, ``.parquet`` (pyarrow) or ``.csv``. Its rows of this sweep are kept and
+            their points skipped (see :func:`prepare_table`).
+        keep: The summary fields to keep (default: the scalar ones, see :func:`~tsid_py.sweep.task.select`).
+        workers: Processes running points: 1 runs them here, serially; more run on Ray, started
+            on this machine with that many CPUs (default: all its cores; serial without Ray).
+        address: A running Ray cluster ("auto", "ray://HOST:10001", ...; default: the
+            ``RAY_ADDRESS`` environment variable, else a new local Ray).
+        retry_errors: Run again the points whose row records an error.
+        force: Replace a table that holds another sweep (a table of this sweep is resumed).
+        progress: A progress bar on stderr (when it is a terminal).
+        checkpoint: Seconds between two writes of the table while runs finish.
+        max_retries: Times Ray runs a point again after its worker died.
+    """
+    out = Path(out)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidParameterError(f"--workers must be a whole number >= 1, got {workers!r}")
+    if not points:
+        raise InvalidParameterError("a sweep needs at least one point")
+    inputs = list(points[0])
+    if any(list(point) != inputs for point in points):
+        raise InvalidParameterError("every point of a sweep must have the same parameters")
+    keep = tuple(keep) if keep is not None else None
+    done, todo = prepare_table(out, points, retry_errors, force)
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    backend = choose_backend(workers, address)
+    rows = dict(done)
+    task = Task(job, keep)
+    start = time.perf_counter()
+    report = SweepReport(out, len(points), len(done), 0, 0, 0.0, backend)
+    written = False
+    last_write = time.monotonic()
+    outcomes: Iterator[Outcome] = iter(())
+    try:
+        if backend == "serial":
+            outcomes = (task(point, points[point]) for point in todo)
+        elif todo:
+            from tsid_py.sweep.ray_runner import run_on_ray
+
+            outcomes = run_on_ray(
+                task, [(point, points[point]) for point in todo], workers, address, max_retries
+            )
+        for outcome in progress_bar(_Sized(outcomes, len(todo)), progress, "sweep", unit="run"):
+            rows[outcome.point] = outcome.row()
+            report.ran += 1
+            report.errors += bool(outcome.error)
+            written = False
+            if outcome.missing:
+                raise InvalidParameterError(
+                    f"--keep {outcome.missing[0]}: not a field of the summary "
+                    f"(it has {', '.join(outcome.available)})"
+                )
+            if time.monotonic() - last_write > checkpoint:
+                write_table(out, list(rows.values()), inputs)
+                written, last_write = True, time.monotonic()
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:  # a generator: stop its runs (Ray: cancel them, stop a local Ray)
+            close()
+        if not written and rows:
+            write_table(out, list(rows.values()), inputs)
+        report.seconds = time.perf_counter() - start
+    report.rows = sorted(rows.values(), key=lambda row: row["point"])
+    return report
+
+
+def choose_backend(workers: int | None, address: str | None) -> str:
+    """ "serial" with one worker, or without Ray and no cluster address; else "ray"."""
+    if workers == 1 and address is None:
+        return "serial"
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if address is not None:
+            raise InvalidParameterError(
+                f"--address {address}: running on a Ray cluster needs Ray (pip install tsid_py[cluster])"
+            ) from None
+        if workers is not None and workers > 1:
+            logger.warning("Ray is not installed (pip install tsid_py[cluster]): running the sweep serially")
+        return "serial"
+    return "ray"
+
+
+class _Sized:
+    """An iterator with a length (the progress bar's total)."""
+
+    def __init__(self, items: Iterator[Outcome], length: int) -> None:
+        self.items, self.length = items, length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __iter__(self) -> Iterator[Outcome]:
+        return iter(self.items)
