@@ -152,7 +152,7 @@ class _Hessian:
             return None
         head, _ = _dpotrs(self.factor, b[:k], lower=1)
         if inverse is None:
-            return head  # type: ignore[no-any-return]
+            return np.asarray(head)
         return np.concatenate((head, inverse.dot(b[k:])))
 
 
