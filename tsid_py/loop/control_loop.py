@@ -35,7 +35,7 @@ import numpy as np
 
 from tsid_py.errors import InvalidParameterError, SolverFailedError
 from tsid_py.integration import integrate
-from tsid_py.loop.controller import Controller, ControlOutput
+from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import COMMAND_MODES, Command, IntegratorPlant, Plant, Push
 from tsid_py.physics import WorstChecks, check_solution
@@ -130,7 +130,14 @@ class ControlLoop:
         label: str = "run",
         observer: Observer | None = None,
     ) -> LoopOutcome:
-        """Run ``steps`` control steps from the controller's q0 at rest."""
+        """Run ``steps`` control steps from the controller's q0 at rest (the objects made before,
+        out of the garbage collector's sight: :func:`~tsid_py.loop.controller.frozen_heap`)."""
+        with frozen_heap():
+            return self._run(steps, hooks, progress, label, observer)
+
+    def _run(
+        self, steps: int, hooks: StepHooks | None, progress: bool, label: str, observer: Observer | None
+    ) -> LoopOutcome:
         controller, plant, dt = self.controller, self.plant, self.dt
         robot = controller.robot
         hooks = StepHooks() if hooks is None else hooks

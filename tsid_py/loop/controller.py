@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -68,6 +71,25 @@ def solve_step(
     return ControlOutput(
         solution, formulation.get_accelerations(solution), formulation.get_actuator_forces(solution), forces
     )
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Keep the garbage collector off every object made before the block while it runs
+    (``gc.freeze()``), for a control loop's steady timing: a collection during the loop then looks
+    only at what the steps made since, not at the robot models, the modules and the set-up, so its
+    pause stays short (a step itself leaves no garbage for the collector: its temporaries die by
+    reference counting). :class:`~tsid_py.loop.ControlLoop` runs in it; wrap your own loop of
+    :meth:`Controller.compute` the same way. The objects go back under the collector after the
+    block; a heap frozen already (by you) is left as it is."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class Controller(Sealed):

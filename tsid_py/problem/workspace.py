@@ -99,6 +99,10 @@ class Workspace:
             for index, block in enumerate(level_blocks):
                 self._assign(level, index, block, motion_rows)
         self._contact_motion = self._stacked_contact_motion(motion_rows)
+        # views the step writes through, made once
+        self._contact_motion_t = None if self._contact_motion is None else self._contact_motion.T
+        self._dynamics_forces, self._dynamics_mass = self.dynamics[:, nv:], self.dynamics[:, :nv]
+        self._dynamics_base, self._h_base = self.dynamics[:nu], self.h[:nu]
         self._contact_slots = list(self._contacts.values())
         tasks = self._motion_tasks + self._force_tasks + self._actuation_tasks
         self._shape_tasks = [s.contact.motion_task for s in self._contact_slots] + [s.task for s in tasks]
@@ -182,7 +186,7 @@ class Workspace:
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> None:
         """Compute the problem at time t [s] and state (q, v), ``data`` filled at that state (see the
         module docstring). The shapes must hold (:meth:`shapes_hold`)."""
-        robot, nv, nu = self.robot, self.nv, self.nu
+        robot = self.robot
         self.stamp += 1  # the problems handed out so far are stale from here on
         if self.structure.weights_version != self._weights_version:
             self._update_weights()
@@ -211,19 +215,19 @@ class Workspace:
                 slot.capped = False
 
         # 3. the equation of motion [M, -J_c^T] x = S^T tau - h
-        dynamics = self.dynamics
-        contact_motion = self._contact_motion
-        if contact_motion is None:
-            contact_motion = np.concatenate([s.motion.matrix for s in contacts])
-        np.matmul(contact_motion.T, self._minus_generators, out=dynamics[:, nv:])
-        robot.mass(data, out=dynamics[:, :nv])
+        contact_motion_t = self._contact_motion_t
+        if contact_motion_t is None:
+            contact_motion_t = np.concatenate([s.motion.matrix for s in contacts]).T
+        np.matmul(contact_motion_t, self._minus_generators, out=self._dynamics_forces)
+        robot.mass(data, out=self._dynamics_mass)
         h = robot.nonlinear_effects(data, out=self.h)
         for measured in self.structure.measured.values():
             measured.advance(t)  # a scheduled wrench takes its value at t
             h -= measured.compute_joint_torques(data)
-        if self._base is not None:
-            self._base.matrix[...] = dynamics[:nu]
-            np.negative(h[:nu], out=self._base.vector)
+        base = self._base
+        if base is not None:
+            base.matrix[...] = self._dynamics_base
+            np.negative(self._h_base, out=base.vector)
 
         # 4. the tasks
         for slot in self._motion_tasks:

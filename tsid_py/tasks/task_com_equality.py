@@ -40,5 +40,11 @@ class TaskComEquality(TaskMotionTracking):
     def compute_drift(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
         return self.robot.com_acc(data)
 
+    def _terms(
+        self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        com, jacobian, drift = self.robot.com_terms(data)  # views of data: fill copies what it keeps
+        return com - self._reference._pos, jacobian, drift
+
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         return self._reference._vel, self._reference._acc  # the task's own copy, read without properties

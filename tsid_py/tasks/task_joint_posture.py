@@ -30,6 +30,10 @@ class TaskJointPosture(Masked, TaskMotion, PdGains, TrackingErrors):
         self._last.position_error = np.zeros(robot.na)
         self._last.velocity_error = np.zeros(robot.na)
         self._last.desired_acceleration = np.zeros(robot.na)
+        # read by fill at every step: where the actuated joints start in q and v, and q_ref's view
+        self._q_start, self._v_start = robot.nq - robot.nq_actuated, robot.nv - robot.na
+        self._vector_space = robot.nq_actuated == robot.na
+        self._q_ref_actuated = self._q_ref_full[self._q_start :]
         self.mask = np.ones(robot.na)
 
     def _mask_size(self) -> int:
@@ -54,17 +58,16 @@ class TaskJointPosture(Masked, TaskMotion, PdGains, TrackingErrors):
         self._q_ref_full[robot.nq - robot.nq_actuated :] = self._reference.pos
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        robot, reference = self.robot, self._reference
-        if robot.nq_actuated == robot.na:  # every actuated joint is a vector space: q_a - q_ref
-            start = robot.nq - robot.na
-            position_error = q[start:] - self._q_ref_full[start:]
+        reference, last = self._reference, self._last
+        if self._vector_space:  # every actuated joint is a vector space: q_a - q_ref
+            position_error = q[self._q_start :] - self._q_ref_actuated
         else:
-            position_error = pin.difference(robot.model, self._q_ref_full, q)[robot.nv - robot.na :]
-        velocity_error = v[robot.nv - robot.na :] - reference.vel
-        desired = reference.acc - self._kp * position_error
+            position_error = pin.difference(self.robot.model, self._q_ref_full, q)[self._v_start :]
+        velocity_error = v[self._v_start :] - reference._vel
+        desired = reference._acc - self._kp * position_error
         desired -= self._kd * velocity_error
-        self._last.position_error, self._last.velocity_error = position_error, velocity_error
-        self._last.desired_acceleration = desired
-        if not self.refilling(out):  # the selection of the masked joints changes only with the mask
+        last.position_error, last.velocity_error = position_error, velocity_error
+        last.desired_acceleration = desired
+        if out is not last.out:  # not refilling: the selection changes only with the mask
             out.matrix[...] = self._selection
         out.vector[...] = desired if self._all_rows else desired[self._rows]
