@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.analysis.contact_geometry import set_external_forces, zero_external_forces
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.robot_wrapper import RobotWrapper
 
@@ -48,25 +47,27 @@ def contact_external_forces(
     A 3-D force acts at its frame's origin, in the contact frame or in world axes; a contact that
     holds two frames together applies +f to the first and -f to the second.
     """
-    frame_ids, wrenches = [], []
+    model, fext = robot.model, robot.zero_external_forces()
     for contact, forces in contacts.values():
         wrench = contact.wrench(forces)
-        if wrench.shape[0] == 6:
-            frame_ids.append(contact.frame_id)
-            wrenches.append(wrench)
-            continue
-        world = contact.force_rotation(data) @ wrench
-        ends = [(contact.frame_id, world)]
-        if not contact.unilateral:
-            ends.append((contact.frame_id2, -world))  # type: ignore[attr-defined]  # a bilateral contact: two frames
-        for frame_id, force in ends:
-            frame_ids.append(frame_id)
-            wrenches.append(
-                np.concatenate([robot.frame_placement(data, frame_id).rotation.T @ force, np.zeros(3)])
-            )
-    return set_external_forces(
-        robot, zero_external_forces(robot), frame_ids, np.array(wrenches).reshape(-1, 6)
-    )
+        if wrench.shape[0] == 6:  # a wrench in the contact frame
+            ends = [(contact.frame_id, wrench)]
+        else:  # a force at the frame's origin, as a wrench in the frame (rotated from world axes)
+            world = contact.force_rotation(data) @ wrench
+            ends = [(contact.frame_id, world)]
+            if not contact.unilateral:
+                ends.append((contact.frame_id2, -world))  # type: ignore[attr-defined]  # a bilateral contact: two frames
+            ends = [
+                (
+                    frame_id,
+                    np.concatenate([robot.frame_placement(data, frame_id).rotation.T @ force, np.zeros(3)]),
+                )
+                for frame_id, force in ends
+            ]
+        for frame_id, local in ends:  # on the parent joint, in its frame
+            frame = model.frames[frame_id]
+            fext[frame.parentJoint] += frame.placement.act(pin.Force(local))
+    return fext
 
 
 def dynamics_residual(
@@ -100,12 +101,15 @@ def dynamics_residual(
 
 def normal_forces_and_friction_ratio(contact: ContactBase, forces: np.ndarray) -> tuple[np.ndarray, float]:
     """Normal force of each contact point [N] and the largest |f_t| / (mu f_n) over the loaded points."""
-    n = contact.contact_normal
+    n = contact._normal  # read only
     points = contact.point_forces(forces)
-    f_n = points @ n
-    f_t = np.linalg.norm(points - np.outer(f_n, n), axis=1)
+    f_n = points.dot(n)
+    tangential = points - f_n[:, None] * n
+    f_t = np.sqrt((tangential * tangential).sum(axis=1))
     loaded = f_n > FRICTION_RATIO_MIN_NORMAL_FORCE  # an unloaded point's ratio is rounding noise
-    return f_n, float(np.max(f_t[loaded] / (contact.mu * f_n[loaded]), initial=0.0))
+    if not loaded.any():
+        return f_n, 0.0
+    return f_n, float((f_t[loaded] / (contact.mu * f_n[loaded])).max())
 
 
 def check_solution(
@@ -127,7 +131,8 @@ def check_solution(
             continue
         f_n, ratio = normal_forces_and_friction_ratio(contact, forces)
         friction.append(ratio)
-        pyramid.append(float(np.max(contact.force_constraint.matrix[:-1] @ np.asarray(forces), initial=0.0)))
+        pyramid_rows = contact._force_constraint.matrix[:-1]  # read only: the last row bounds f_n
+        pyramid.append(max(float(pyramid_rows.dot(forces).max(initial=0.0)), 0.0))
         total = float(f_n.sum())
         normal_forces.append(total)
         bounds.append(max(contact.min_normal_force - total, total - contact.max_normal_force, 0.0))

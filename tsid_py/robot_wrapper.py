@@ -70,6 +70,8 @@ class RobotWrapper(Sealed):
         actuated = model.armature[self.nv - self.na :]
         self._rotor_inertias = np.array(actuated, dtype=float)  # the URDF's armature, if any
         self._gear_ratios = np.ones(self.na)
+        self._no_joint_forces = pin.StdVec_Force()  # copied by zero_external_forces, never handed out
+        self._no_joint_forces.extend(pin.Force.Zero() for _ in range(model.njoints))
 
     @classmethod
     def from_urdf(
@@ -138,6 +140,10 @@ class RobotWrapper(Sealed):
     def create_data(self) -> pin.Data:
         """A fresh ``pinocchio.Data`` for this model."""
         return self.model.createData()
+
+    def zero_external_forces(self) -> pin.StdVec_Force:
+        """One zero force per joint (a new container), the ``fext`` of Pinocchio's ``rnea``."""
+        return pin.StdVec_Force(self._no_joint_forces)
 
     def zero_velocity(self) -> np.ndarray:
         """The zero velocity vector (size nv) [m/s, rad/s]."""

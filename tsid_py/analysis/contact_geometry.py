@@ -100,10 +100,8 @@ def base_wrench_in_world(placement: np.ndarray, wrenches: np.ndarray) -> np.ndar
 
 
 def zero_external_forces(robot: RobotWrapper) -> pin.StdVec_Force:
-    """One zero force per joint, the container of Pinocchio's ``rnea(..., fext)``."""
-    fext = pin.StdVec_Force()
-    fext.extend(pin.Force.Zero() for _ in range(robot.model.njoints))
-    return fext
+    """One zero force per joint, the container of Pinocchio's ``rnea(..., fext)`` (a new one)."""
+    return robot.zero_external_forces()
 
 
 def set_external_forces(

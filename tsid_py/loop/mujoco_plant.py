@@ -95,6 +95,12 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0):
     return spec.compile()
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross products of two n x 3 arrays (np.cross costs more on so few rows)."""
+    (ax, ay, az), (bx, by, bz) = a.T, b.T
+    return np.stack((ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx), axis=1)
+
+
 def _wxyz(rotation: np.ndarray) -> np.ndarray:
     x, y, z, w = pin.Quaternion(rotation).coeffs()
     return np.array([w, x, y, z])
@@ -141,6 +147,7 @@ def _add_foot(spec, mujoco, robot: Robot, bodies: dict, frame_name: str, mu: flo
         )
     geom.contype, geom.conaffinity, geom.friction = _FEET, _FLOOR, [mu, 0.005, 0.0001]
     geom.condim = 3
+    body.add_site(name=frame_name, pos=placement.translation)  # the foot frame's origin, to measure at
 
 
 class MujocoPlant(Plant):
@@ -177,8 +184,10 @@ class MujocoPlant(Plant):
         self._vadr = np.array([self.model.joint(model.names[j]).dofadr[0] for j in actuated], dtype=int)
         self._root_body = self.model.body(model.names[1]).id if self._floating else 0
         self._feet = {name: self.model.geom(name).id for name in robot.spec.feet.values()}
-        self._foot_frames = {name: robot.frame_id(name) for name in robot.spec.feet.values()}
-        self._pin_data = robot.create_data()
+        self._foot_sites = np.array([self.model.site(name).id for name in self._feet], dtype=int)
+        self._foot_of_geom = np.full(self.model.ngeom, -1)  # geom id -> index of its foot, or -1
+        self._foot_of_geom[list(self._feet.values())] = np.arange(len(self._feet))
+        self._contact_force = np.zeros(6)
         self._effort = np.where(robot.effort_limit() > 0, robot.effort_limit(), np.inf)
         self._command = Command(np.zeros(robot.na))
         self._push_end = -np.inf
@@ -257,7 +266,7 @@ class MujocoPlant(Plant):
 
     def state(self) -> PlantState:
         q, v = self.get_state()
-        return PlantState(float(self.data.time), q, v, self.contacts(q))
+        return PlantState(float(self.data.time), q, v, self.contacts())
 
     def push(self, force: np.ndarray, duration: float) -> None:
         """A force [N] in world axes at the base's centre of mass, for ``duration`` [s]."""
@@ -267,30 +276,33 @@ class MujocoPlant(Plant):
         self._push_end = self.data.time + as_scalar("duration", duration, minimum=0.0)
 
     # -------------------------------------------------------------- contacts
-    def contacts(self, q: np.ndarray) -> dict[str, ContactMeasurement]:
-        """Each foot's ground wrench at its frame origin, world axes [N, N m], and whether it touches."""
+    def contacts(self) -> dict[str, ContactMeasurement]:
+        """Each foot's ground wrench at its frame origin, world axes [N, N m], and whether it touches.
+
+        Read from the last physics step: MuJoCo's contacts and the foot frames' origins (a site at
+        each) are both of the state that step started from. A contact's force is given in its
+        contact frame, on geom2 from geom1 (``mj_contactForce``); the rows of ``contact.frame`` are
+        that frame's axes in world axes, so f_world = frame^T f_local.
+        """
         mujoco, model, data = self._mujoco, self.model, self.data
-        robot, pdata = self.robot, self._pin_data
-        robot.forward_kinematics(pdata, q)
-        origins = {}
-        for name, frame in self._foot_frames.items():
-            origins[name] = pin.updateFramePlacement(robot.model, pdata, frame).translation
-        wrenches = {name: np.zeros(6) for name in self._feet}
-        by_geom = {geom: name for name, geom in self._feet.items()}
-        local = np.zeros(6)
-        for i in range(data.ncon):
-            contact = data.contact[i]
-            name = by_geom.get(contact.geom2) or by_geom.get(contact.geom1)
-            if name is None:
-                continue
-            mujoco.mj_contactForce(model, data, i, local)
-            fx, fy, fz = contact.frame.reshape(3, 3).T @ local[:3]  # on geom2, from geom1
-            if contact.geom1 == self._feet[name]:
-                fx, fy, fz = -fx, -fy, -fz
-            rx, ry, rz = contact.pos - origins[name]
-            wrench = wrenches[name]  # force, and its moment r x f about the foot frame's origin
-            wrench += (fx, fy, fz, ry * fz - rz * fy, rz * fx - rx * fz, rx * fy - ry * fx)
+        count, feet = data.ncon, self._foot_sites.size
+        wrenches = np.zeros((feet, 6))
+        if count:
+            contact, local = data.contact, self._contact_force
+            forces = np.empty((count, 3))
+            for i in range(count):
+                mujoco.mj_contactForce(model, data, i, local)
+                forces[i] = local[:3]
+            forces = np.einsum("nji,nj->ni", contact.frame[:count].reshape(count, 3, 3), forces)
+            geoms = contact.geom[:count]
+            on_geom2 = self._foot_of_geom[geoms[:, 1]]
+            foot = np.where(on_geom2 >= 0, on_geom2, self._foot_of_geom[geoms[:, 0]])
+            # +f on a foot that is geom2, -f on one that is geom1; each contact summed on its foot
+            sides = (foot == np.arange(feet)[:, None]) * np.where(on_geom2 >= 0, 1.0, -1.0)
+            wrenches[:, :3] = sides.dot(forces)
+            moments = sides.dot(_cross(contact.pos[:count], forces))  # about the world origin
+            wrenches[:, 3:] = moments - _cross(data.site_xpos[self._foot_sites], wrenches[:, :3])
         return {
             name: ContactMeasurement(wrench, bool(wrench[2] > TOUCH_THRESHOLD))
-            for name, wrench in wrenches.items()
+            for name, wrench in zip(self._feet, wrenches, strict=True)
         }

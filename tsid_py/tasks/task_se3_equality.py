@@ -46,7 +46,7 @@ class TaskSE3Equality(PdMotionTask):
         self.frame_name = robot.frame_name(frame)
         self.local_frame = True
         self._reference_placement = pin.SE3.Identity()
-        self._reference = TrajectorySample.from_se3(self._reference_placement)
+        self._reference: TrajectorySample | None = None  # None: a static placement's, made when asked
         self._reference_moves = False
 
     def use_local_frame(self, local_frame: bool) -> None:
@@ -56,6 +56,8 @@ class TaskSE3Equality(PdMotionTask):
     @property
     def reference(self) -> TrajectorySample:
         """The reference sample (a copy): 12-vector placement, 6-vector velocity and acceleration."""
+        if self._reference is None:
+            self._reference = TrajectorySample.from_se3(self._reference_placement)
         return self._reference.copy()
 
     @property
@@ -66,7 +68,7 @@ class TaskSE3Equality(PdMotionTask):
     def set_reference(self, reference: TrajectorySample | pin.SE3) -> None:
         """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc)."""
         if isinstance(reference, pin.SE3):  # a placement is a rotation already: nothing to check
-            self._reference = TrajectorySample.from_se3(reference)
+            self._reference = None  # at rest: its sample is made only if asked for (re-anchored feet)
             self._reference_placement = pin.SE3(reference)
             self._reference_moves = False
             return
@@ -83,17 +85,18 @@ class TaskSE3Equality(PdMotionTask):
         """
         placement, jacobian, drift = self.robot.frame_motion(data, self.frame_id, self.local_frame)
         error = se3_error(placement, self._reference_placement)
-        ref_vel, ref_acc = self._reference._vel, self._reference._acc  # the task's own sample
         if not self.local_frame:
             error = rotate_motion(placement.rotation, error)
-        elif self._reference_moves:
-            rotation_t = placement.rotation.T
-            ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
-        velocity_error = ref_vel - jacobian.dot(v)  # the frame velocity in the task's axes is J v
+        velocity_error = -jacobian.dot(v)  # the frame velocity in the task's axes is J v
         desired = self._kp * error
-        desired += self._kd * velocity_error
         if self._reference_moves:
+            ref_vel, ref_acc = self._reference._vel, self._reference._acc  # type: ignore[union-attr]  # set with them
+            if self.local_frame:
+                rotation_t = placement.rotation.T
+                ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
+            velocity_error += ref_vel
             desired += ref_acc
+        desired += self._kd * velocity_error
         self._last.position_error, self._last.velocity_error = error, velocity_error
         self._last.desired_acceleration, self._last.drift = desired, drift
         self._write(out, jacobian, desired, drift)
