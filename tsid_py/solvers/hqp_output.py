@@ -33,7 +33,10 @@ class HqpOutput:
             level-0 inequalities stacked in order (a two-sided row counts once).
         lagrange_multipliers: l_eq for the level-0 equality rows, then l_in for the inequality
             rows (> 0 at a lower bound, < 0 at an upper bound), with H x + g = A_eq^T l_eq +
-            A_in^T l_in.
+            A_in^T l_in for a one-level problem (tests/test_kkt.py). In a priority cascade they are
+            those the last level's QP gave the level-0 rows: that QP also holds the rows the
+            levels above pinned, whose multipliers are not returned, so the identity does not
+            hold for the problem of any one level.
         message: Why a solve failed, empty otherwise.
         problem: A copy of the problem, kept when the solve failed so it can be inspected.
         infeasible_constraints: When level 0 is infeasible, the names of the hard constraints

@@ -63,7 +63,10 @@ def _solve_quadprog(qp: DenseQp) -> HqpOutput:
     A = np.vstack([c.A_eq, c.A_in[fixed], c.A_in[lower], -c.A_in[upper]])
     b = np.concatenate([c.b_eq, c.lb[fixed], c.lb[lower], -c.ub[upper]])
     if b.size == 0:  # quadprog needs at least one constraint; H is positive definite
-        return HqpOutput(QPStatus.OPTIMAL, x=np.linalg.solve(qp.H, -qp.g))
+        # no equality row, no bound on any inequality row: every multiplier is 0 (one per row)
+        return HqpOutput(
+            QPStatus.OPTIMAL, x=np.linalg.solve(qp.H, -qp.g), lagrange_multipliers=np.zeros(c.n_in)
+        )
     try:
         x, _, _, iterations, multipliers, active = quadprog.solve_qp(qp.H, -qp.g, A.T, b, n_eq)
     except ValueError as exc:
