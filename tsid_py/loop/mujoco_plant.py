@@ -188,6 +188,7 @@ class MujocoPlant(Plant):
         self._foot_of_geom = np.full(self.model.ngeom, -1)  # geom id -> index of its foot, or -1
         self._foot_of_geom[list(self._feet.values())] = np.arange(len(self._feet))
         self._contact_force = np.zeros(6)
+        self._base_rotation = np.zeros(9)
         self._effort = np.where(robot.effort_limit() > 0, robot.effort_limit(), np.inf)
         self._command = Command(np.zeros(robot.na))
         self._push_end = -np.inf
@@ -215,10 +216,12 @@ class MujocoPlant(Plant):
         data, robot = self.data, self.robot
         q, v = np.empty(robot.nq), np.empty(robot.nv)
         if self._floating:
-            w, x, y, z = data.qpos[3:7]
-            norm = np.sqrt(w * w + x * x + y * y + z * z)
-            q[:3], q[3:7] = data.qpos[:3], np.array([x, y, z, w]) / norm
-            v[:3] = pin.Quaternion(w, x, y, z).normalized().toRotationMatrix().T @ data.qvel[:3]
+            wxyz = data.qpos[3:7]
+            wxyz = wxyz / np.sqrt(wxyz.dot(wxyz))
+            q[:3], q[3:6], q[6] = data.qpos[:3], wxyz[1:], wxyz[0]
+            rotation = self._base_rotation  # of the base in the world, row-major
+            self._mujoco.mju_quat2Mat(rotation, wxyz)
+            v[:3] = data.qvel[:3].dot(rotation.reshape(3, 3))  # R^T v_world: base axes
             v[3:6] = data.qvel[3:6]
         q[robot.nq - robot.na :] = data.qpos[self._qadr]
         v[robot.nv - robot.na :] = data.qvel[self._vadr]
@@ -252,14 +255,17 @@ class MujocoPlant(Plant):
                 f"dt = {dt} s is not a multiple of the mujoco plant's timestep {self.timestep} s"
             )
         mujoco, model, data, command = self._mujoco, self.model, self.data, self._command
+        effort, servo = self._effort, command.q_des is not None
+        if not servo:  # a torque command: the same motor torques at every physics step
+            data.ctrl[:] = np.clip(command.tau, -effort, effort)
+            clipped = bool((np.abs(command.tau) > effort).any())
         for _ in range(int(round(steps))):
-            tau = command.tau
-            if command.q_des is not None:  # the joint servos, at the physics rate
+            if servo:  # the joint servos, at the physics rate
                 q, v = data.qpos[self._qadr], data.qvel[self._vadr]
-                tau = tau + self.kp * (command.q_des - q) + self.kd * (command.v_des - v)
-            clipped = np.clip(tau, -self._effort, self._effort)
-            self.clipped_steps += bool(np.any(clipped != tau))
-            data.ctrl[:] = clipped
+                tau = command.tau + self.kp * (command.q_des - q) + self.kd * (command.v_des - v)
+                data.ctrl[:] = np.clip(tau, -effort, effort)
+                clipped = bool((np.abs(tau) > effort).any())
+            self.clipped_steps += clipped
             if data.time >= self._push_end:
                 data.xfrc_applied[self._root_body] = 0.0
             mujoco.mj_step(model, data)
