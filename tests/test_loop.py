@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tsid_py as tsid
 from tsid_py.controllers import BipedController
@@ -69,3 +70,20 @@ def test_the_loop_drives_any_plant_and_reads_its_state(talos):
     assert hooks.seen == [10.0 + i * DT for i in range(5)]  # the plant's time, not the loop's count
     assert outcome.log.t == hooks.seen
     np.testing.assert_array_equal(outcome.log.q[1], controller.q0)  # the lagging plant did not move yet
+
+
+def test_the_physics_checks_can_be_spaced_out(talos):
+    """check_every = k checks steps 0, k, 2k, ... (the summary counts them; 0: none, NaN worsts);
+    the worst residual over the checked steps is that of checking every step at those steps."""
+    controller = BipedController(talos)
+    every = ControlLoop(controller, DT).run(12).summary()
+    assert every["physics_checks"] == 12 and every["dynamics_residual_max"] < 1e-8
+    spaced = ControlLoop(BipedController(talos), DT, check_every=5).run(12).summary()
+    assert spaced["physics_checks"] == 3  # steps 0, 5, 10
+    assert 0 < spaced["dynamics_residual_max"] <= every["dynamics_residual_max"]
+    never = ControlLoop(BipedController(talos), DT, check_every=0).run(12).summary()
+    assert never["physics_checks"] == 0 and np.isnan(never["dynamics_residual_max"])
+    assert never["steps"] == spaced["steps"] == 12
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(tsid.InvalidParameterError, match="check_every"):
+            ControlLoop(controller, DT, check_every=bad)

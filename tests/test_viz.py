@@ -90,7 +90,7 @@ def test_plots_are_pngs_and_show_the_run_numbers(solo_run, tmp_path):
     assert plotted_min == pytest.approx(summary["min_normal_force_n"], rel=1e-12)
     assert "N" in normal_axes.get_ylabel() and "solo12" in figure.get_suptitle()
     com_axes = plots.com_figure(solo_run).axes
-    com, reference = (np.column_stack([ax.get_lines()[k].get_ydata() for ax in com_axes]) for k in (0, 1))
+    com, reference = (np.column_stack([ax.get_lines()[k].get_ydata() for ax in com_axes[:3]]) for k in (0, 1))
     plotted_error = np.linalg.norm(com - reference, axis=1).max()
     assert plotted_error == pytest.approx(summary["com_error_max_m"], rel=1e-12)
 

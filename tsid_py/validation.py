@@ -106,6 +106,13 @@ def as_scalar(name: str, value: object, *, minimum: float | None = None, strict:
     return number
 
 
+def as_count(name: str, value: object, *, minimum: int = 0) -> int:
+    """Return ``value`` as an int >= ``minimum`` (an integer, not a bool or a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
 def as_unit_vector(name: str, value: object, size: int = 3) -> np.ndarray:
     """Return ``value`` normalized to unit length (e.g. a contact normal); a vector of norm below
     1e-9 has no direction and raises InvalidParameterError."""

@@ -40,7 +40,7 @@ from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import COMMAND_MODES, Command, IntegratorPlant, Plant, Push
 from tsid_py.physics import WorstChecks, check_solution
 from tsid_py.progress import progress_bar
-from tsid_py.validation import as_scalar
+from tsid_py.validation import as_count, as_scalar
 
 AIRBORNE_TIME = 0.2  # [s] with no foot touching (as measured) and the robot is considered fallen
 MAX_DT = 0.02  # [s] a 50 Hz loop; sqrt(kp) dt < 1 needs dt < 30 ms already at kp = 1000 1/s^2
@@ -82,6 +82,7 @@ class LoopOutcome:
             "qp_failure": self.failure or None,
             "fell": self.fell or bool(self.failure),
             "real_time_factor": self.simulated_time / self.wall_time if self.wall_time > 0 else None,
+            "physics_checks": self.checks.count,
             **self.checks.summary(),
             **step_time_summary(self.step_times),
         }
@@ -97,6 +98,11 @@ class ControlLoop:
         log: Where the steps are recorded (a scenario may pass a :class:`RunLog` subclass).
         mode: "torque" or "position" (see the module docstring).
         pushes: Forces on the base the plant applies during the run (:class:`Push`).
+        check_every: Check the controller's solution against the physics
+            (:func:`~tsid_py.physics.check_solution`: RNEA residual, contact forces, torque
+            limits) every ``check_every`` steps, 0 never. Every step by default; a check costs
+            about half a Talos control step, so a loop that runs against the clock on a simulator,
+            which measures the physics itself, may space them out.
     """
 
     def __init__(
@@ -107,8 +113,10 @@ class ControlLoop:
         log: RunLog | None = None,
         mode: str = "torque",
         pushes: tuple[Push, ...] = (),
+        check_every: int = 1,
     ) -> None:
         self.controller = controller
+        self.check_every = as_count("check_every", check_every, minimum=0)
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
         if self.dt > MAX_DT:
             raise InvalidParameterError(
@@ -175,7 +183,8 @@ class ControlLoop:
                 break
             outcome.step_times.append(time.perf_counter() - start)
             outcome.qp_failures += out.held
-            if not out.held:  # a held command solved another state: nothing to check it against
+            # every check_every-th step (a held command solved another state: nothing to check)
+            if not out.held and self.check_every and outcome.steps % self.check_every == 0:
                 contacts = {
                     name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()
                 }
@@ -183,7 +192,8 @@ class ControlLoop:
                 outcome.checks.add(
                     check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data, external)
                 )
-            self.log.record_step(t, q, v, out)
+            q_des, v_des = integrate(robot, q, v, out.dv, dt)  # the plan for t + dt: logged, position targets
+            self.log.record_step(t, q, v, out, state.contacts, q_des)
             outcome.steps += 1
             hooks.after_step(t, q, v, out)
             if observer is not None:
@@ -191,7 +201,6 @@ class ControlLoop:
             if self.mode == "torque":
                 command = Command(out.tau.copy(), out.dv.copy())  # the plant's own: the log keeps out's
             else:
-                q_des, v_des = integrate(robot, q, v, out.dv, dt)
                 command = Command(
                     out.tau.copy(),
                     out.dv.copy(),

@@ -35,10 +35,12 @@ def run(
     plant: str = "integrator",
     mode: str = "torque",
     push: Push | None = None,
+    check_every: int = 1,
 ) -> RunResult:
-    """Stand still for ``duration`` seconds on ``plant`` with ``mode`` commands, optionally pushed;
-    returns the summary and the per-step log."""
-    setup = LoopSetup(plant, mode, () if push is None else (push,))
+    """Stand still for ``duration`` seconds on ``plant`` with ``mode`` commands, optionally pushed,
+    the solutions checked against the physics every ``check_every`` steps (0 never); returns the
+    summary and the per-step log."""
+    setup = LoopSetup(plant, mode, () if push is None else (push,), check_every=check_every)
     return _run(robot, duration, dt, backend, progress, observer, setup)
 
 

@@ -16,6 +16,7 @@ from tsid_py.outputs import check_output_dir, check_output_file
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
+from tsid_py.viz.plots import PLOT_STEPS
 
 logger = logging.getLogger("tsid_py")
 
@@ -44,6 +45,7 @@ SUMMARY_LABELS = {
     "max_force_jump_n": ("contact-force jump per step, max", "N"),
     "com_drift_max_m": ("CoM drift from its reference, max", "m"),
     "real_time_factor": ("real-time factor", ""),
+    "physics_checks": ("steps checked against the physics", ""),
     # the course scenarios (tsid_py/scenarios/course)
     "target_outside_m": ("CoM target outside the support polygon", "m"),
     "com_target_distance_m": ("CoM distance to its target, final", "m"),
@@ -107,14 +109,44 @@ def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FX,FY,FZ@T+DURATION",
         help="a force on the base, world axes [N], from T for DURATION [s] (e.g. 0,250,0@1+0.1); repeatable",
     )
+    group.add_argument(
+        "--check-every",
+        type=int,
+        default=1,
+        metavar="N",
+        help="check the controller's solution against the physics (RNEA residual, contact forces, "
+        "torque limits) every N steps, 0 never (default: 1); a simulator measures the physics "
+        "itself, and the checks cost about half a Talos step",
+    )
 
 
 def loop_setup(args: argparse.Namespace) -> LoopSetup:
-    """The :class:`LoopSetup` of parsed ``--plant``, ``--mode`` and ``--push`` options; the log
-    keeps a bounded window of steps unless an output needs the whole run (--plot, --html)."""
-    pushes = tuple(Push.parse(text) for text in args.push)
-    window = None if (args.plot or args.html) else LOG_WINDOW
-    return LoopSetup(args.plant, args.mode, pushes, window)
+    """The :class:`LoopSetup` of parsed ``--plant``, ``--mode`` and ``--push`` options (the
+    integrator, torque and no push for a scenario without them) and of where the log goes: when an
+    output needs the whole run (--plot, --html) it streams to disk beside the outputs
+    (:func:`log_directory`), else only the last ``LOG_WINDOW`` steps are kept. Either way memory
+    stays flat however long the run."""
+    pushes = tuple(Push.parse(text) for text in getattr(args, "push", ()))
+    directory = log_directory(args)
+    window = None if directory is not None else LOG_WINDOW
+    plant, mode = getattr(args, "plant", "integrator"), getattr(args, "mode", "torque")
+    return LoopSetup(plant, mode, pushes, window, directory, getattr(args, "check_every", 1))
+
+
+def log_directory(args: argparse.Namespace) -> Path | None:
+    """Where a run streams its log: the ``--plot`` directory, else the ``--html`` file's directory
+    (the first of its ancestors that exists, before the outputs are made), or None without
+    outputs. The log is an unnamed file there: nothing of it stays after the run, even killed."""
+    if getattr(args, "plot", None):
+        target = Path(args.plot)
+    elif getattr(args, "html", None):
+        target = Path(args.html).parent
+    else:
+        return None
+    target = target.absolute()
+    while not target.is_dir():
+        target = target.parent
+    return target
 
 
 def add_sway_arguments(parser: argparse.ArgumentParser, amplitude: float, frequency: float) -> None:
@@ -149,7 +181,15 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
         "--viewer-url", default=None, help="ZMQ address of a running meshcat server (default: start one)"
     )
     see.add_argument("--html", metavar="FILE", help="write the run as a self-contained HTML replay")
-    see.add_argument("--plot", metavar="DIR", help="write PNG plots of the run into DIR")
+    see.add_argument(
+        "--plot",
+        metavar="DIR",
+        help="write PNG plots of the run into DIR: reference, planned and measured CoM and feet, planned "
+        "and measured contact forces, torques, a top view. With --plot or --html the run's log streams "
+        "to an unnamed file beside the outputs as the run goes (memory stays flat however long the run; "
+        f"plots draw at most {PLOT_STEPS} evenly spread steps); without them only the last "
+        f"{LOG_WINDOW} steps are kept",
+    )
     see.add_argument("--force", action="store_true", help="overwrite the --html file or the --plot files")
     parser.add_argument(
         "--log-level",
@@ -162,8 +202,8 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
 def report(result: RunResult, as_json: bool) -> str:
     """The run's summary as JSON, or as an aligned table for people."""
     summary = result.summary
-    if as_json:
-        return json.dumps(summary)
+    if as_json:  # strict JSON: a quantity not measured (NaN, e.g. no step checked) is null
+        return json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in summary.items()})
     lines = [
         f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"
         + (f", {summary['plant']} plant, {summary['mode']} commands" if "plant" in summary else "")
@@ -206,7 +246,7 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
     if args.plot:
         check_output_dir(args.plot, plot_names(args.plot, command), args.force, "--plot")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
-    viewer = None
+    viewer, result = None, None
     try:
         if args.viewer == "meshcat":
             from tsid_py.viz.meshcat_viewer import LiveViewer
@@ -228,6 +268,9 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
     finally:
         if viewer is not None:
             viewer.close()
+        close = getattr(getattr(result, "log", None), "close", None)
+        if callable(close):
+            close()  # a streamed log's file goes
     failure = result.summary.get("qp_failure")
     if result.summary["qp_failures"]:
         print(f"tsid-py {command}: the controller failed: {failure or 'a QP did not solve'}", file=sys.stderr)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -23,22 +25,33 @@ from tsid_py.loop.plants import make_plant
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar
 
+L = TypeVar("L", bound=RunLog)
+
 
 @dataclass(frozen=True)
 class LoopSetup:
     """How a scenario's loop runs: the plant (a name of :data:`~tsid_py.loop.plants.PLANTS`), the
-    command mode ("torque" or "position"), pushes on the base, and how many of the last steps the
-    log keeps (None: all; a number keeps memory flat in long runs, see :class:`RunLog`)."""
+    command mode ("torque" or "position"), pushes on the base, and where its log goes
+    (:class:`RunLog`): all of it in memory (the default), the last ``log_window`` steps only, or
+    streamed into an unnamed file in the directory ``log_dir`` (the whole run, memory flat in
+    long runs); and how often the physics checks the controller's solutions (``check_every``,
+    see :class:`~tsid_py.loop.ControlLoop`)."""
 
     plant: str = "integrator"
     mode: str = "torque"
     pushes: tuple[Push, ...] = ()
     log_window: int | None = None
+    log_dir: str | Path | None = None
+    check_every: int = 1
 
     def loop(self, controller, dt: float, log: RunLog) -> ControlLoop:
         """The closed loop of ``controller`` on a new plant of this kind."""
         plant = make_plant(self.plant, controller.robot)
-        return ControlLoop(controller, dt, plant, log, self.mode, self.pushes)
+        return ControlLoop(controller, dt, plant, log, self.mode, self.pushes, self.check_every)
+
+    def new_log(self, kind: type[L] = RunLog, **series: Any) -> L:  # type: ignore[assignment]
+        """A new log of class ``kind`` with the given ``series``, kept as this setup says."""
+        return kind(**series, window=self.log_window, stream_dir=self.log_dir)
 
     def summary(self) -> dict[str, object]:
         return {"plant": self.plant, "mode": self.mode, "pushes": [_push_text(p) for p in self.pushes]}
@@ -63,6 +76,7 @@ class _Balance(StepHooks):
     def __init__(self, controller: BipedController | QuadrupedController, com_reference, log: RunLog) -> None:
         self.controller, self.com_reference, self.log = controller, com_reference, log
         self.feet_reference = {side: c.reference.translation for side, c in controller.contacts.items()}
+        self.force_sizes = {c.name: c.n_force for c in controller.contacts.values()}
         self.foot_drift = 0.0
         self.com_error_max, self.com_error_squares, self.steps = 0.0, 0.0, 0  # kept as the run goes
         self.reference: TrajectorySample | None = None
@@ -80,8 +94,9 @@ class _Balance(StepHooks):
         self.com_error_max = max(self.com_error_max, error)
         self.com_error_squares += error * error
         self.steps += 1
-        for name, f in out.forces.items():
-            log.forces[name].append(f)
+        for name, series in log.forces.items():  # a contact out of the problem has zero force
+            f = out.forces.get(name)
+            series.append(np.zeros(self.force_sizes[name]) if f is None else f)
         for side, target in self.feet_reference.items():
             drift = float(np.linalg.norm(controller.foot_placement(side).translation - target))
             self.foot_drift = max(self.foot_drift, drift)
@@ -110,7 +125,7 @@ def run_biped(
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
     setup = setup or LoopSetup()
-    log = RunLog(forces={c.name: [] for c in controller.contacts.values()}, window=setup.log_window)
+    log = setup.new_log(RunLog, forces={c.name: [] for c in controller.contacts.values()})
     hooks = _Balance(controller, com_reference, log)
     outcome = setup.loop(controller, dt, log).run(
         int(round(duration / dt)), hooks, progress, scenario, observer

@@ -23,8 +23,8 @@ from tsid_py.controllers.biped import BipedParams
 from tsid_py.loop.control_loop import Observer
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
-from tsid_py.scenarios.cli_support import add_common_arguments, scenario_main
-from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.cli_support import add_common_arguments, loop_setup, scenario_main
+from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
 
@@ -43,8 +43,10 @@ def run(
     backend: str = "quadprog",
     progress: bool = False,
     observer: Observer | None = None,
+    setup: LoopSetup | None = None,
 ) -> RunResult:
-    """Take one step in place with the right foot, lifting it ``height`` [m]."""
+    """Take one step in place with the right foot, lifting it ``height`` [m]; ``setup``: where
+    the log goes (:class:`LoopSetup`; the integrator plant, all of the log in memory by default)."""
     controller = stepping_controller(robot, params, backend)
     sole = controller.robot.spec.sole
     right, left = controller.foot_placement("right"), controller.foot_placement("left")
@@ -80,6 +82,7 @@ def run(
         com_support="contacts",
         progress=progress,
         observer=observer,
+        setup=setup,
     )
 
 
@@ -90,7 +93,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
     return run(
-        args.robot, args.height, args.dt, backend=args.backend, progress=not args.json, observer=observer
+        args.robot,
+        args.height,
+        args.dt,
+        backend=args.backend,
+        progress=not args.json,
+        observer=observer,
+        setup=loop_setup(args),
     )
 
 

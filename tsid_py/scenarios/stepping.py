@@ -14,8 +14,9 @@ problem has zero force), the touch-down error of every swing and the swing heigh
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 import pinocchio as pin
@@ -65,23 +66,25 @@ class SteppingLog(RunLog):
     Attributes:
         zmp: ZMP of the contact forces, x-y [m].
         zmp_ref: Planned ZMP (of the CoM reference: c - h / g ddc), x-y [m].
-        feet: World position of each foot frame, by side [m].
+        feet: Measured world position of each foot frame, by side [m].
+        feet_ref: Where each foot is held, by side [m]: its contact's reference while it is a
+            contact, else its swing task's reference.
         in_contact: Whether each foot is a contact of the problem, by side.
-        footsteps: (side, planned touch-down position [m]) of every swing.
+        footsteps: (side, planned touch-down position [m]) of every swing (not per step).
     """
 
-    zmp: list[np.ndarray] = field(default_factory=list)
-    zmp_ref: list[np.ndarray] = field(default_factory=list)
-    feet: dict[str, list[np.ndarray]] = field(default_factory=dict)
-    in_contact: dict[str, list[bool]] = field(default_factory=dict)
+    zmp: MutableSequence[np.ndarray] = field(default_factory=list)
+    zmp_ref: MutableSequence[np.ndarray] = field(default_factory=list)
+    feet: dict[str, MutableSequence[np.ndarray]] = field(default_factory=dict)
+    feet_ref: dict[str, MutableSequence[np.ndarray]] = field(default_factory=dict)
+    in_contact: dict[str, MutableSequence[bool]] = field(default_factory=dict)
     footsteps: list[tuple[str, np.ndarray]] = field(default_factory=list)
+
+    PER_RUN: ClassVar[tuple[str, ...]] = ("footsteps",)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every series as an array (``feet/<side>``, ``in_contact/<side>``, ``footsteps`` as x-y-z rows)."""
         out = super().arrays()
-        out["zmp"], out["zmp_ref"] = np.array(self.zmp), np.array(self.zmp_ref)
-        out.update({f"feet/{side}": np.array(values) for side, values in self.feet.items()})
-        out.update({f"in_contact/{side}": np.array(values) for side, values in self.in_contact.items()})
         out["footsteps"] = np.array([position for _, position in self.footsteps])
         return out
 
@@ -185,15 +188,17 @@ def run_footsteps(
     if not isinstance(plan, FootstepPlan) or not callable(com_reference):
         raise InvalidParameterError("run_footsteps needs a FootstepPlan and a CoM reference function of t")
     _check_unloading_fits(plan, unload_duration)
-    log = SteppingLog(
+    setup = setup or LoopSetup()
+    log = setup.new_log(
+        SteppingLog,
         forces={c.name: [] for c in controller.contacts.values()},
         feet={side: [] for side in SIDES},
+        feet_ref={side: [] for side in SIDES},
         in_contact={side: [] for side in SIDES},
         footsteps=[(s.side, s.target.translation) for s in plan.steps],
     )
     hooks = _Stepping(controller, plan, com_reference, log, swing_height, unload_duration, load_duration)
     hooks.com_support, hooks.cop_task = com_support, cop_task
-    setup = setup or LoopSetup()
     steps = int(round(plan.t_end / dt))
     outcome = setup.loop(controller, dt, log).run(steps, hooks, progress, scenario, observer)
     return RunResult({**hooks.summary(scenario, dt, outcome), **setup.summary()}, log, controller)
@@ -201,7 +206,8 @@ def run_footsteps(
 
 class _Stepping(StepHooks):
     """Before each step: the contact switches of the plan, the swing-foot and CoM references. After:
-    the ZMP and CoM margins in their supports, the feet's drift and height, the force jumps."""
+    the ZMP and CoM margins in their supports, the feet's slip (how far a foot moved, as measured,
+    since it became a contact) and height, the force jumps."""
 
     def __init__(
         self,
@@ -221,10 +227,12 @@ class _Stepping(StepHooks):
         self.touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: never swung
         self.kinematics = controller.robot.create_data()  # the feet at the state of a step, before it
         self.lift_height, self.foot_drift, self.force_jump = 0.0, 0.0, 0.0
+        self.contact_origin: dict[str, np.ndarray] = {}  # where each foot was when it became a contact
         self.zmp_margin, self.com_margin = np.inf, np.inf
         self.previous_forces: dict[str, np.ndarray] = {}
         self.reference: TrajectorySample | None = None
         self.zmp_ref = np.zeros(2)
+        self.com_error_max, self.com_error_squares, self.zmp_error_max, self.steps = 0.0, 0.0, 0.0, 0
 
     def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
         controller, robot = self.controller, self.controller.robot
@@ -255,9 +263,12 @@ class _Stepping(StepHooks):
         if self.com_support == "feet":
             support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in SIDES]))
         self.com_margin = min(self.com_margin, polygon_margin(com, support))
-        for side in active:
-            held = controller.contacts[side].reference.translation
-            self.foot_drift = max(self.foot_drift, float(np.linalg.norm(feet[side].translation - held)))
+        for side in SIDES:  # slip: how far a foot moved since it became a contact (as measured)
+            if side not in active:
+                self.contact_origin.pop(side, None)
+                continue
+            origin = self.contact_origin.setdefault(side, feet[side].translation)
+            self.foot_drift = max(self.foot_drift, float(np.linalg.norm(feet[side].translation - origin)))
         for step in self.plan.steps:
             if step.t_lift <= t <= step.t_land:
                 rise = float(feet[step.side].translation[2] - step.start.translation[2])
@@ -268,6 +279,12 @@ class _Stepping(StepHooks):
             self.force_jump = max(self.force_jump, float(max(jumps)))
         self.previous_forces = net_forces
 
+        com_error = float(np.linalg.norm(com - self.reference.pos))  # kept as the run goes: the log
+        self.com_error_max = max(self.com_error_max, com_error)  # may keep only its last steps
+        self.com_error_squares += com_error * com_error
+        self.zmp_error_max = max(self.zmp_error_max, float(np.linalg.norm(zmp - self.zmp_ref)))
+        self.steps += 1
+
         log.com.append(com)
         log.com_ref.append(self.reference.pos)
         for c in controller.contacts.values():
@@ -276,12 +293,17 @@ class _Stepping(StepHooks):
         log.zmp_ref.append(self.zmp_ref)
         for side in SIDES:
             log.feet[side].append(feet[side].translation)
+            held = (
+                controller.contacts[side].reference
+                if side in active
+                else controller.foot_tasks[side].reference_placement
+            )
+            log.feet_ref[side].append(held.translation)
             log.in_contact[side].append(side in active)
 
     def summary(self, scenario: str, dt: float, outcome: LoopOutcome) -> dict[str, object]:
-        log, plan, touchdown = self.log, self.plan, self.touchdown
+        plan, touchdown = self.plan, self.touchdown
         robot = self.controller.robot
-        com_error, zmp_error = log.distances("com", "com_ref"), log.distances("zmp", "zmp_ref")
         landed = all(s.landed for s in self.swings)
         weight = robot.total_mass * GRAVITY
         return {
@@ -291,15 +313,15 @@ class _Stepping(StepHooks):
             "duration_s": round(plan.t_end, 9),
             "footsteps": len(plan.steps),
             "fell": bool(outcome.qp_failures or self.com_margin < 0 or self.zmp_margin < 0 or not landed),
-            "com_error_max_m": float(com_error.max()),
-            "com_error_rms_m": float(np.sqrt(np.mean(com_error**2))),
+            "com_error_max_m": self.com_error_max,
+            "com_error_rms_m": float(np.sqrt(self.com_error_squares / max(self.steps, 1))),
             "foot_drift_max_m": self.foot_drift,
             "touchdown_error_right_m": touchdown["right"],
             "touchdown_error_left_m": touchdown["left"],
             "touchdown_error_max_m": max((e for e in touchdown.values() if e is not None), default=None),
             "swing_height_max_m": self.lift_height,
             "zmp_margin_min_m": self.zmp_margin,
-            "zmp_error_max_m": float(zmp_error.max()),
+            "zmp_error_max_m": self.zmp_error_max,
             "com_margin_min_m": self.com_margin,
             "max_force_jump_n": self.force_jump,
             "max_force_jump_over_weight": self.force_jump / weight,

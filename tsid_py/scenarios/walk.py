@@ -49,6 +49,7 @@ def run(
     plant: str = "integrator",
     mode: str = "torque",
     push: Push | None = None,
+    setup: LoopSetup | None = None,
 ) -> RunResult:
     """Walk ``steps`` swings of ``step_length`` [m] (0.2 m Talos, 0.1 m Romeo by default).
 
@@ -58,6 +59,8 @@ def run(
         swing_height: Foot lift at mid-swing [m].
         plant, mode, push: What the controller drives (:data:`~tsid_py.loop.plants.PLANTS`), how,
             and a push on the base.
+        setup: The whole loop set-up (:class:`LoopSetup`: plant, mode, pushes and where the log
+            goes), instead of ``plant``, ``mode`` and ``push``.
     """
     if step_length is None:
         step_length = DEFAULT_STEP_LENGTH.get(robot, 0.1)
@@ -89,7 +92,7 @@ def run(
         cop_task=cop_task,
         progress=progress,
         observer=observer,
-        setup=LoopSetup(plant, mode, () if push is None else (push,)),
+        setup=setup or LoopSetup(plant, mode, () if push is None else (push,)),
     )
 
 
@@ -120,16 +123,14 @@ def run_from_args(args: argparse.Namespace, observer: Observer | None = None) ->
         backend=args.backend,
         progress=not args.json,
         observer=observer,
-        plant=args.plant,
-        mode=args.mode,
-        push=_one_push(loop_setup(args).pushes),
+        setup=_one_push(loop_setup(args)),
     )
 
 
-def _one_push(pushes: tuple[Push, ...]) -> Push | None:
-    if len(pushes) > 1:
+def _one_push(setup: LoopSetup) -> LoopSetup:
+    if len(setup.pushes) > 1:
         raise InvalidParameterError("walk takes one --push")
-    return pushes[0] if pushes else None
+    return setup
 
 
 def main(argv: list[str] | None = None) -> int:

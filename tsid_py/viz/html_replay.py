@@ -122,7 +122,10 @@ def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path
     robot = controller.robot
     builder = SceneBuilder(robot, contacts_of(controller))
     dt = float(result.summary["dt_s"])
-    frames = builder.frames_from_log(log, stride=max(1, int(round(1.0 / (fps * dt)))))
+    stride = max(1, int(round(1.0 / (fps * dt))))
+    if hasattr(log, "sampled"):  # a RunLog: the frames' steps only, read back if it streams to disk
+        log, stride = log.sampled(stride), 1
+    frames = builder.frames_from_log(log, stride=stride)
     window = RecordingWindow()
     visualizer = meshcat.Visualizer(window=window)
     scene = MeshcatScene(visualizer, robot, builder, sorted({name for f in frames for name in f.points}))

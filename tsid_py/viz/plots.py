@@ -1,27 +1,45 @@
 """Matplotlib figures of a run, written as PNG files.
 
 Each figure comes from the run's log and its controller only, so it works for every scenario and
-skips what does not apply: CoM vs reference (legged robots), end effector vs reference (arms),
-contact normal forces and friction ratios, joint torques against their limits, a top view with
-the support polygons, the CoM and the centre of pressure computed from the contact forces (plus
-the planned ZMP when the log has ``zmp_ref``), and the height of the feet when one of them swings.
-Figures are built on matplotlib's object API with the Agg canvas: no window, no global state.
+skips what does not apply: the CoM (legged robots) and the end effector (arms) against their
+references, contact normal forces and friction ratios, joint torques against their limits, a top
+view with the support polygons, the CoM and the centre of pressure computed from the contact
+forces (plus the planned ZMP when the log has ``zmp_ref``), and the height of the feet when one
+of them swings. Figures are built on matplotlib's object API with the Agg canvas: no window, no
+global state.
+
+Planned and measured side by side: where the plant is not the controller's own integrator, what
+the robot did differs from what the controller planned. The CoM and feet figures draw three
+series on the same axes: the **reference** (what the scenario asked), the **planned** position
+(where the controller's previous step put it: its dv integrated on the manifold, the log's
+``q_plan``) and the **measured** one (the plant's q); the CoM figure adds their distances. The
+contact-force figure draws the forces the QP **planned** and, where the plant measures them
+(``PlantState.contacts``, the log's ``wrenches``), the **measured** ones. On the integrator plant
+measured and planned coincide to rounding.
+
+A long run is drawn from at most ``PLOT_STEPS`` steps evenly spread over it (every k-th step and
+the last, read back from disk when the log streams): memory does not grow with run length.
 """
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 
-from tsid_py.geometry import center_of_pressure, convex_hull_indices
+from tsid_py.geometry import GRAVITY, center_of_pressure, convex_hull_indices
 from tsid_py.outputs import atomic_output
-from tsid_py.physics import normal_forces_and_friction_ratio
+from tsid_py.physics import FRICTION_RATIO_MIN_NORMAL_FORCE, normal_forces_and_friction_ratio
 from tsid_py.viz.scene import SceneBuilder, contacts_of
 
 AXES = ("x", "y", "z")
 SWING_HEIGHT = 1e-3  # [m] a foot that rises more than this is plotted as swinging
 TOP_VIEW_POLYGONS = 12  # support polygons drawn in the top view, evenly spread over the run
+PLOT_STEPS = 4000  # control steps a figure draws at most, evenly spread over the run
+LOADED_FRACTION = 0.01  # of the robot's weight: a contact carrying less has no friction ratio drawn
+STYLES = {"measured": "-", "reference": "--", "planned": ":"}  # line style of each kind of series
 
 
 def _figure(rows: int, title: str, height: float = 2.4):
@@ -37,6 +55,19 @@ def _title(result, what: str) -> str:
     return f"{result.summary['robot']}, {result.summary['scenario']}: {what}"
 
 
+def plotted(result):
+    """``result`` with its log as the figures read it: in memory, at most ``PLOT_STEPS`` (+1) steps
+    evenly spread over the run, the last one included (``result`` itself when its log is short
+    and in memory already)."""
+    log = result.log
+    steps, streamed = getattr(log, "steps", None), getattr(log, "streamed", False)
+    if steps is None or (steps <= PLOT_STEPS + 1 and not streamed):
+        return result
+    thinned = copy.copy(result)
+    thinned.log = log.sampled(max(1, -(-steps // PLOT_STEPS)))
+    return thinned
+
+
 def _series(log, name: str) -> np.ndarray | None:
     """A per-step series of the log as an array, or None when the log lacks it or it is incomplete."""
     values = getattr(log, name, None)
@@ -45,35 +76,82 @@ def _series(log, name: str) -> np.ndarray | None:
     return np.array(values, dtype=float)
 
 
-def _tracking_figure(result, actual: str, reference: str, label: str):
+def _planned_configurations(log) -> list | None:
+    """The configurations the controller planned for each step (the log's ``q_plan``), or None."""
+    planned = getattr(log, "q_plan", None)
+    return None if planned is None or len(planned) == 0 or len(planned) != len(log.t) else list(planned)
+
+
+def com_series(result) -> dict[str, np.ndarray] | None:
+    """The CoM of every (plotted) step [m], (steps, 3) each: ``measured`` (the log's ``com``, at the
+    plant's q), ``reference`` (``com_ref``) and ``planned`` (the CoM at the log's ``q_plan``, when
+    the log has it); ``t`` [s]. None when the log has no CoM."""
+    result = plotted(result)
     log = result.log
-    position, target = _series(log, actual), _series(log, reference)
-    if position is None or target is None:
+    measured, reference = _series(log, "com"), _series(log, "com_ref")
+    if measured is None or reference is None:
         return None
-    t = np.array(log.t)
-    figure, axes = _figure(3, _title(result, f"{label} vs reference"))
-    for k, ax in enumerate(axes):
-        ax.plot(t, position[:, k], label=label)
-        ax.plot(t, target[:, k], "--", label="reference")
+    out = {"t": np.array(log.t, dtype=float), "measured": measured, "reference": reference}
+    planned = _planned_configurations(log)
+    if planned is not None:
+        model = result.controller.robot.model
+        data = model.createData()
+        out["planned"] = np.array([pin.centerOfMass(model, data, q) for q in planned])
+    return out
+
+
+def _tracking_figure(result, series: dict[str, np.ndarray] | None, label: str):
+    """x, y, z of a point against time: measured (solid), reference (dashed) and planned (dotted)
+    on the same axes; with a plan, a fourth row of the distances measured-reference and
+    measured-planned [mm]."""
+    if series is None:
+        return None
+    t, measured, reference = series["t"], series["measured"], series["reference"]
+    planned = series.get("planned")
+    rows = 3 if planned is None else 4
+    what = "reference, planned and measured" if planned is not None else "vs reference"
+    figure, axes = _figure(rows, _title(result, f"{label}: {what}"))
+    for k, ax in enumerate(axes[:3]):
+        ax.plot(t, measured[:, k], STYLES["measured"], label=f"{label} measured")
+        ax.plot(t, reference[:, k], STYLES["reference"], label="reference")
+        if planned is not None:
+            ax.plot(t, planned[:, k], STYLES["planned"], label=f"{label} planned (previous step)")
         ax.set_ylabel(f"{label} {AXES[k]} [m]")
+    if planned is not None:  # the two distances differ by orders of magnitude: one axis each
+        ax = axes[3]
+        (tracking,) = ax.plot(t, 1e3 * np.linalg.norm(measured - reference, axis=1), color="tab:blue")
+        ax.set_ylabel("|measured - reference| [mm]", color=tracking.get_color())
+        twin = ax.twinx()
+        (model,) = twin.plot(t, 1e6 * np.linalg.norm(measured - planned, axis=1), color="tab:red")
+        twin.set_ylabel("|measured - planned| [um]", color=model.get_color())
+    for ax in axes:
         ax.grid(True, alpha=0.3)
-    axes[0].legend(loc="best")
+    axes[0].legend(loc="best", fontsize="small")
     axes[-1].set_xlabel("time [s]")
     return figure
 
 
 def com_figure(result):
-    """CoM x, y, z [m] and their references against time [s]."""
-    return _tracking_figure(result, "com", "com_ref", "CoM")
+    """CoM x, y, z [m] against time [s]: measured, reference and planned (:func:`com_series`) on the
+    same axes, and their distances [mm]."""
+    return _tracking_figure(result, com_series(result), "CoM")
 
 
 def end_effector_figure(result):
     """End-effector x, y, z [m] and their references against time [s]."""
-    return _tracking_figure(result, "ee", "ee_ref", "end effector")
+    result = plotted(result)
+    log = result.log
+    measured, reference = _series(log, "ee"), _series(log, "ee_ref")
+    if measured is None or reference is None:
+        return None
+    series = {"t": np.array(log.t, dtype=float), "measured": measured, "reference": reference}
+    return _tracking_figure(result, series, "end effector")
 
 
 def contact_force_series(result) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per contact: total normal force [N] and max |f_t| / (mu f_n) per step (NaN out of contact)."""
+    """Per contact, as the QP planned it: total normal force [N] and max |f_t| / (mu f_n) over its
+    points, per step (NaN out of contact)."""
+    result = plotted(result)
     contacts = contacts_of(result.controller)
     steps = len(result.log.t)
     out = {}
@@ -90,19 +168,85 @@ def contact_force_series(result) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+def _net_friction_ratio(contact, force: np.ndarray, loaded: float) -> float:
+    """|f_t| / (mu f_n) of a net force in the contact's force axes (NaN when f_n < ``loaded`` [N]:
+    the ratio of a contact that barely pushes is noise)."""
+    normal = contact.contact_normal
+    f_n = float(force @ normal)
+    if f_n < loaded:
+        return float("nan")
+    return float(np.linalg.norm(force - f_n * normal) / (contact.mu * f_n))
+
+
+def measured_contact_force_series(result) -> dict[str, dict[str, np.ndarray]]:
+    """Per contact whose frame the plant measures (the log's ``wrenches``), planned against
+    measured: ``normal`` and ``normal_planned`` [N] (the total force along the contact normal),
+    ``friction`` and ``friction_planned`` (|f_t| / (mu f_n) of the contact's net force; NaN when
+    it carries less than ``LOADED_FRACTION`` of the robot's weight), per step. The measured wrench
+    of a step is the plant's report at its start, the outcome of the previous command: plot it at
+    t - dt. Empty when nothing is measured."""
+    result = plotted(result)
+    log, controller = result.log, result.controller
+    measured = getattr(log, "wrenches", None) or {}
+    steps = len(log.t)
+    by_frame = {c.frame_name: (name, c) for name, c in contacts_of(controller).items() if c.unilateral}
+    series = {}
+    for frame, wrenches in measured.items():
+        if frame not in by_frame:
+            continue
+        name, contact = by_frame[frame]
+        if len(wrenches) == steps and len(log.forces.get(name, ())) == steps:
+            series[name, contact] = wrenches
+    if not series:
+        return {}
+    robot = controller.robot
+    data = robot.create_data()
+    loaded = max(LOADED_FRACTION * robot.total_mass * GRAVITY, FRICTION_RATIO_MIN_NORMAL_FORCE)  # [N]
+    keys = ("normal", "normal_planned", "friction", "friction_planned")
+    out = {name: {key: np.full(steps, np.nan) for key in keys} for name, _ in series}
+    for i, q in enumerate(log.q):
+        robot.forward_kinematics(data, q)
+        for (name, contact), wrenches in series.items():
+            rotation = contact.force_rotation(data)  # force axes -> world
+            force = rotation.T @ np.asarray(wrenches[i], dtype=float)[:3]
+            planned = contact.point_forces(log.forces[name][i]).sum(axis=0)
+            row = out[name]
+            row["normal"][i] = force @ contact.contact_normal
+            row["normal_planned"][i] = planned @ contact.contact_normal
+            row["friction"][i] = _net_friction_ratio(contact, force, loaded)
+            row["friction_planned"][i] = _net_friction_ratio(contact, planned, loaded)
+    return out
+
+
 def contact_forces_figure(result):
-    """Normal force [N] of each contact and its friction ratio |f_t| / (mu f_n) against time [s]."""
+    """Normal force [N] of each contact and its friction ratio |f_t| / (mu f_n) against time [s]:
+    as the QP planned them (solid) and, where the plant measures them, as measured (dashed, at the
+    period they answer to), with a third row comparing the friction ratio of the net forces."""
+    result = plotted(result)
     series = contact_force_series(result)
     if not series:
         return None
+    measured = measured_contact_force_series(result)
     t = np.array(result.log.t)
-    figure, axes = _figure(2, _title(result, "contact forces"))
+    dt = float(result.summary.get("dt_s", 0.0) or 0.0)
+    what = "contact forces, planned and measured" if measured else "contact forces"
+    figure, axes = _figure(3 if measured else 2, _title(result, what))
     for name, (normal, friction) in series.items():
-        axes[0].plot(t, normal, label=name)
-        axes[1].plot(t, friction, label=name)
+        (line,) = axes[0].plot(t, normal, STYLES["measured"], label=f"{name} planned")
+        axes[1].plot(t, friction, color=line.get_color(), label=f"{name} planned")
+        if name in measured:
+            row = measured[name]
+            style = {"color": line.get_color(), "linestyle": STYLES["reference"]}
+            axes[0].plot(t - dt, row["normal"], label=f"{name} measured", **style)
+            axes[2].plot(t, row["friction_planned"], color=line.get_color(), label=f"{name} planned")
+            axes[2].plot(t - dt, row["friction"], label=f"{name} measured", **style)
     axes[0].set_ylabel("normal force [N]")
-    axes[1].set_ylabel("|f_t| / (mu f_n) [-]")
-    axes[1].axhline(1.0, color="k", linestyle=":", linewidth=1)
+    axes[1].set_ylabel("|f_t| / (mu f_n), max over points [-]")
+    if measured:
+        axes[2].set_ylabel("|f_t| / (mu f_n), net force [-]")
+        axes[2].legend(loc="best", fontsize="small")
+    for ax in axes[1:]:
+        ax.axhline(1.0, color="k", linestyle=":", linewidth=1)
     for ax in axes:
         ax.grid(True, alpha=0.3)
     axes[0].legend(loc="best", fontsize="small")
@@ -112,6 +256,7 @@ def contact_forces_figure(result):
 
 def torques_figure(result, joints: int = 4):
     """The ``joints`` most loaded joint torques [N m] with their limits, and max |tau| / tau_max [-]."""
+    result = plotted(result)
     log, controller = result.log, result.controller
     tau = _series(log, "tau")
     if tau is None:
@@ -142,6 +287,7 @@ def torques_figure(result, joints: int = 4):
 
 def centre_of_pressure(result) -> np.ndarray:
     """The centre of pressure of all contact forces (the ZMP on flat ground) at every step, (steps, 2) [m]."""
+    result = plotted(result)
     builder = SceneBuilder(result.controller.robot, contacts_of(result.controller))
     cop = np.full((len(result.log.t), 2), np.nan)
     for i in range(len(result.log.t)):
@@ -153,6 +299,7 @@ def centre_of_pressure(result) -> np.ndarray:
 
 def top_view_figure(result):
     """Seen from above: support polygons, CoM, centre of pressure, planned ZMP and footsteps, x-y [m]."""
+    result = plotted(result)
     log = result.log
     com = _series(log, "com")
     if com is None or not log.forces:
@@ -196,30 +343,64 @@ def top_view_figure(result):
     return figure
 
 
-def foot_heights(result) -> dict[str, np.ndarray]:
-    """Height above its initial height [m] of each contact frame at every step."""
-    robot, log = result.controller.robot, result.log
+def _frame_heights(result, configurations) -> dict[str, np.ndarray]:
+    """World height [m] of each contact frame at each configuration."""
+    robot = result.controller.robot
     contacts = contacts_of(result.controller)
     data = robot.create_data()
-    heights = {name: np.empty(len(log.t)) for name in contacts}
-    for i, q in enumerate(log.q):
+    heights = {name: np.empty(len(configurations)) for name in contacts}
+    for i, q in enumerate(configurations):
         robot.forward_kinematics(data, q)
         for name, contact in contacts.items():
             heights[name][i] = robot.frame_placement(data, contact.frame_id).translation[2]
+    return heights
+
+
+def foot_heights(result) -> dict[str, np.ndarray]:
+    """Measured height above its initial height [m] of each contact frame at every (plotted) step."""
+    result = plotted(result)
+    heights = _frame_heights(result, result.log.q)
     return {name: z - z[0] for name, z in heights.items() if len(z)}
 
 
+def foot_height_series(result) -> dict[str, dict[str, np.ndarray]]:
+    """Per contact frame, its height above its initial measured height [m] at every (plotted) step:
+    ``measured`` (the plant's q), ``planned`` (the log's ``q_plan``, when it has it) and
+    ``reference`` (where the foot was held, the log's ``feet_ref`` of a stepping run)."""
+    result = plotted(result)
+    log, controller = result.log, result.controller
+    measured = _frame_heights(result, log.q)
+    out = {name: {"measured": z - z[0]} for name, z in measured.items() if len(z)}
+    planned = _planned_configurations(log)
+    if planned is not None:
+        for name, z in _frame_heights(result, planned).items():
+            if name in out:
+                out[name]["planned"] = z - measured[name][0]
+    held = getattr(log, "feet_ref", None) or {}
+    sides = {key: str(getattr(c, "name", "")) for key, c in getattr(controller, "contacts", {}).items()}
+    for key, values in held.items():
+        name = sides.get(key, "")
+        if name in out and len(values) == len(log.t):
+            out[name]["reference"] = np.array(values, dtype=float)[:, 2] - measured[name][0]
+    return out
+
+
 def foot_heights_figure(result):
-    """Height of the feet [m] against time [s], when one of them rises more than 1 mm."""
-    if not contacts_of(result.controller) or not result.log.t:
+    """Height of the feet [m] against time [s], when one of them rises more than 1 mm: measured
+    (solid), reference (dashed) and planned (dotted), a colour per foot."""
+    result = plotted(result)
+    if not contacts_of(result.controller) or not len(result.log.t):
         return None
-    heights = foot_heights(result)
-    if max(float(np.max(np.abs(z))) for z in heights.values()) < SWING_HEIGHT:
+    series = foot_height_series(result)
+    if max(float(np.max(np.abs(z["measured"]))) for z in series.values()) < SWING_HEIGHT:
         return None
     t = np.array(result.log.t)
     figure, axes = _figure(1, _title(result, "foot heights"))
-    for name, z in heights.items():
-        axes[0].plot(t, z, label=name)
+    for name, heights in series.items():
+        (line,) = axes[0].plot(t, heights["measured"], STYLES["measured"], label=name)
+        for kind in ("reference", "planned"):
+            if kind in heights:
+                axes[0].plot(t, heights[kind], STYLES[kind], color=line.get_color(), label=f"{name} {kind}")
     axes[0].set_ylabel("height above start [m]")
     axes[0].set_xlabel("time [s]")
     axes[0].grid(True, alpha=0.3)
@@ -246,11 +427,13 @@ FIGURES = {
 
 
 def write_plots(result, directory: str | Path, dpi: int = 100) -> list[Path]:
-    """Write every figure that applies to ``result`` as ``DIRECTORY/<scenario>_<figure>.png``."""
+    """Write every figure that applies to ``result`` as ``DIRECTORY/<scenario>_<figure>.png``, each
+    whole or not at all; a long or streamed log is read once, at most ``PLOT_STEPS`` steps of it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    result = plotted(result)
     written = []
     for name, build in FIGURES.items():
         figure = build(result)

@@ -154,6 +154,8 @@ class Balance(StepHooks):
         self.controller, self.com_reference, self.log = controller, com_reference, log
         self.feet_start = {key: c.reference.translation for key, c in controller.contacts.items()}
         self.feet = {c.name: c for c in controller.contacts.values()}  # the limits are the feet's
+        self.force_sizes = {name: c.n_force for name, c in controller.formulation.contacts.items()}
+        self.force_sizes.update({name: c.n_force for name, c in self.feet.items()})
         self.limits = Limits(controller.tau_max)
         self.reference: TrajectorySample | None = None
         self.com_error_max, self.com_error_squares, self.steps = 0.0, 0.0, 0
@@ -171,7 +173,13 @@ class Balance(StepHooks):
         log.com.append(com)
         log.com_ref.append(self.reference.pos)
         for name, f in out.forces.items():
-            log.forces.setdefault(name, []).append(f)
+            if name not in log.forces:  # a series per contact, from the first step on
+                log.forces[name] = []
+                self.force_sizes[name] = len(f)
+            log.forces[name].append(f)
+        for name, series in log.forces.items():  # a contact out of the problem has zero force
+            if name not in out.forces:
+                series.append(np.zeros(self.force_sizes[name]))
         error = float(np.linalg.norm(com - self.reference.pos))
         self.com_error_max = max(self.com_error_max, error)
         self.com_error_squares += error * error
@@ -250,8 +258,8 @@ class Runs:
 
 
 def new_log(controller, setup: LoopSetup) -> RunLog:
-    """A log with a force series per contact of the formulation, windowed as ``setup`` says."""
-    return RunLog(forces={name: [] for name in controller.formulation.contacts}, window=setup.log_window)
+    """A log with a force series per contact of the formulation, kept as ``setup`` says."""
+    return setup.new_log(RunLog, forces={name: [] for name in controller.formulation.contacts})
 
 
 def run_loop(

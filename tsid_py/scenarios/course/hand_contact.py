@@ -213,9 +213,9 @@ def _figure(summary: dict, hand: _Hand, log):
     forces.plot(t, np.array(hand.normal_reference), "--", label="reference")
     forces.plot(t, np.array(hand.tangential), label="tangential force")
     forces.set_ylabel("hand force [N]")
-    if len(log.com) == len(t) and len(t):
-        com.plot(t, np.array(log.com)[:, 1], label="CoM y")
-        com.plot(t, np.array(log.com_ref)[:, 1], "--", label="reference")
+    if log.steps == len(t) and len(t):  # the whole run, read back if the log streams to disk
+        com.plot(t, log.series("com")[:, 1], label="CoM y")
+        com.plot(t, log.series("com_ref")[:, 1], "--", label="reference")
     com.set_ylabel("CoM y [m]")
     com.set_xlabel("time [s]")
     for ax in axes[:, 0]:
