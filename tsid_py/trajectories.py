@@ -14,7 +14,9 @@ import pinocchio as pin
 
 from tsid_py.errors import DimensionError, InvalidParameterError, UnsetReferenceError
 from tsid_py.sealed import Sealed
-from tsid_py.validation import Copied, as_scalar, as_vector
+from tsid_py.validation import Copied, as_count, as_scalar, as_vector
+
+_ORTHONORMAL_TOLERANCE = 1e-6 + 1e-5 * np.eye(3)  # on R^T R - I: np.allclose's against I
 
 
 class TrajectorySample:
@@ -44,7 +46,7 @@ class TrajectorySample:
                 "(TSID's TrajectorySample(n)) use TrajectorySample.zeros(n), for a 1-D value [value]"
             )
         self._pos = _frozen(as_vector("sample pos", pos))
-        n = self._pos.shape[0] if tangent_size is None else _size("tangent_size", tangent_size)
+        n = self._pos.shape[0] if tangent_size is None else as_count("tangent_size", tangent_size)
         self._vel = _frozen(np.zeros(n) if vel is None else as_vector("sample vel", vel, n))
         self._acc = _frozen(np.zeros(n) if acc is None else as_vector("sample acc", acc, n))
 
@@ -78,8 +80,8 @@ class TrajectorySample:
     @classmethod
     def zeros(cls, size: int, tangent_size: int | None = None) -> TrajectorySample:
         """A zero sample: pos of ``size``, vel and acc of ``tangent_size`` (default ``size``)."""
-        size = _size("size", size)
-        tangent = size if tangent_size is None else _size("tangent_size", tangent_size)
+        size = as_count("size", size)
+        tangent = size if tangent_size is None else as_count("tangent_size", tangent_size)
         return cls._owning(np.zeros(size), np.zeros(tangent), np.zeros(tangent))
 
     @classmethod
@@ -104,13 +106,6 @@ class TrajectorySample:
 
     def __repr__(self) -> str:
         return f"TrajectorySample(pos={self._pos}, vel={self._vel}, acc={self._acc})"
-
-
-def _size(name: str, value: object) -> int:
-    """A vector size: an integer >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise InvalidParameterError(f"{name} must be an integer >= 0, got {value!r}")
-    return int(value)
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -148,7 +143,11 @@ def vector_to_se3(vector: object) -> pin.SE3:
     """Inverse of :func:`se3_to_vector`; the rotation is checked to be orthonormal."""
     vector = as_vector("SE3 vector", vector, 12)
     rotation = vector[3:].reshape(3, 3, order="F")
-    if not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-6) or np.linalg.det(rotation) < 0:
+    gram = rotation.T.dot(rotation)
+    gram.ravel()[::4] -= 1.0  # R^T R - I
+    (a, b, c), (d, e, f), (g, h, i) = rotation.tolist()
+    determinant = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    if not (np.abs(gram) <= _ORTHONORMAL_TOLERANCE).all() or determinant < 0:
         raise DimensionError("the last 9 entries of an SE3 vector must be a rotation matrix")
     return pin.SE3(rotation, vector[:3])
 

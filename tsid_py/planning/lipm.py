@@ -18,6 +18,7 @@ tail a 1.6 s window leaves a steady offset of 1% of the ZMP's distance from the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -186,24 +187,22 @@ class LipmPlan(Trajectory):
         """(c, dc, ddc) x (x, y) at time t, held at the last state after the end."""
         t = as_scalar("t", t)
         n = self._jerks.shape[0]
-        k = int(np.floor((t - self.t0) / self.dt))
+        k = math.floor((t - self.t0) / self.dt)
         if k >= n:
             return self._states[n]
         k = max(k, 0)
         tau = min(max(t - self.t0 - k * self.dt, 0.0), self.dt)
-        c, dc, ddc = self._states[k]
-        u = self._jerks[k]
-        return np.array(
-            [
-                c + dc * tau + ddc * tau**2 / 2 + u * tau**3 / 6,
-                dc + ddc * tau + u * tau**2 / 2,
-                ddc + u * tau,
-            ]
-        )
+        # the cubic from state k under its constant jerk u: (c, dc, ddc)(tau) = A(tau) s_k + b(tau) u
+        tau2 = tau * tau
+        taylor = np.array(((1.0, tau, tau2 / 2), (0.0, 1.0, tau), (0.0, 0.0, 1.0)))
+        jerk_gain = np.array(((tau2 * tau / 6,), (tau2 / 2,), (tau,)))
+        return taylor.dot(self._states[k]) + jerk_gain * self._jerks[k]
 
     def sample(self, t: float) -> TrajectorySample:
-        c, dc, ddc = self._state(t)
-        return TrajectorySample._owning(np.append(c, self.height), np.append(dc, 0.0), np.append(ddc, 0.0))
+        state = np.zeros((3, 3))  # (c, dc, ddc) x (x, y, z): the height is constant
+        state[:, :2] = self._state(t)
+        state[0, 2] = self.height
+        return TrajectorySample._owning(state[0], state[1], state[2])
 
     def zmp(self, t: float) -> np.ndarray:
         """The ZMP of the planned motion at time t, x-y [m]."""

@@ -44,7 +44,8 @@ class TrajectorySE3SwingFoot(Trajectory):
         self.t0 = as_scalar("t0", t0)
         self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
         self.height = as_scalar("height", height)
-        self._rotation_axis_world = start.rotation @ pin.log3(start.rotation.T @ end.rotation)  # [rad]
+        self._relative_rotation = pin.log3(start.rotation.T @ end.rotation)  # R0 to R1, start axes [rad]
+        self._rotation_axis_world = start.rotation @ self._relative_rotation  # [rad]
 
     def sample(self, t: float) -> TrajectorySample:
         s = min(max((as_scalar("t", t) - self.t0) / self.duration, 0.0), 1.0)
@@ -53,16 +54,11 @@ class TrajectorySE3SwingFoot(Trajectory):
         T = self.duration
         delta = self._end.translation - self._start.translation
         up = np.array([0.0, 0.0, self.height])
-        position = self._start.translation + delta * blend + up * bump
-        rotation = self._start.rotation @ pin.exp3(
-            blend * pin.log3(self._start.rotation.T @ self._end.rotation)
-        )
-        linear_vel = (delta * d_blend + up * d_bump) / T
-        linear_acc = (delta * dd_blend + up * dd_bump) / T**2
-        angular_vel = self._rotation_axis_world * d_blend / T
-        angular_acc = self._rotation_axis_world * dd_blend / T**2
-        return TrajectorySample.from_se3(
-            pin.SE3(rotation, position),
-            np.concatenate([linear_vel, angular_vel]),
-            np.concatenate([linear_acc, angular_acc]),
-        )
+        placement, vel, acc = np.empty(12), np.empty(6), np.empty(6)  # new: the sample's own
+        placement[:3] = self._start.translation + delta * blend + up * bump
+        rotation = self._start.rotation @ pin.exp3(blend * self._relative_rotation)
+        placement[3:] = rotation.ravel(order="F")  # column-major, as se3_to_vector
+        vel[:3], vel[3:] = (delta * d_blend + up * d_bump) / T, self._rotation_axis_world * (d_blend / T)
+        acc[:3] = (delta * dd_blend + up * dd_bump) / T**2
+        acc[3:] = self._rotation_axis_world * (dd_blend / T**2)
+        return TrajectorySample._owning(placement, vel, acc)
