@@ -1,5 +1,10 @@
 """Make the documentation's figures with the library's own plots: ``python docs/make_figures.py``.
 
+The performance page's two figures come from the step-time benchmark's JSON instead:
+
+    python benchmarks/step_time.py --rounds 5 --out step_time.json
+    python docs/make_figures.py --step-time step_time.json
+
 Each figure is what ``tsid-py SCENARIO --plot DIR`` (or ``tsid-py analyze --plot``) writes, saved
 into docs/images as a small PNG (64-colour palette). About a minute on two cores. The three
 screenshots of the 3-D view (balance.png, quadruped.png, reach.png) are headless Chromium's
@@ -12,11 +17,14 @@ renderings of the ``--html`` replays:
 
 from __future__ import annotations
 
+import argparse
+import json
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 IMAGES = Path(__file__).resolve().parent / "images"
 TSID_PY = [sys.executable, "-m", "tsid_py.cli"]
@@ -47,8 +55,126 @@ def save_small(source: Path, target: Path) -> None:
         image.convert("RGB").quantize(colors=64, method=Image.Quantize.MEDIANCUT).save(target, optimize=True)
 
 
-def main() -> int:
+# PlaCo's published step time of its dynamics solver on Talos (two 6-D wrench contacts, 50
+# variables), measured on its authors' machine, not this one: one marked point, for scale.
+PLACO_TALOS = (38, 97.0)  # (nv, us)
+KIND_MARKERS = {"reaching": "D", "balance": "o", "com-sinusoid": "^", "walking": "s"}
+KIND_OFFSETS = {"reaching": 0.0, "balance": -1.2, "com-sinusoid": 0.0, "walking": 1.2}  # [nv], to separate
+SPLIT_COLOURS = {
+    "pinocchio_us": ("Pinocchio", "#4c72b0"),
+    "tasks_and_assembly_us": ("tasks and assembly", "#dd8452"),
+    "qp_stacking_us": ("QP stacking", "#55a868"),
+    "qp_solve_us": ("QP solve", "#c44e52"),
+    "python_rest_us": ("Python rest (references, tau)", "#8172b3"),
+}
+
+
+def _geometric_mean(values: list[float]) -> float:
+    product = 1.0
+    for value in values:
+        product *= value
+    return product ** (1.0 / len(values))
+
+
+def step_time_figures(result: dict[str, Any], scratch: Path) -> None:
+    """docs/images/step_time_vs_nv.png (median step time of tsid_py and of the C++ TSID against nv,
+    each scenario a point, the geometric mean per robot a line, PlaCo's published point) and
+    docs/images/step_time_split.png (tsid_py's step split per scenario), from the benchmark's JSON."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    scenarios = {n: e for n, e in result["scenarios"].items() if e.get("tsid") is not None}
+    backend = result["summary"]["backend"]
+    machine = result["machine"]
+    note = (
+        f"{result['date']}, {machine['cpu']}, Python {machine['python']}, {result['rounds']} rounds, "
+        f"load average {result['load_average_start'][0]:.1f} (shared machine)"
+    )
+    figure = Figure(figsize=(7.5, 4.8), dpi=100)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    libraries = [("tsid_py", f"tsid_py ({backend})", "#1f77b4"), ("tsid", "C++ TSID 1.10", "#ff7f0e")]
+    for key, label, colour in libraries:
+        per_robot: dict[int, list[float]] = {}
+        for entry in scenarios.values():
+            median = (entry["tsid_py"][backend] if key == "tsid_py" else entry["tsid"])["median_us"]
+            per_robot.setdefault(entry["nv"], []).append(median)
+            axes.plot(
+                entry["nv"] + KIND_OFFSETS.get(entry["kind"], 0.0),
+                median,
+                KIND_MARKERS.get(entry["kind"], "x"),
+                color=colour,
+                markersize=7,
+                markerfacecolor=colour if key == "tsid_py" else "white",
+            )
+        nvs = sorted(per_robot)
+        axes.plot(
+            nvs, [_geometric_mean(per_robot[n]) for n in nvs], "-", color=colour, label=label, alpha=0.7
+        )
+    axes.plot(*PLACO_TALOS, "*", color="#2ca02c", markersize=14, label="PlaCo on Talos (published, 97 us)")
+    axes.annotate(
+        "PlaCo, published figure\n(its authors' machine)",
+        PLACO_TALOS,
+        xytext=(12, -28),
+        textcoords="offset points",
+        fontsize=8,
+        color="#2ca02c",
+    )
+    for kind, marker in KIND_MARKERS.items():
+        axes.plot([], [], marker, color="grey", markerfacecolor="white", label=kind)
+    robots = sorted({(e["nv"], e["robot"]) for e in scenarios.values()})
+    axes.set_xticks([nv for nv, _ in robots], [f"{robot}\n{nv}" for nv, robot in robots])
+    axes.set_xlabel("robot, nv")
+    axes.set_ylabel("median step time [us]")
+    axes.set_ylim(bottom=0)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, loc="upper left", ncols=2)
+    axes.set_title("Step time against nv (line: geometric mean over a robot's scenarios)", fontsize=10)
+    figure.text(0.01, 0.01, note, fontsize=7, color="grey")
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    figure.savefig(scratch / "step_time_vs_nv.png")
+    save_small(scratch / "step_time_vs_nv.png", IMAGES / "step_time_vs_nv.png")
+    print("docs/images/step_time_vs_nv.png")
+
+    split = {n: e["tsid_py_breakdown"] for n, e in result["scenarios"].items() if e.get("tsid_py_breakdown")}
+    names = list(split)[::-1]
+    figure = Figure(figsize=(7.5, 0.4 * len(names) + 2.2), dpi=100)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    left = [0.0] * len(names)
+    for key, (label, colour) in SPLIT_COLOURS.items():
+        widths = [split[n][key] or 0.0 for n in names]
+        axes.barh(names, widths, left=left, color=colour, label=label)
+        left = [a + b for a, b in zip(left, widths, strict=True)]
+    for k, name in enumerate(names):
+        entry = result["scenarios"][name]
+        if entry.get("tsid") is not None:
+            axes.plot(entry["tsid"]["median_us"], k, "|", color="black", markersize=14, markeredgewidth=2)
+    axes.plot([], [], "|", color="black", markersize=10, markeredgewidth=2, label="C++ TSID's whole step")
+    axes.set_xlabel(f"median time per step [us], tsid_py ({backend})")
+    axes.grid(axis="x", alpha=0.3)
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=3)
+    figure.text(0.01, 0.01, note, fontsize=7, color="grey")
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    figure.savefig(scratch / "step_time_split.png")
+    save_small(scratch / "step_time_split.png", IMAGES / "step_time_split.png")
+    print("docs/images/step_time_split.png")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--step-time",
+        type=Path,
+        metavar="JSON",
+        help="make only the performance figures, from benchmarks/step_time.py's --out JSON",
+    )
+    args = parser.parse_args(argv)
     IMAGES.mkdir(exist_ok=True)
+    if args.step_time is not None:
+        with tempfile.TemporaryDirectory() as scratch:
+            step_time_figures(json.loads(args.step_time.read_text()), Path(scratch))
+        return 0
     with tempfile.TemporaryDirectory() as scratch:
         for k, (arguments, figures) in enumerate(RUNS):
             out = Path(scratch) / str(k)

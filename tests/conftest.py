@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pinocchio as pin
-import pytest
+import os
 
-import tsid_py as tsid
+# One OpenMP thread for the C++ TSID oracle (it links libgomp), read when it loads: spinning
+# threads made the oracle tests five times slower on a busy 2-core machine.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import pinocchio as pin  # noqa: E402
+import pytest  # noqa: E402
+
+import tsid_py as tsid  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -121,6 +121,24 @@ PROBLEMS = {
             ),
             (10.0, 1.0), _sinusoid(0.02, 0.5), (10.0, 1e-3), tau_max_scaling=1.0,
         ),
+        # The rest of the benchmark's grid (robots x balance, CoM sinusoid, walking), short runs.
+        Problem(
+            "solo12-balance", "solo12", 1.0,
+            tuple(
+                ContactSpec(frame, frame, 1, 0.3, 1.0, 100.0, motion_priority=1)
+                for frame in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+            ),
+            (10.0, 1.0), _constant_offset((0, 0.01, 0)),
+            (10.0, 1e-3), tau_max_scaling=1.0,
+        ),
+        Problem(
+            "romeo-com-sinusoid", "romeo", 1.0, _feet("romeo"), (10.0, 1.0), _sinusoid(0.03, 0.5),
+            (1.0, 1e-4),
+        ),
+        Problem(
+            "romeo-walking", "romeo", 1.8, _feet("romeo"), (10.0, 1.0), None, (1.0, 1e-4),
+            walk=WalkSpec(steps=2),
+        ),
     )
 }  # fmt: skip
 

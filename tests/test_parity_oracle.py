@@ -23,6 +23,9 @@ SIZES = {
     "romeo-balance": (85, 18, 34),
     "ur5-reaching": (6, 0, 6),
     "solo12-com-sinusoid": (30, 6, 32),
+    "solo12-balance": (30, 6, 32),
+    "romeo-com-sinusoid": (85, 18, 34),
+    "romeo-walking": (85, 18, 34),  # at the start: both feet down
 }
 
 
