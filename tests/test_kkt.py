@@ -57,8 +57,8 @@ class KktResiduals:
 
     Attributes:
         stationarity: max_j |H x + g - A_eq^T l_eq - A_in^T l_in|_j over the same sum of absolute
-            values, |H| |x| + |g| + |A_eq|^T |l_eq| + |A_in|^T |l_in| (its inf-norm): the size of the
-            terms that cancel.
+            values, s_j = (|H| |x| + |g| + |A_eq|^T |l_eq| + |A_in|^T |l_in|)_j (the size of the terms
+            that cancel in component j) plus 1e-6 max_j s_j.
         equality: max_i |a_i x - b_i| / s_i over the equality rows, s_i = 1 + |a_i|_1 |x|_inf + |b_i|
             the scale of row i in a problem of the size of x (a row's own a_i x can be 0 to rounding
             while x is not: a friction row of a corner that carries no force).
@@ -110,7 +110,9 @@ def kkt_residuals(qp: DenseQp, x: np.ndarray, multipliers: np.ndarray) -> KktRes
         + np.abs(c.A_in).T @ np.abs(l_in)
     )
     absolute = _largest(np.abs(gradient))
-    stationarity = absolute / max(_largest(size), np.finfo(float).tiny)
+    # component by component, so that a wrong multiplier of a small row does not hide behind the
+    # large ones; floored at 1e-6 of the largest, the rounding of x at the problem's own scale
+    stationarity = _largest(np.abs(gradient) / (size + 1e-6 * _largest(size) + np.finfo(float).tiny))
 
     x_size = _largest(np.abs(x))
     eq_size = 1.0 + x_size * np.abs(c.A_eq).sum(axis=1)  # s_i without its bound

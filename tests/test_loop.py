@@ -72,14 +72,26 @@ def test_the_loop_drives_any_plant_and_reads_its_state(talos):
     np.testing.assert_array_equal(outcome.log.q[1], controller.q0)  # the lagging plant did not move yet
 
 
-def test_the_physics_checks_can_be_spaced_out(talos):
+def test_the_physics_checks_can_be_spaced_out(talos, monkeypatch):
     """check_every = k checks steps 0, k, 2k, ... (the summary counts them; 0: none, NaN worsts);
     the worst residual over the checked steps is that of checking every step at those steps."""
+    import tsid_py.loop.control_loop as control_loop
+
     controller = BipedController(talos)
     every = ControlLoop(controller, DT).run(12).summary()
     assert every["physics_checks"] == 12 and every["dynamics_residual_max"] < 1e-8
-    spaced = ControlLoop(BipedController(talos), DT, check_every=5).run(12).summary()
-    assert spaced["physics_checks"] == 3  # steps 0, 5, 10
+    checked_states, check = [], control_loop.check_solution
+
+    def recording_check(robot, q, v, *args):
+        checked_states.append(q.copy())
+        return check(robot, q, v, *args)
+
+    monkeypatch.setattr(control_loop, "check_solution", recording_check)
+    outcome = ControlLoop(BipedController(talos), DT, check_every=5).run(12)
+    spaced = outcome.summary()
+    assert spaced["physics_checks"] == 3  # steps 0, 5, 10, and those exactly
+    for step, q in zip((0, 5, 10), checked_states, strict=True):
+        np.testing.assert_array_equal(q, outcome.log.q[step])
     assert 0 < spaced["dynamics_residual_max"] <= every["dynamics_residual_max"]
     never = ControlLoop(BipedController(talos), DT, check_every=0).run(12).summary()
     assert never["physics_checks"] == 0 and np.isnan(never["dynamics_residual_max"])

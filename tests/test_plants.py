@@ -245,3 +245,21 @@ def test_mujoco_plant_refuses_bad_periods_and_commands():
         plant.advance(0.0015)
     with pytest.raises(tp.DimensionError):
         plant.apply(Command(np.zeros(3)))
+
+
+def test_mujoco_measures_the_centre_of_pressure_the_controller_planned():
+    """The moment of a measured foot wrench (world axes, about the foot frame's origin) puts each
+    foot's centre of pressure, -m_y / f_z and m_x / f_z, where the QP's contact forces put it, and
+    the measured normal force is the planned one: sign, origin and axes of the moment all enter."""
+    _mujoco()
+    run = balance.run(duration=0.4, plant="mujoco")
+    log, controller = run.log, run.controller
+    for contact in controller.contacts.values():
+        measured = np.array(log.wrenches[contact.frame_name])[-50:].mean(axis=0)
+        planned = np.mean([contact.wrench(f) for f in list(log.forces[contact.name])[-50:]], axis=0)
+        # the feet stand flat and facing x: the contact frame's axes are the world's, to 1e-3
+        cop_measured = np.array([-measured[4], measured[3]]) / measured[2]
+        cop_planned = np.array([-planned[4], planned[3]]) / planned[2]
+        assert abs(measured[2] - planned[2]) < 0.02 * planned[2]
+        assert np.abs(cop_measured - cop_planned).max() < 1e-3  # [m]; the CoP is ~5 mm from the origin
+        assert np.abs(cop_planned).max() > 2e-3  # so the moment matters

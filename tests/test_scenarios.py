@@ -90,6 +90,7 @@ def test_bench_command_times_every_backend(capsys):
         (["walk", "--step-length", "nan", "--json"], "step_length"),
         (["balance", "--duration", "-1", "--json"], "duration"),
         (["balance", "--robot", "nao", "--json"], "nao"),
+        (["balance", "--check-every", "-1", "--json"], "--check-every"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, message):

@@ -244,7 +244,7 @@ class RobotWrapper(Sealed):
         """CoM Jacobian J_com(q), 3 x nv."""
         return _copy(data.Jcom, out)
 
-    def com_terms(self, data: pin.Data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _com_terms(self, data: pin.Data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The CoM position, its Jacobian and its drift in one call, *not copied*: the first two are
         views of ``data`` (valid until it is filled again), for the library's tasks, which copy
         what they keep. :meth:`com`, :meth:`com_jacobian` and :meth:`com_acc` hand out copies."""
@@ -254,7 +254,7 @@ class RobotWrapper(Sealed):
         """Centroidal momentum matrix A_g(q), 6 x nv (linear rows first)."""
         return _copy(data.Ag, out)
 
-    def angular_momentum_terms(self, data: pin.Data) -> tuple[np.ndarray, np.ndarray]:
+    def _angular_momentum_terms(self, data: pin.Data) -> tuple[np.ndarray, np.ndarray]:
         """The angular rows of A_g, *a view* of ``data`` (valid until it is filled again), and the
         angular-momentum drift (a new array), in one call for the library's tasks."""
         return data.Ag[3:], np.array(data.dhg.angular)

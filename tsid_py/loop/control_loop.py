@@ -102,7 +102,8 @@ class ControlLoop:
             (:func:`~tsid_py.physics.check_solution`: RNEA residual, contact forces, torque
             limits) every ``check_every`` steps, 0 never. Every step by default; a check costs
             about half a Talos control step, so a loop that runs against the clock on a simulator,
-            which measures the physics itself, may space them out.
+            which measures the physics itself, may space them out. Steps 0, N, 2N, ... are
+            checked; a held command (a failed solve) on one of them is not checked.
     """
 
     def __init__(

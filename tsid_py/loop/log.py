@@ -33,6 +33,7 @@ import numpy as np
 
 from tsid_py.errors import InvalidParameterError, OutputError
 from tsid_py.loop.controller import ControlOutput
+from tsid_py.validation import as_count
 
 CHUNK_STEPS = 1000  # control steps a streamed log keeps in memory before appending them to its file
 
@@ -93,8 +94,7 @@ class RunLog:
         if self.window is not None and self.stream_dir is not None:
             raise InvalidParameterError("a log keeps a window of steps or streams them to disk, not both")
         if self.window is not None:
-            if not isinstance(self.window, int) or self.window < 1:
-                raise InvalidParameterError(f"a log window is a number of steps >= 1, got {self.window!r}")
+            self.window = as_count("a log window (steps)", self.window, minimum=1)
             for name, value in vars(self).items():
                 if name in self.PER_RUN or name.startswith("_"):
                     continue
@@ -143,6 +143,21 @@ class RunLog:
             for name, measurement in contacts.items():
                 self.wrenches[name].append(np.array(measurement.wrench, dtype=float))
 
+    def record_forces(self, forces: Mapping[str, np.ndarray], sizes: Mapping[str, int]) -> None:
+        """Each contact's planned force variables at this step, into the ``forces`` series the log
+        was made with (one per contact of the problem at the start): a contact out of the problem
+        at this step has zero force (``sizes`` gives its number of variables). A contact the log
+        has no series for is refused (its earlier steps would be missing)."""
+        unknown = forces.keys() - self.forces.keys()
+        if unknown:
+            raise InvalidParameterError(
+                f"the log has no force series for the contacts {sorted(unknown)}: a log records the "
+                "contacts given when it is made (add them there, even if they join the problem later)"
+            )
+        for name, series in self.forces.items():
+            f = forces.get(name)
+            series.append(np.zeros(sizes[name]) if f is None else f)
+
     def _new_series(self) -> MutableSequence[Any]:
         return [] if self.window is None else deque(maxlen=self.window)
 
@@ -159,7 +174,9 @@ class RunLog:
 
     def sampled(self, stride: int = 1) -> RunLog:
         """Every ``stride``-th step and the last one, as a new log of the same class in memory (read
-        back from disk for a streamed log; the fields that are not per-step are shared)."""
+        back from disk for a streamed log). Its rows are those of this log for the steps still in
+        memory (arrays nobody writes to: the loop records new arrays at every step); the fields
+        that are not per-step are shared."""
         if not isinstance(stride, int | np.integer) or stride < 1:
             raise InvalidParameterError(f"stride must be an integer >= 1, got {stride!r}")
         total = self.steps

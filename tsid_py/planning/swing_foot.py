@@ -46,19 +46,22 @@ class TrajectorySE3SwingFoot(Trajectory):
         self.height = as_scalar("height", height)
         self._relative_rotation = pin.log3(start.rotation.T @ end.rotation)  # R0 to R1, start axes [rad]
         self._rotation_axis_world = start.rotation @ self._relative_rotation  # [rad]
+        p0, p1 = self._start.translation, self._end.translation
+        self._linear_basis = np.array([p0, p1 - p0, (0.0, 0.0, self.height)])  # p = (1, b, bump) . basis
 
     def sample(self, t: float) -> TrajectorySample:
         s = min(max((as_scalar("t", t) - self.t0) / self.duration, 0.0), 1.0)
         blend, d_blend, dd_blend = min_jerk_shape(s)
         bump, d_bump, dd_bump = bump_shape(s)
-        T = self.duration
-        delta = self._end.translation - self._start.translation
-        up = np.array([0.0, 0.0, self.height])
+        T, T2 = self.duration, self.duration**2
+        shapes = ((1.0, blend, bump), (0.0, d_blend / T, d_bump / T), (0.0, dd_blend / T2, dd_bump / T2))
+        position, linear_vel, linear_acc = np.dot(shapes, self._linear_basis)
         placement, vel, acc = np.empty(12), np.empty(6), np.empty(6)  # new: the sample's own
-        placement[:3] = self._start.translation + delta * blend + up * bump
+        placement[:3], vel[:3], acc[:3] = position, linear_vel, linear_acc
         rotation = self._start.rotation @ pin.exp3(blend * self._relative_rotation)
         placement[3:] = rotation.ravel(order="F")  # column-major, as se3_to_vector
-        vel[:3], vel[3:] = (delta * d_blend + up * d_bump) / T, self._rotation_axis_world * (d_blend / T)
-        acc[:3] = (delta * dd_blend + up * dd_bump) / T**2
-        acc[3:] = self._rotation_axis_world * (dd_blend / T**2)
+        vel[3:], acc[3:] = (
+            self._rotation_axis_world * (d_blend / T),
+            self._rotation_axis_world * (dd_blend / T2),
+        )
         return TrajectorySample._owning(placement, vel, acc)

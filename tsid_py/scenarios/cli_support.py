@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, Parser, run_command
+from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import COMMAND_MODES, Push
 from tsid_py.loop.plants import PLANTS
 from tsid_py.outputs import check_output_dir, check_output_file
@@ -130,7 +131,10 @@ def loop_setup(args: argparse.Namespace) -> LoopSetup:
     directory = log_directory(args)
     window = None if directory is not None else LOG_WINDOW
     plant, mode = getattr(args, "plant", "integrator"), getattr(args, "mode", "torque")
-    return LoopSetup(plant, mode, pushes, window, directory, getattr(args, "check_every", 1))
+    check_every = getattr(args, "check_every", 1)
+    if check_every < 0:
+        raise InvalidParameterError(f"--check-every takes a number of steps >= 0, got {check_every}")
+    return LoopSetup(plant, mode, pushes, window, directory, check_every)
 
 
 def log_directory(args: argparse.Namespace) -> Path | None:

@@ -23,7 +23,7 @@ from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import Push
 from tsid_py.loop.plants import make_plant
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
-from tsid_py.validation import as_scalar
+from tsid_py.validation import as_count, as_scalar
 
 L = TypeVar("L", bound=RunLog)
 
@@ -43,6 +43,9 @@ class LoopSetup:
     log_window: int | None = None
     log_dir: str | Path | None = None
     check_every: int = 1
+
+    def __post_init__(self) -> None:
+        as_count("check_every", self.check_every)  # refused here, before a log or a plant is made
 
     def loop(self, controller, dt: float, log: RunLog) -> ControlLoop:
         """The closed loop of ``controller`` on a new plant of this kind."""
@@ -94,9 +97,7 @@ class _Balance(StepHooks):
         self.com_error_max = max(self.com_error_max, error)
         self.com_error_squares += error * error
         self.steps += 1
-        for name, series in log.forces.items():  # a contact out of the problem has zero force
-            f = out.forces.get(name)
-            series.append(np.zeros(self.force_sizes[name]) if f is None else f)
+        log.record_forces(out.forces, self.force_sizes)
         for side, target in self.feet_reference.items():
             drift = float(np.linalg.norm(controller.foot_placement(side).translation - target))
             self.foot_drift = max(self.foot_drift, drift)

@@ -220,6 +220,7 @@ class _Stepping(StepHooks):
         load: float,
     ) -> None:
         self.controller, self.plan, self.com_reference, self.log = controller, plan, com_reference, log
+        self.force_sizes = {c.name: c.n_force for c in controller.contacts.values()}
         self.unload, self.load = unload, load
         self.com_support = "contacts"
         self.cop_task: TaskCopEquality | None = None
@@ -287,8 +288,7 @@ class _Stepping(StepHooks):
 
         log.com.append(com)
         log.com_ref.append(self.reference.pos)
-        for c in controller.contacts.values():
-            log.forces[c.name].append(out.forces.get(c.name, np.zeros(c.n_force)))
+        log.record_forces(out.forces, self.force_sizes)
         log.zmp.append(zmp)
         log.zmp_ref.append(self.zmp_ref)
         for side in SIDES:

@@ -43,7 +43,9 @@ class TaskComEquality(TaskMotionTracking):
     def _terms(
         self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        com, jacobian, drift = self.robot.com_terms(data)  # views of data: fill copies what it keeps
+        if type(self) is not TaskComEquality:  # a subclass may override the public three
+            return super()._terms(t, q, v, data)
+        com, jacobian, drift = self.robot._com_terms(data)  # views of data: fill copies what it keeps
         return com - self._reference._pos, jacobian, drift
 
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:

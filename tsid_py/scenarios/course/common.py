@@ -155,7 +155,6 @@ class Balance(StepHooks):
         self.feet_start = {key: c.reference.translation for key, c in controller.contacts.items()}
         self.feet = {c.name: c for c in controller.contacts.values()}  # the limits are the feet's
         self.force_sizes = {name: c.n_force for name, c in controller.formulation.contacts.items()}
-        self.force_sizes.update({name: c.n_force for name, c in self.feet.items()})
         self.limits = Limits(controller.tau_max)
         self.reference: TrajectorySample | None = None
         self.com_error_max, self.com_error_squares, self.steps = 0.0, 0.0, 0
@@ -172,14 +171,7 @@ class Balance(StepHooks):
         com = controller.robot.com(controller.data)
         log.com.append(com)
         log.com_ref.append(self.reference.pos)
-        for name, f in out.forces.items():
-            if name not in log.forces:  # a series per contact, from the first step on
-                log.forces[name] = []
-                self.force_sizes[name] = len(f)
-            log.forces[name].append(f)
-        for name, series in log.forces.items():  # a contact out of the problem has zero force
-            if name not in out.forces:
-                series.append(np.zeros(self.force_sizes[name]))
+        log.record_forces(out.forces, self.force_sizes)
         error = float(np.linalg.norm(com - self.reference.pos))
         self.com_error_max = max(self.com_error_max, error)
         self.com_error_squares += error * error
