@@ -110,3 +110,12 @@ def test_every_demo_script_answers_help(demo):
     )
     assert done.returncode == 0, done.stderr
     assert "--json" in done.stdout and "--plot" in done.stdout
+
+
+def test_walk_refuses_a_plant_and_a_setup_together():
+    from tsid_py import InvalidParameterError
+    from tsid_py.scenarios import walk
+    from tsid_py.scenarios.runner import LoopSetup
+
+    with pytest.raises(InvalidParameterError, match="not both"):
+        walk.run(plant="pinocchio", setup=LoopSetup())

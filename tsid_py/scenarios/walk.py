@@ -62,6 +62,8 @@ def run(
         setup: The whole loop set-up (:class:`LoopSetup`: plant, mode, pushes and where the log
             goes), instead of ``plant``, ``mode`` and ``push``.
     """
+    if setup is not None and (plant, mode, push) != ("integrator", "torque", None):
+        raise InvalidParameterError("walk.run takes plant, mode and push, or a setup, not both")
     if step_length is None:
         step_length = DEFAULT_STEP_LENGTH.get(robot, 0.1)
     controller = stepping_controller(robot, params, backend)
@@ -123,11 +125,12 @@ def run_from_args(args: argparse.Namespace, observer: Observer | None = None) ->
         backend=args.backend,
         progress=not args.json,
         observer=observer,
-        setup=_one_push(loop_setup(args)),
+        setup=_at_most_one_push(loop_setup(args)),
     )
 
 
-def _one_push(setup: LoopSetup) -> LoopSetup:
+def _at_most_one_push(setup: LoopSetup) -> LoopSetup:
+    """``setup``, checked to hold one push at the most (walk's Python API takes one)."""
     if len(setup.pushes) > 1:
         raise InvalidParameterError("walk takes one --push")
     return setup
