@@ -87,12 +87,10 @@ def com_series(result) -> dict[str, np.ndarray] | None:
     plant's q), ``reference`` (``com_ref``) and ``planned`` (the CoM at the log's ``q_plan``, when
     the log has it); ``t`` [s]. None when the log has no CoM."""
     result = plotted(result)
-    log = result.log
-    measured, reference = _series(log, "com"), _series(log, "com_ref")
-    if measured is None or reference is None:
+    out = _tracked(result.log, "com", "com_ref")
+    if out is None:
         return None
-    out = {"t": np.array(log.t, dtype=float), "measured": measured, "reference": reference}
-    planned = _planned_configurations(log)
+    planned = _planned_configurations(result.log)
     if planned is not None:
         model = result.controller.robot.model
         data = model.createData()
@@ -140,12 +138,15 @@ def com_figure(result):
 def end_effector_figure(result):
     """End-effector x, y, z [m] and their references against time [s]."""
     result = plotted(result)
-    log = result.log
-    measured, reference = _series(log, "ee"), _series(log, "ee_ref")
-    if measured is None or reference is None:
+    return _tracking_figure(result, _tracked(result.log, "ee", "ee_ref"), "end effector")
+
+
+def _tracked(log, measured: str, reference: str) -> dict[str, np.ndarray] | None:
+    """t [s] and the log's series ``measured`` and ``reference`` (steps, 3), or None without them."""
+    measured_series, reference_series = _series(log, measured), _series(log, reference)
+    if measured_series is None or reference_series is None:
         return None
-    series = {"t": np.array(log.t, dtype=float), "measured": measured, "reference": reference}
-    return _tracking_figure(result, series, "end effector")
+    return {"t": np.array(log.t, dtype=float), "measured": measured_series, "reference": reference_series}
 
 
 def contact_force_series(result) -> dict[str, tuple[np.ndarray, np.ndarray]]:
