@@ -226,19 +226,13 @@ def _batch(args: argparse.Namespace, batch_runner: Callable[[argparse.Namespace]
     return batch_runner(args)
 
 
-def _analyze(args: argparse.Namespace) -> int:
-    if args.motion is None:
-        raise InvalidParameterError("give a MOTION file (or --batch PATTERN)")
-    if args.out is not None:
-        if args.out.suffix not in (".npz", ".csv"):
-            raise InvalidParameterError(f"--out must end with .npz or .csv, got {args.out.name}")
-        check_output_file(args.out, args.force, "--out")
-    if args.plot is not None:
-        from tsid_py.analysis.plots import PLOT_NAMES
-
-        check_output_dir(args.plot, PLOT_NAMES, args.force, "--plot")
+def analyse_motion(
+    args: argparse.Namespace, motion: Path, progress: bool = False
+) -> tuple[RobotWrapper, MotionAnalysis, float, float]:
+    """The analysis of the motion file ``motion`` with the options of ``tsid-py analyze`` in
+    ``args``: (robot, result, dt [s], seconds the analysis took)."""
     robot = load_robot(args.robot)
-    q, dt, schedule = load_motion(args.motion, args.dt)
+    q, dt, schedule = load_motion(motion, args.dt)
     contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
     limits = contact_limits(args, robot)
     smoothing = args.smoothing if args.smoothing is not None else (1e-4 if limits is None else 0.0)
@@ -254,9 +248,23 @@ def _analyze(args: argparse.Namespace) -> int:
         force_weight=args.force_weight,
         point_contacts=args.point_contacts,
         limits=limits,
-        progress=not args.json,
+        progress=progress,
     )
-    seconds = time.perf_counter() - start
+    return robot, result, dt, time.perf_counter() - start
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    if args.motion is None:
+        raise InvalidParameterError("give a MOTION file (or --batch PATTERN)")
+    if args.out is not None:
+        if args.out.suffix not in (".npz", ".csv"):
+            raise InvalidParameterError(f"--out must end with .npz or .csv, got {args.out.name}")
+        check_output_file(args.out, args.force, "--out")
+    if args.plot is not None:
+        from tsid_py.analysis.plots import PLOT_NAMES
+
+        check_output_dir(args.plot, PLOT_NAMES, args.force, "--plot")
+    robot, result, dt, seconds = analyse_motion(args, args.motion, progress=not args.json)
     joint_names = actuated_joint_names(robot)
     if args.out is not None:
         write_output(result, joint_names, args.out)

@@ -18,12 +18,10 @@ from __future__ import annotations
 import argparse
 import glob
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from tsid_py.analysis import cli as analysis_cli
-from tsid_py.analysis.over_time import multi_contact_inverse_dynamics_over_time
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_dir
 from tsid_py.robot_specs import load_robot
@@ -55,25 +53,7 @@ class AnalysisJob:
     def __call__(self, values: dict[str, object]) -> dict[str, object]:
         args = argparse.Namespace(**self.options)
         path = Path(str(values["file"]))
-        robot = load_robot(args.robot)
-        q, dt, schedule = analysis_cli.load_motion(path, args.dt)
-        contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
-        limits = analysis_cli.contact_limits(args, robot)
-        smoothing = args.smoothing if args.smoothing is not None else (1e-4 if limits is None else 0.0)
-        start = time.perf_counter()
-        result = multi_contact_inverse_dynamics_over_time(
-            robot,
-            q,
-            contacts,
-            dt,
-            smoothing_weight=smoothing,
-            min_torque_weight=args.min_torque_weight,
-            contact_schedule=schedule,
-            force_weight=args.force_weight,
-            point_contacts=args.point_contacts,
-            limits=limits,
-        )
-        seconds = time.perf_counter() - start
+        robot, result, _, seconds = analysis_cli.analyse_motion(args, path)
         if self.out_dir is not None:
             analysis_cli.write_output(
                 result, analysis_cli.actuated_joint_names(robot), Path(self.out_dir) / f"{path.stem}.npz"
