@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -73,15 +73,18 @@ class RunResult:
     controller: object | None = None
 
 
-class _Balance(StepHooks):
-    """Set the CoM reference before each step; record the CoM, the forces and the feet's drift after."""
+class BalanceHooks(StepHooks):
+    """Set the CoM reference before each step; after it, log the CoM, its reference and each
+    contact's planned forces, and keep the CoM error and the feet's drift (measured: each foot
+    frame from where it stood at the start) as the run goes. ``step_error`` and ``step_drift`` are
+    the last step's [m]; :meth:`summary` the run's."""
 
-    def __init__(self, controller: BipedController | QuadrupedController, com_reference, log: RunLog) -> None:
+    def __init__(self, controller, com_reference: Callable[[float], TrajectorySample], log: RunLog) -> None:
         self.controller, self.com_reference, self.log = controller, com_reference, log
-        self.feet_reference = {side: c.reference.translation for side, c in controller.contacts.items()}
-        self.force_sizes = {c.name: c.n_force for c in controller.contacts.values()}
-        self.foot_drift = 0.0
-        self.com_error_max, self.com_error_squares, self.steps = 0.0, 0.0, 0  # kept as the run goes
+        self.feet_start = {key: c.reference.translation for key, c in controller.contacts.items()}
+        self.force_sizes = {name: c.n_force for name, c in controller.formulation.contacts.items()}
+        self.com_error_max, self.com_error_squares, self.foot_drift_max, self.steps = 0.0, 0.0, 0.0, 0
+        self.step_error = self.step_drift = 0.0
         self.reference: TrajectorySample | None = None
 
     def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
@@ -89,18 +92,28 @@ class _Balance(StepHooks):
         self.controller.set_com_reference(self.reference)
 
     def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        controller, log = self.controller, self.log
+        controller, log, reference = self.controller, self.log, cast(TrajectorySample, self.reference)
         com = controller.robot.com(controller.data)
         log.com.append(com)
-        log.com_ref.append(self.reference.pos)
-        error = float(np.linalg.norm(com - self.reference.pos))
+        log.com_ref.append(reference.pos)
+        log.record_forces(out.forces, self.force_sizes)
+        self.step_error = error = float(np.linalg.norm(com - reference.pos))
         self.com_error_max = max(self.com_error_max, error)
         self.com_error_squares += error * error
         self.steps += 1
-        log.record_forces(out.forces, self.force_sizes)
-        for side, target in self.feet_reference.items():
-            drift = float(np.linalg.norm(controller.foot_placement(side).translation - target))
-            self.foot_drift = max(self.foot_drift, drift)
+        self.step_drift = max(
+            float(np.linalg.norm(controller.foot_placement(key).translation - start))
+            for key, start in self.feet_start.items()
+        )
+        self.foot_drift_max = max(self.foot_drift_max, self.step_drift)
+
+    def summary(self) -> dict[str, float]:
+        """The CoM error's max and rms and the feet's largest drift over the run [m]."""
+        return {
+            "com_error_max_m": self.com_error_max,
+            "com_error_rms_m": float(np.sqrt(self.com_error_squares / max(self.steps, 1))),
+            "foot_drift_max_m": self.foot_drift_max,
+        }
 
 
 def run_biped(
@@ -127,7 +140,7 @@ def run_biped(
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
     setup = setup or LoopSetup()
     log = setup.new_log(RunLog, forces={c.name: [] for c in controller.contacts.values()})
-    hooks = _Balance(controller, com_reference, log)
+    hooks = BalanceHooks(controller, com_reference, log)
     outcome = setup.loop(controller, dt, log).run(
         int(round(duration / dt)), hooks, progress, scenario, observer
     )
@@ -136,10 +149,8 @@ def run_biped(
         "scenario": scenario,
         "dt_s": dt,
         "duration_s": duration,
-        "com_error_max_m": hooks.com_error_max,
-        "com_error_rms_m": float(np.sqrt(hooks.com_error_squares / max(hooks.steps, 1))),
+        **hooks.summary(),
         "com_drift_max_m": hooks.com_error_max,
-        "foot_drift_max_m": hooks.foot_drift,
         **setup.summary(),
         **outcome.summary(),
     }

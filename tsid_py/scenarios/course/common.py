@@ -21,7 +21,7 @@ from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks, step_tim
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.planning.support import sole_polygon
-from tsid_py.scenarios.runner import LoopSetup, RunResult
+from tsid_py.scenarios.runner import BalanceHooks, LoopSetup, RunResult
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar
 
@@ -137,12 +137,9 @@ class Limits:
 
 
 # ------------------------------------------------------------------ a balance run
-class Balance(StepHooks):
-    """A legged controller tracks a CoM reference; after each step, the CoM and its error, each
-    contact's forces (logged), the feet's drift from where they started and the limits.
-
-    ``per_step`` keeps the CoM error and the foot drift of every step (for figures).
-    """
+class Balance(BalanceHooks):
+    """:class:`~tsid_py.scenarios.runner.BalanceHooks` that also keeps the limits the feet and the
+    motors reach; ``per_step`` keeps the CoM error and the foot drift of every step (for figures)."""
 
     def __init__(
         self,
@@ -151,48 +148,19 @@ class Balance(StepHooks):
         log: RunLog,
         per_step: bool = False,
     ) -> None:
-        self.controller, self.com_reference, self.log = controller, com_reference, log
-        self.feet_start = {key: c.reference.translation for key, c in controller.contacts.items()}
+        super().__init__(controller, com_reference, log)
         self.feet = {c.name: c for c in controller.contacts.values()}  # the limits are the feet's
-        self.force_sizes = {name: c.n_force for name, c in controller.formulation.contacts.items()}
         self.limits = Limits(controller.tau_max)
-        self.reference: TrajectorySample | None = None
-        self.com_error_max, self.com_error_squares, self.steps = 0.0, 0.0, 0
-        self.foot_drift_max = 0.0
         self.per_step = per_step
         self.t, self.com_error, self.foot_drift = array("d"), array("d"), array("d")
 
-    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
-        self.reference = self.com_reference(t)
-        self.controller.set_com_reference(self.reference)
-
     def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        controller, log = self.controller, self.log
-        com = controller.robot.com(controller.data)
-        log.com.append(com)
-        log.com_ref.append(self.reference.pos)
-        log.record_forces(out.forces, self.force_sizes)
-        error = float(np.linalg.norm(com - self.reference.pos))
-        self.com_error_max = max(self.com_error_max, error)
-        self.com_error_squares += error * error
-        self.steps += 1
-        drift = max(
-            float(np.linalg.norm(controller.foot_placement(key).translation - start))
-            for key, start in self.feet_start.items()
-        )
-        self.foot_drift_max = max(self.foot_drift_max, drift)
+        super().after_step(t, q, v, out)
         self.limits.update(t, out, self.feet)
         if self.per_step:
             self.t.append(t)
-            self.com_error.append(error)
-            self.foot_drift.append(drift)
-
-    def summary(self) -> dict[str, float]:
-        return {
-            "com_error_max_m": self.com_error_max,
-            "com_error_rms_m": float(np.sqrt(self.com_error_squares / max(self.steps, 1))),
-            "foot_drift_max_m": self.foot_drift_max,
-        }
+            self.com_error.append(self.step_error)
+            self.foot_drift.append(self.step_drift)
 
 
 class Chain(StepHooks):
