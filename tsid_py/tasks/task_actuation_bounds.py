@@ -7,11 +7,11 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import Masked, TaskActuation
+from tsid_py.tasks.task_base import MaskedActuatedJoints, TaskActuation
 from tsid_py.validation import Copied, as_vector
 
 
-class TaskActuationBounds(Masked, TaskActuation):
+class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
     """tau_min <= S_mask tau <= tau_max on the actuated joints [N m].
 
     Added at priority 0 this is a hard limit; the formulation maps tau to x = [dv; f] through
@@ -27,16 +27,6 @@ class TaskActuationBounds(Masked, TaskActuation):
         self._lower_bound = np.full(robot.na, -np.inf)
         self._upper_bound = np.full(robot.na, np.inf)
         self.mask = np.ones(robot.na)
-
-    def _mask_size(self) -> int:
-        """mask: which actuated joints are bounded (0/1 per joint)."""
-        return self.robot.na
-
-    def _apply_mask(self) -> None:
-        axes = np.flatnonzero(self._mask)
-        self._selection = np.zeros((axes.size, self.robot.na))
-        self._selection[np.arange(axes.size), axes] = 1.0
-        self.selected_joints = self._rows
 
     def set_bounds(self, lower: object, upper: object) -> None:
         """Set tau_min and tau_max, each of size na [N m]."""

@@ -260,6 +260,26 @@ class Masked:
         """Rebuild what depends on the mask (nothing by default)."""
 
 
+class MaskedActuatedJoints(Masked):
+    """A mask over the actuated joints (0/1 per joint) for a task on tau whose rows are those of
+    the joints it keeps: ``_selection`` is S_mask (kept joints x na) and ``selected_joints`` tells
+    the formulation to take those rows of its torque map."""
+
+    robot: RobotWrapper  # the task's
+    selected_joints: slice | np.ndarray | None
+    _selection: np.ndarray
+
+    def _mask_size(self) -> int:
+        """mask: which actuated joints are bounded (0/1 per joint)."""
+        return self.robot.na
+
+    def _apply_mask(self) -> None:
+        axes = np.flatnonzero(self._mask)
+        self._selection = np.zeros((axes.size, self.robot.na))
+        self._selection[np.arange(axes.size), axes] = 1.0
+        self.selected_joints = self._rows
+
+
 class GainVector:
     """A gain attribute (e.g. ``kp``) validated on assignment: a scalar or a vector of the owner's
     ``gain_size``, every entry >= 0, stored as a vector and read as a copy. The docstring given

@@ -8,11 +8,11 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import Masked, TaskActuation
+from tsid_py.tasks.task_base import MaskedActuatedJoints, TaskActuation
 from tsid_py.validation import Copied, as_vector
 
 
-class TaskMotorEnvelope(Masked, TaskActuation):
+class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
     """|tau_i| <= tau_max_i (1 - |v_i| / v_max_i) for every (masked) actuated joint [N m].
 
     The linear torque-speed curve of a DC motor at its voltage limit (stall torque tau_max at rest,
@@ -53,16 +53,6 @@ class TaskMotorEnvelope(Masked, TaskActuation):
         self.set_limits(spec_tau if tau_max is None else tau_max, spec_v if v_max is None else v_max)
         self.braking = bool(braking)
         self.mask = np.ones(robot.na)
-
-    def _mask_size(self) -> int:
-        """mask: which actuated joints are bounded (0/1 per joint)."""
-        return self.robot.na
-
-    def _apply_mask(self) -> None:
-        axes = np.flatnonzero(self._mask)
-        self._selection = np.zeros((axes.size, self.robot.na))
-        self._selection[np.arange(axes.size), axes] = 1.0
-        self.selected_joints = self._rows
 
     def set_limits(self, tau_max: object, v_max: object) -> None:
         """Stall torques [N m] and no-load speeds [rad/s], each size na or a scalar, > 0 (inf: none)."""
