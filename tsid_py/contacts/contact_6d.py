@@ -40,7 +40,7 @@ class Contact6d(ContactBase):
         f_max: float,
     ) -> None:
         self._points = _corners(contact_points)
-        self._force_generator = _force_generator(self._points)
+        self._force_generator = point_forces_generator(self._points)
         super().__init__(name, robot, frame, contact_normal, mu, f_min, f_max)
 
     def default_regularization_weights(self) -> np.ndarray:
@@ -54,7 +54,7 @@ class Contact6d(ContactBase):
     def set_contact_points(self, points: object) -> None:
         """New corner positions in the contact frame, 3x4 [m] (a new force generator T)."""
         self._points = _corners(points)
-        self._force_generator = _force_generator(self._points)
+        self._force_generator = point_forces_generator(self._points)
         self._update_force_regularization()
 
     def _generator(self) -> np.ndarray:
@@ -92,9 +92,12 @@ def _corners(points: object) -> np.ndarray:
     return points
 
 
-def _force_generator(points: np.ndarray) -> np.ndarray:
-    T = np.zeros((6, 12))
-    for i in range(4):
+def point_forces_generator(points: np.ndarray) -> np.ndarray:
+    """T = [I ... I; [p_1]x ... [p_n]x] (6 x 3n): n point forces at ``points`` (3 x n, in the frame)
+    to the wrench at the frame's origin, (sum f_i, sum p_i x f_i)."""
+    n = points.shape[1]
+    T = np.zeros((6, 3 * n))
+    for i in range(n):
         T[:3, 3 * i : 3 * i + 3] = np.eye(3)
         T[3:, 3 * i : 3 * i + 3] = pin.skew(points[:, i])
     return T

@@ -6,6 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
+from tsid_py.contacts.contact_6d import point_forces_generator
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
@@ -154,7 +155,7 @@ class ContactLine(ContactBase):
         self._points = as_matrix("endpoints", endpoints, (3, 2))
         normal = as_unit_vector("contact_normal", contact_normal)
         self._line = line_frame(self._points, normal)
-        self._full_generator = _full_generator(self._points)
+        self._full_generator = point_forces_generator(self._points)
         self._line_generator = _line_generator(self._points, self._line)
         self._hold = TaskLineHold(name, robot, frame, self._line)
         self._init_motion(name, robot, self._hold)
@@ -207,15 +208,6 @@ class ContactLine(ContactBase):
     def line_wrench(self, forces: object) -> np.ndarray:
         """The 5 components T f: (F_x, F_y, F_z, tau_y, tau_z) at the midpoint in the line frame."""
         return super().wrench(forces)
-
-
-def _full_generator(points: np.ndarray) -> np.ndarray:
-    """[I I; [p_1]x [p_2]x]: the two point forces to the wrench at the frame origin (6x6)."""
-    T = np.zeros((6, 6))
-    for i in range(2):
-        T[:3, 3 * i : 3 * i + 3] = np.eye(3)
-        T[3:, 3 * i : 3 * i + 3] = pin.skew(points[:, i])
-    return T
 
 
 def _line_generator(points: np.ndarray, line: pin.SE3) -> np.ndarray:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.contacts.contact_6d import _force_generator
+from tsid_py.contacts.contact_6d import point_forces_generator
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
@@ -135,7 +135,7 @@ class ContactWrench(ContactBase):
         self._corners = self._centre[:, None] + np.array(
             [[-1, -1, 1, 1], [-1, 1, -1, 1], [0, 0, 0, 0]], dtype=float
         ) * np.array([[self._half_x], [self._half_y], [0.0]])
-        corner_generator = _force_generator(self._corners)
+        corner_generator = point_forces_generator(self._corners)
         self.wrench_variables = bool(wrench_variables)
         if self.wrench_variables:
             self._force_generator = WRENCH_GENERATOR
