@@ -101,6 +101,9 @@ def _range_space(
     if info != 0:
         return None
     hessian.factor = factor
+    if not m:  # no row held: the unconstrained optimum x = -H^-1 g
+        x = hessian.solve(-Eg[0])
+        return (x, np.zeros(0)) if x is not None and np.isfinite(x.dot(x)) else None
     Z, info = _dtrtrs(factor, Eg[:, :k].T, lower=1)
     if info != 0:
         return None
@@ -109,9 +112,6 @@ def _range_space(
     if inverse is not None:
         F = Eg[:, k:]
         K += F.dot(inverse).dot(F.T)
-    if not m:
-        x = hessian.solve(-Eg[0])
-        return (x, np.zeros(0)) if x is not None and np.isfinite(x.dot(x)) else None
     schur, multipliers, info = _dposv(K[:m, :m], K[:m, m] + e, lower=1, overwrite_a=1, overwrite_b=1)
     if info != 0:
         return None
