@@ -4,6 +4,8 @@ The performance page's two figures come from the step-time benchmark's JSON inst
 
     python benchmarks/step_time.py --rounds 5 --out step_time.json
     python docs/make_figures.py --step-time step_time.json
+    python benchmarks/python_floor.py --rounds 10 --out floor.json
+    python docs/make_figures.py --floor floor.json
 
 Each figure is what ``tsid-py SCENARIO --plot DIR`` (or ``tsid-py analyze --plot``) writes, saved
 into docs/images as a small PNG (64-colour palette). About a minute on two cores. The three
@@ -161,6 +163,53 @@ def step_time_figures(result: dict[str, Any], scratch: Path) -> None:
     print("docs/images/step_time_split.png")
 
 
+def floor_figure(result: dict[str, Any], scratch: Path) -> None:
+    """docs/images/python_floor.png: tsid_py's and the flat step's median over the C++ TSID's per
+    scenario, with issue 22's goal, from benchmarks/python_floor.py's JSON."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    scenarios = {n: e for n, e in result["scenarios"].items() if "tsid" in e}
+    names = list(scenarios)[::-1]
+    figure = Figure(figsize=(7.5, 0.55 * len(names) + 1.8), dpi=100)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    rows = range(len(names))
+    bars = [
+        ("tsid_py_over_tsid", "tsid_py", "#1f77b4", 0.2),
+        ("flat_over_tsid", "flat step (the floor)", "#999999", -0.2),
+    ]
+    for key, label, colour, shift in bars:
+        ratios = [scenarios[n][key] for n in names]
+        axes.barh([k + shift for k in rows], ratios, height=0.38, color=colour, label=label)
+        for k, ratio in zip(rows, ratios, strict=True):
+            axes.text(ratio, k + shift, f" {ratio:.2f}", va="center", fontsize=8)
+    for k, name in zip(rows, names, strict=True):
+        goal = result["goals"].get(name)
+        if goal is not None:
+            axes.plot(goal, k, "|", color="#d62728", markersize=22, markeredgewidth=2.5)
+    axes.plot([], [], "|", color="#d62728", markersize=10, markeredgewidth=2.5, label="issue 22's goal")
+    axes.axvline(1.0, color="black", linewidth=1)
+    axes.set_yticks(list(rows), names)
+    axes.set_xscale("log")
+    ticks = [0.25, 0.35, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0]
+    axes.set_xticks(ticks, [f"{tick:g}" for tick in ticks])
+    axes.minorticks_off()
+    axes.set_xlabel("median step time over the C++ TSID's (log scale; left of 1: faster than TSID)")
+    axes.grid(axis="x", alpha=0.3, which="both")
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3)
+    machine = result["machine"]
+    note = (
+        f"{result['date']}, {machine['cpu']}, {result['rounds']} rounds, load average "
+        f"{machine['load_average'][0]:.1f} (shared machine)"
+    )
+    figure.text(0.01, 0.01, note, fontsize=7, color="grey")
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    figure.savefig(scratch / "python_floor.png")
+    save_small(scratch / "python_floor.png", IMAGES / "python_floor.png")
+    print("docs/images/python_floor.png")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -169,11 +218,20 @@ def main(argv: list[str] | None = None) -> int:
         metavar="JSON",
         help="make only the performance figures, from benchmarks/step_time.py's --out JSON",
     )
+    parser.add_argument(
+        "--floor",
+        type=Path,
+        metavar="JSON",
+        help="make only the flat-step figure, from benchmarks/python_floor.py's --out JSON",
+    )
     args = parser.parse_args(argv)
     IMAGES.mkdir(exist_ok=True)
-    if args.step_time is not None:
+    if args.step_time is not None or args.floor is not None:
         with tempfile.TemporaryDirectory() as scratch:
-            step_time_figures(json.loads(args.step_time.read_text()), Path(scratch))
+            if args.step_time is not None:
+                step_time_figures(json.loads(args.step_time.read_text()), Path(scratch))
+            if args.floor is not None:
+                floor_figure(json.loads(args.floor.read_text()), Path(scratch))
         return 0
     with tempfile.TemporaryDirectory() as scratch:
         for k, (arguments, figures) in enumerate(RUNS):

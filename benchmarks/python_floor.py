@@ -1,0 +1,345 @@
+"""How fast can Python go? A flat control step against tsid_py and the C++ TSID, interleaved.
+
+    python benchmarks/python_floor.py [--rounds 5] [--scenario ur5-reaching ...] [--out floor.json]
+
+For a few scenarios of tests/oracle_problems.py this script writes the control step as flat as
+Python allows: one function, no task objects, no layout, no checks, only the Pinocchio calls and
+the NumPy/LAPACK operations the step's math needs (the same range-space solve as tsid_py's warm
+start, with no inequality held). It reads its gains, weights, references and constant rows from a
+tsid_py build of the same scenario and checks that it gives tsid_py's tau to 1e-9 at every
+recorded state where no inequality is active (it refuses the others, and those states are left
+out of the timing for all three). Then the flat step, tsid_py and TSID are timed in turns, as in
+step_time.py.
+
+What it measures is a floor, not a goal: the cost of the calls any Python implementation of the
+step must make, on this machine. A general library (tasks, contacts, priority levels, validation,
+the ownership rule) sits above it; issue 22's goals are read against it in docs/performance.md.
+
+Covered: ur5-reaching (an end-effector point task and a posture, torque bounds), talos-balance and
+romeo-balance (two 6-D foot contacts held as equalities, CoM, posture, angular momentum on Talos,
+torque bounds on Talos), solo12-balance (four point contacts held as costs, CoM, posture, torque
+bounds).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# first: it pins OpenMP and OpenBLAS to one thread before NumPy loads, and puts tests/ on the path
+import step_time  # noqa: E402
+
+# isort: split
+import argparse  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pinocchio as pin  # noqa: E402
+import scipy.linalg  # noqa: E402
+from machine import cpu_name  # noqa: E402
+from oracle_problems import PROBLEMS, Controller, build_tsid_py, initial_state  # noqa: E402
+from scipy.linalg import lapack  # noqa: E402
+
+from tsid_py.solvers.dense_qp import HESSIAN_REGULARIZATION as EPS  # noqa: E402
+from tsid_py.solvers.dense_qp import dense_qp  # noqa: E402
+
+SCENARIOS = ("ur5-reaching", "solo12-balance", "talos-balance", "romeo-balance")
+_dpotrf, _dpotrs, _dtrtrs, _dposv = lapack.dpotrf, lapack.dpotrs, lapack.dtrtrs, lapack.dposv
+FlatStep = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
+
+
+class ActiveInequalityError(Exception):
+    """The flat step holds no inequality: this state needs an active set."""
+
+
+def _constants(ours: Controller, state: step_time.State) -> dict[str, Any]:
+    """What the flat step reads from tsid_py's build after one step: the tasks, the contacts, the
+    cost weights, the torque bounds and the QP's constant force block (of H, inverted, and of g)."""
+    form = ours.formulation
+    ours.control(*state)  # sets the references
+    hqp = form.compute_problem_data(*state)  # type: ignore[attr-defined]
+    weights = {item.constraint.name: item.weight for item in hqp[1]}
+    qp = dense_qp(hqp)
+    nv = form.robot.nv  # type: ignore[attr-defined]
+    contacts = list(form.contacts.values())  # type: ignore[attr-defined]
+    bounds = form.tasks.get("task-actuation-bounds")  # type: ignore[attr-defined]
+    return {
+        "robot": form.robot,  # type: ignore[attr-defined]
+        "nv": nv,
+        "n": qp.n,
+        "tasks": form.tasks,  # type: ignore[attr-defined]
+        "weights": weights,
+        "contacts": contacts,
+        "Hf_inverse": np.linalg.inv(qp.H[nv:, nv:]) if qp.n > nv else None,
+        "g_f": qp.g[nv:].copy(),
+        "tau_bounds": None if bounds is None else (bounds.lower_bound, bounds.upper_bound),
+    }
+
+
+def _check_bounds(tau: np.ndarray, bounds: tuple[np.ndarray, np.ndarray] | None) -> None:
+    if bounds is not None and ((tau < bounds[0]).any() or (tau > bounds[1]).any()):
+        raise ActiveInequalityError
+
+
+def _range_space(
+    H: np.ndarray, Hf_inverse: np.ndarray, g: np.ndarray, E: np.ndarray, e: np.ndarray, nv: int
+) -> np.ndarray:
+    """min 1/2 x^T H x + g^T x s.t. E x = e, H block diagonal ([H_dv, 0; 0, Hf]), Hf^-1 given."""
+    m = e.size
+    L, _ = _dpotrf(H, lower=1, clean=0)
+    Eg = np.vstack([E, g[None]])
+    Z, _ = _dtrtrs(L, Eg[:, :nv].T, lower=1)
+    F = Eg[:, nv:]
+    K = Z.T.dot(Z) + F.dot(Hf_inverse).dot(F.T)
+    _, multipliers, _ = _dposv(K[:m, :m], K[:m, m] + e, lower=1, overwrite_a=1, overwrite_b=1)
+    x = np.empty(g.size)
+    x[:nv], _ = _dtrtrs(L, Z[:, :m].dot(multipliers) - Z[:, m], lower=1, trans=1)
+    x[nv:] = Hf_inverse.dot(F[:m].T.dot(multipliers) - F[m])
+    return x
+
+
+def flat_arm(ours: Controller, state: step_time.State) -> FlatStep:
+    """UR5 reaching: an end-effector position task (world axes) and a posture, torque bounds."""
+    k = _constants(ours, state)
+    robot, tasks, weights = k["robot"], k["tasks"], k["weights"]
+    model, data = robot.model, robot.model.createData()
+    ee, posture = tasks["task-ee"], tasks["task-posture"]
+    frame, target = ee.frame_id, ee.reference_placement.translation.copy()
+    kp_e, kd_e, kp_p, kd_p = ee.kp[:3], ee.kd[:3], posture.kp, posture.kd
+    q_ref, w_e, w_p = posture.reference.pos, weights["task-ee"], weights["task-posture"]
+    axes, bounds, diagonal = pin.LOCAL_WORLD_ALIGNED, k["tau_bounds"], w_p + EPS
+
+    def step(t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        pin.computeAllTerms(model, data, q, v)
+        position = pin.updateFramePlacement(model, data, frame).translation
+        J = pin.getFrameJacobian(model, data, frame, axes)[:3]
+        drift = pin.getFrameClassicalAcceleration(model, data, frame, axes).linear
+        desired = kp_e * (target - position) - kd_e * J.dot(v) - drift
+        H = w_e * J.T.dot(J)
+        H.flat[:: H.shape[0] + 1] += diagonal
+        minus_g = w_e * J.T.dot(desired) - w_p * (kp_p * (q - q_ref) + kd_p * v)
+        L, _ = _dpotrf(H, lower=1, clean=0)
+        dv, _ = _dpotrs(L, minus_g, lower=1)
+        tau = data.M.dot(dv) + data.nle
+        _check_bounds(tau, bounds)
+        return tau
+
+    return step
+
+
+def flat_biped(ours: Controller, state: step_time.State) -> FlatStep:
+    """Two 6-D foot contacts held as equalities, CoM, posture, angular momentum (if any), torque
+    bounds (if any): x = [dv; f], equalities [base dynamics; feet motion], friction rows checked."""
+    k = _constants(ours, state)
+    robot, tasks, weights, nv, n = k["robot"], k["tasks"], k["weights"], k["nv"], k["n"]
+    model, data = robot.model, robot.model.createData()
+    feet = [(c.frame_id, c.reference, c.kp, c.kd) for c in k["contacts"]]
+    minus_T = -scipy.linalg.block_diag(*(c.force_generator for c in k["contacts"]))
+    friction = [c.force_constraint for c in k["contacts"]]
+    com, posture, am = tasks["task-com"], tasks["task-posture"], tasks.get("task-am")
+    kp_c, kd_c, c_ref, w_c = com.kp, com.kd, com.reference.pos, weights["task-com"]
+    kp_p, kd_p, q_ref, w_p = posture.kp, posture.kd, posture.reference.pos, weights["task-posture"]
+    kp_am, w_am = (am.kp, weights["task-am"]) if am is not None else (None, 0.0)
+    Hf_inverse, g_f, bounds, mass = k["Hf_inverse"], k["g_f"], k["tau_bounds"], robot.total_mass
+    E, e, g = np.zeros((18, n)), np.zeros(18), np.empty(n)
+    g[nv:] = g_f
+
+    def step(t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        pin.computeAllTerms(model, data, q, v)
+        pin.computeCentroidalMomentumTimeVariation(model, data)
+        for row, (frame, reference, kp, kd) in zip((6, 12), feet, strict=True):
+            placement = pin.updateFramePlacement(model, data, frame)
+            J = pin.getFrameJacobian(model, data, frame, pin.LOCAL)
+            drift = pin.getFrameClassicalAcceleration(model, data, frame, pin.LOCAL).vector
+            error = placement.actInv(reference)
+            log = pin.log6(error).vector
+            log[:3] = error.translation
+            E[row : row + 6, :nv] = J
+            e[row : row + 6] = kp * log - kd * J.dot(v) - drift
+        JT_T = E[6:, :nv].T.dot(minus_T)  # -J_c^T T
+        E[:6, :nv], E[:6, nv:], e[:6] = data.M[:6], JT_T[:6], -data.nle[:6]
+        Jc = data.Jcom
+        desired_c = -kp_c * (data.com[0] - c_ref) - kd_c * Jc.dot(v) - data.dhg.linear / mass
+        H = w_c * Jc.T.dot(Jc)
+        g[:nv] = -w_c * desired_c.dot(Jc)
+        if kp_am is not None:
+            A = data.Ag[3:]
+            H += w_am * A.T.dot(A)
+            g[:nv] -= w_am * (-kp_am * A.dot(v) - data.dhg.angular).dot(A)
+        H.flat[6 * (nv + 1) :: nv + 1] += w_p
+        H.flat[:: nv + 1] += EPS
+        g[6:nv] += w_p * (kp_p * (q[7:] - q_ref) + kd_p * v[6:])
+        x = _range_space(H, Hf_inverse, g, E, e, nv)
+        for c, forces in zip(friction, (x[nv : nv + 12], x[nv + 12 :]), strict=True):
+            rows = c.matrix.dot(forces)
+            if (rows < c.lower_bound - 1e-9).any() or (rows > c.upper_bound + 1e-9).any():
+                raise ActiveInequalityError
+        tau = data.M[6:].dot(x[:nv]) + JT_T[6:].dot(x[nv:]) + data.nle[6:]
+        _check_bounds(tau, bounds)
+        return tau
+
+    return step
+
+
+def flat_quadruped(ours: Controller, state: step_time.State) -> FlatStep:
+    """Four point contacts whose motion is a cost (world axes), CoM, posture, torque bounds:
+    x = [dv; f], the base dynamics the only equality, friction rows checked."""
+    k = _constants(ours, state)
+    robot, tasks, weights, nv, n = k["robot"], k["tasks"], k["weights"], k["nv"], k["n"]
+    model, data = robot.model, robot.model.createData()
+    feet = [
+        (c.frame_id, c.reference.translation, c.kp, c.kd, weights[f"{c.name}_motion_task"])
+        for c in k["contacts"]
+    ]
+    minus_T = -scipy.linalg.block_diag(*(c.force_generator for c in k["contacts"]))
+    friction = [c.force_constraint for c in k["contacts"]]
+    com, posture = tasks["task-com"], tasks["task-posture"]
+    kp_c, kd_c, c_ref, w_c = com.kp, com.kd, com.reference.pos, weights["task-com"]
+    kp_p, kd_p, q_ref, w_p = posture.kp, posture.kd, posture.reference.pos, weights["task-posture"]
+    Hf_inverse, g_f, bounds, mass = k["Hf_inverse"], k["g_f"], k["tau_bounds"], robot.total_mass
+    axes, Jc_feet, E, g = (
+        pin.LOCAL_WORLD_ALIGNED,
+        np.zeros((3 * len(feet), nv)),
+        np.zeros((6, n)),
+        np.empty(n),
+    )
+    g[nv:] = g_f
+
+    def step(t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        pin.computeAllTerms(model, data, q, v)
+        pin.computeCentroidalMomentumTimeVariation(model, data)
+        Jc = data.Jcom
+        desired_c = -kp_c * (data.com[0] - c_ref) - kd_c * Jc.dot(v) - data.dhg.linear / mass
+        H = w_c * Jc.T.dot(Jc)
+        g[:nv] = -w_c * desired_c.dot(Jc)
+        for row, (frame, target, kp, kd, w) in zip(range(0, 3 * len(feet), 3), feet, strict=True):
+            position = pin.updateFramePlacement(model, data, frame).translation
+            J = pin.getFrameJacobian(model, data, frame, axes)[:3]
+            drift = pin.getFrameClassicalAcceleration(model, data, frame, axes).linear
+            Jc_feet[row : row + 3] = J
+            H += w * J.T.dot(J)
+            g[:nv] -= w * (kp * (target - position) - kd * J.dot(v) - drift).dot(J)
+        H.flat[6 * (nv + 1) :: nv + 1] += w_p
+        H.flat[:: nv + 1] += EPS
+        g[6:nv] += w_p * (kp_p * (q[7:] - q_ref) + kd_p * v[6:])
+        JT_T = Jc_feet.T.dot(minus_T)  # -J_c^T T
+        E[:, :nv], E[:, nv:] = data.M[:6], JT_T[:6]
+        x = _range_space(H, Hf_inverse, g, E, -data.nle[:6], nv)
+        for index, c in enumerate(friction):
+            rows = c.matrix.dot(x[nv + 3 * index : nv + 3 * index + 3])
+            if (rows < c.lower_bound - 1e-9).any() or (rows > c.upper_bound + 1e-9).any():
+                raise ActiveInequalityError
+        tau = data.M[6:].dot(x[:nv]) + JT_T[6:].dot(x[nv:]) + data.nle[6:]
+        _check_bounds(tau, bounds)
+        return tau
+
+    return step
+
+
+FLAT = {
+    "ur5-reaching": flat_arm,
+    "solo12-balance": flat_quadruped,
+    "talos-balance": flat_biped,
+    "romeo-balance": flat_biped,
+}
+
+
+def inactive_states(
+    flat: FlatStep, ours: Controller, states: list[step_time.State]
+) -> tuple[list[step_time.State], float]:
+    """The states where no inequality is active, and the largest |tau_flat - tau_tsid_py| there."""
+    kept, worst = [], 0.0
+    for t, q, v in states:
+        try:
+            tau = flat(t, q, v)
+        except ActiveInequalityError:
+            ours.control(t, q, v)  # tsid_py's warm start follows the same states
+            continue
+        worst = max(worst, float(np.abs(tau - ours.control(t, q, v)).max()))
+        kept.append((t, q, v))
+    return kept, worst
+
+
+def measure(name: str, rounds: int) -> dict[str, Any]:
+    """The flat step checked against tsid_py, then the three timed in turns."""
+    problem = PROBLEMS[name]
+    q0, _ = initial_state(problem)
+    states = step_time.recorded_states(problem, build_tsid_py(problem, q0))
+    check = build_tsid_py(problem, q0)
+    kept, worst = inactive_states(FLAT[name](build_tsid_py(problem, q0), states[0]), check, states)
+    if worst > 1e-9:
+        raise SystemExit(f"{name}: the flat step differs from tsid_py by {worst:.3g} N m")
+    builders: list[Callable[[], step_time.Stepper]] = [
+        lambda: build_tsid_py(problem, q0),
+        lambda: _FlatStepper(FLAT[name](build_tsid_py(problem, q0), states[0])),
+    ]
+    if step_time.tsid is not None:
+        builders.append(lambda: step_time.build_oracle(problem, q0, step_time.tsid))
+    times = step_time.interleaved(builders, kept, rounds)
+    entry: dict[str, Any] = {
+        "states": len(states),
+        "timed_states": len(kept),
+        "max_tau_difference": worst,
+        "tsid_py": step_time.summary(times[0]),
+        "flat": step_time.summary(times[1]),
+    }
+    if step_time.tsid is not None:
+        entry["tsid"] = theirs = step_time.summary(times[2])
+        for who in ("tsid_py", "flat"):
+            entry[f"{who}_over_tsid"] = round(entry[who]["median_us"] / theirs["median_us"], 3)
+    entry["tsid_py_over_flat"] = round(entry["tsid_py"]["median_us"] / entry["flat"]["median_us"], 3)
+    return entry
+
+
+class _FlatStepper:
+    def __init__(self, step: FlatStep) -> None:
+        self.control = step
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="timed passes over the states (default 5)")
+    parser.add_argument("--scenario", nargs="*", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--out", help="write the JSON there (the table then goes to stdout)")
+    args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    load_start = os.getloadavg()[0]
+    results = {name: measure(name, args.rounds) for name in args.scenario}
+    report = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "goals": {name: step_time.GOALS.get(PROBLEMS[name].robot) for name in args.scenario},
+        "machine": {"cpu": cpu_name(), "load_average": [round(load_start, 2), round(os.getloadavg()[0], 2)]},
+        "rounds": args.rounds,
+        "scenarios": results,
+    }
+    table = sys.stdout if args.out else sys.stderr
+    load_end = os.getloadavg()[0]
+    print(f"median step [us], {args.rounds} round(s), load {load_start:.2f} -> {load_end:.2f}", file=table)
+    columns = ("states", "tsid_py", "flat", "TSID", "flat/TSID", "tsid_py/TSID", "goal")
+    print(f"{'scenario':16s}" + "".join(f"{c:>13s}" for c in columns), file=table)
+    for name, r in results.items():
+        row = (
+            r["timed_states"],
+            r["tsid_py"]["median_us"],
+            r["flat"]["median_us"],
+            r["tsid"]["median_us"] if "tsid" in r else float("nan"),
+            r.get("flat_over_tsid", float("nan")),
+            r.get("tsid_py_over_tsid", float("nan")),
+            step_time.GOALS.get(PROBLEMS[name].robot, float("nan")),
+        )
+        print(f"{name:16s}" + "".join(f"{value:13.5g}" for value in row), file=table)
+    text = json.dumps(report, indent=2)
+    if args.out:
+        with open(args.out, "w") as file:
+            file.write(text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
