@@ -74,7 +74,9 @@ class TaskSE3Equality(PdMotionTask):
             return
         self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
         self._reference_placement = vector_to_se3(self._reference.pos)
-        self._reference_moves = bool(self._reference._vel.any() or self._reference._acc.any())
+        self._reference_moves = bool(
+            np.count_nonzero(self._reference._vel) or np.count_nonzero(self._reference._acc)
+        )
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         """J dv = Kp e + Kd de + a_ref - a_drift on the masked rows, in the task's axes.
