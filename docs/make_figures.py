@@ -164,8 +164,8 @@ def step_time_figures(result: dict[str, Any], scratch: Path) -> None:
 
 
 def floor_figure(result: dict[str, Any], scratch: Path) -> None:
-    """docs/images/python_floor.png: tsid_py's and the flat step's median over the C++ TSID's per
-    scenario, with issue 22's goal, from benchmarks/python_floor.py's JSON."""
+    """docs/images/python_floor.png: tsid_py's, the flat step's and the tuned step's median over the
+    C++ TSID's per scenario, with issue 22's goal, from benchmarks/python_floor.py's JSON."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -176,14 +176,17 @@ def floor_figure(result: dict[str, Any], scratch: Path) -> None:
     axes = figure.add_subplot()
     rows = range(len(names))
     bars = [
-        ("tsid_py_over_tsid", "tsid_py", "#1f77b4", 0.2),
-        ("flat_over_tsid", "flat step (the floor)", "#999999", -0.2),
+        ("tsid_py_over_tsid", "tsid_py", "#1f77b4", 0.27),
+        ("flat_over_tsid", "flat step", "#999999", 0.0),
+        ("tuned_over_tsid", "tuned step", "#555555", -0.27),
     ]
     for key, label, colour, shift in bars:
-        ratios = [scenarios[n][key] for n in names]
-        axes.barh([k + shift for k in rows], ratios, height=0.38, color=colour, label=label)
-        for k, ratio in zip(rows, ratios, strict=True):
-            axes.text(ratio, k + shift, f" {ratio:.2f}", va="center", fontsize=8)
+        measured = [(k, scenarios[n][key]) for k, n in zip(rows, names, strict=True) if key in scenarios[n]]
+        axes.barh(
+            [k + shift for k, _ in measured], [r for _, r in measured], height=0.26, color=colour, label=label
+        )
+        for k, ratio in measured:
+            axes.text(ratio, k + shift, f" {ratio:.2f}", va="center", fontsize=7)
     for k, name in zip(rows, names, strict=True):
         goal = result["goals"].get(name)
         if goal is not None:
@@ -197,7 +200,7 @@ def floor_figure(result: dict[str, Any], scratch: Path) -> None:
     axes.minorticks_off()
     axes.set_xlabel("median step time over the C++ TSID's (log scale; left of 1: faster than TSID)")
     axes.grid(axis="x", alpha=0.3, which="both")
-    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3)
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=4)
     machine = result["machine"]
     note = (
         f"{result['date']}, {machine['cpu']}, {result['rounds']} rounds, load average "
