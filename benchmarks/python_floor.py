@@ -109,6 +109,27 @@ def _range_space(
     return x
 
 
+def _joint_torques(
+    data: pin.Data,
+    x: np.ndarray,
+    JT_T: np.ndarray,
+    friction: list[Any],
+    bounds: tuple[np.ndarray, np.ndarray] | None,
+) -> np.ndarray:
+    """tau = (M dv + h - J_c^T T f) on the actuated joints of a floating base, x = [dv; f], after
+    checking each contact's friction rows on its forces (in order in f) and then the torque bounds."""
+    nv = JT_T.shape[0]
+    first = nv
+    for c in friction:
+        rows = c.matrix.dot(x[first : first + c.matrix.shape[1]])
+        first += c.matrix.shape[1]
+        if (rows < c.lower_bound - 1e-9).any() or (rows > c.upper_bound + 1e-9).any():
+            raise ActiveInequalityError
+    tau = data.M[6:].dot(x[:nv]) + JT_T[6:].dot(x[nv:]) + data.nle[6:]
+    _check_bounds(tau, bounds)
+    return tau
+
+
 def flat_arm(ours: Controller, state: step_time.State) -> FlatStep:
     """UR5 reaching: an end-effector position task (world axes) and a posture, torque bounds."""
     k = _constants(ours, state)
@@ -181,13 +202,7 @@ def flat_biped(ours: Controller, state: step_time.State) -> FlatStep:
         H.flat[:: nv + 1] += EPS
         g[6:nv] += w_p * (kp_p * (q[7:] - q_ref) + kd_p * v[6:])
         x = _range_space(H, Hf_inverse, g, E, e, nv)
-        for c, forces in zip(friction, (x[nv : nv + 12], x[nv + 12 :]), strict=True):
-            rows = c.matrix.dot(forces)
-            if (rows < c.lower_bound - 1e-9).any() or (rows > c.upper_bound + 1e-9).any():
-                raise ActiveInequalityError
-        tau = data.M[6:].dot(x[:nv]) + JT_T[6:].dot(x[nv:]) + data.nle[6:]
-        _check_bounds(tau, bounds)
-        return tau
+        return _joint_torques(data, x, JT_T, friction, bounds)
 
     return step
 
@@ -236,13 +251,7 @@ def flat_quadruped(ours: Controller, state: step_time.State) -> FlatStep:
         JT_T = Jc_feet.T.dot(minus_T)  # -J_c^T T
         E[:, :nv], E[:, nv:] = data.M[:6], JT_T[:6]
         x = _range_space(H, Hf_inverse, g, E, -data.nle[:6], nv)
-        for index, c in enumerate(friction):
-            rows = c.matrix.dot(x[nv + 3 * index : nv + 3 * index + 3])
-            if (rows < c.lower_bound - 1e-9).any() or (rows > c.upper_bound + 1e-9).any():
-                raise ActiveInequalityError
-        tau = data.M[6:].dot(x[:nv]) + JT_T[6:].dot(x[nv:]) + data.nle[6:]
-        _check_bounds(tau, bounds)
-        return tau
+        return _joint_torques(data, x, JT_T, friction, bounds)
 
     return step
 
