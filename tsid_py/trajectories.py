@@ -147,9 +147,8 @@ def vector_to_se3(vector: object) -> pin.SE3:
     gram.ravel()[::4] -= 1.0  # R^T R - I
     (a, b, c), (d, e, f), (g, h, i) = rotation.tolist()
     determinant = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
-    if (
-        np.count_nonzero(np.abs(gram) > _ORTHONORMAL_TOLERANCE) or determinant < 0
-    ):  # finite: as_vector checked
+    # every entry of R^T R - I within tolerance (a NaN, from overflowing entries, is not)
+    if np.count_nonzero(np.abs(gram) <= _ORTHONORMAL_TOLERANCE) != 9 or determinant < 0:
         raise DimensionError("the last 9 entries of an SE3 vector must be a rotation matrix")
     return pin.SE3(rotation, vector[:3])
 

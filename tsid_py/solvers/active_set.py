@@ -72,7 +72,7 @@ def solve_with_active_set(
         one_sided = c.lb[rows] != c.ub[rows]
         if c.pinned is not None:
             one_sided &= ~c.pinned[rows]
-        if np.count_nonzero((sides * held < -tolerance) & one_sided):  # a quarter of np.any's cost
+        if np.count_nonzero((sides * held < -tolerance) & one_sided):
             return None
     if not _feasible(c, x):
         return None
@@ -92,7 +92,8 @@ def _range_space(
     With H = L L^T on its first k columns (the rest, when ``qp.tail_inverse`` is given, inverted
     already): Z = L^-1 [E_k^T, g_k] (one triangular solve), and [E; g^T] H^-1 [E^T, g] = Z^T Z (+ its
     tail part), whose blocks are E H^-1 E^T and E H^-1 g; then x = H^-1 (E^T l - g), its first k
-    entries L^-T (Z l - z_g). Half the triangular solves of forming H^-1 [E^T, g] in full.
+    entries L^-T (Z l - z_g). Half the triangular solves of forming H^-1 [E^T, g] in full. With no
+    row held (m = 0) the optimum is x = -H^-1 g, from the factor alone.
     """
     m = e.size
     hessian = _Hessian(qp)
@@ -102,7 +103,7 @@ def _range_space(
         return None
     hessian.factor = factor
     if not m:  # no row held: the unconstrained optimum x = -H^-1 g
-        x = hessian.solve(-Eg[0])
+        x = hessian.solve(-qp.g)
         return (x, np.zeros(0)) if x is not None and math.isfinite(x.dot(x)) else None
     Z, info = _dtrtrs(factor, Eg[:, :k].T, lower=1)
     if info != 0:
