@@ -1,26 +1,27 @@
-"""How fast can Python go? A flat control step against tsid_py and the C++ TSID, interleaved.
+"""How fast can Python go? Flat and tuned control steps against tsid_py and the C++ TSID, in turns.
 
     python benchmarks/python_floor.py [--rounds 5] [--scenario ur5-reaching ...] [--out floor.json]
 
 For a few scenarios of tests/oracle_problems.py this script writes the control step as flat as
-Python allows: one function, no task objects, no layout, no checks, only the Pinocchio calls and
-the NumPy/LAPACK operations the step's math needs (the same range-space solve as tsid_py's warm
-start, with no inequality held). It reads its gains, weights, references and constant rows from a
-tsid_py build of the same scenario and checks that it gives tsid_py's tau to 1e-9 at every
-recorded state where no inequality is active (it refuses the others, and those states are left
-out of the timing for all three). Then the flat step, tsid_py and TSID are timed in turns, as in
-step_time.py.
+Python allows: one function, no task objects, no layout, no input validation, only the Pinocchio
+calls and the NumPy/LAPACK operations the step's math needs (the same range-space solve as
+tsid_py's warm start, with no inequality held: a state where one is active is refused). For UR5
+reaching and Talos balance a tuned step goes further, from a second attempt to beat the flat one:
+it folds what is constant into matrices made once (the PD laws' affine parts as one product with a
+stacked vector of measured terms, the contact forces eliminated through the force block's
+constant inverse) and makes fewer calls for the same checks.
 
-For UR5 reaching and Talos balance a tuned step goes further, from a second attempt to beat the
-flat one: it folds what is constant into matrices made once (the PD laws' affine parts as one
-product with a stacked vector of measured terms, the contact forces eliminated through the force
-block's constant inverse) and counts violated bounds with ``np.count_nonzero`` (a quarter of
-``ndarray.any``'s cost on these sizes). It is checked against tsid_py's tau the same way.
+Both read their gains, weights, references and constant rows from a tsid_py build of the same
+scenario; the references of these four scenarios are constant, so the steps read them once where
+tsid_py and TSID sample them every step (about 3 us). At every recorded state each step must give
+tsid_py's tau to 1e-9 or refuse the state, and the tuned step must refuse exactly the states the
+flat one refuses; the refused states are left out of the timing for all. Then tsid_py, the flat
+step, the tuned step and TSID are timed in turns, as in step_time.py.
 
-What they measure is a floor, not a goal: the cost of the calls a Python step must make on this
-machine, one for a step written once per problem (flat), one for a step specialised by hand
-(tuned). A general library (tasks, contacts, priority levels, validation, the ownership rule)
-sits above both; issue 22's goals are read against them in docs/performance.md.
+What they measure is a floor, not a goal: the cost of the calls a Python step makes on this
+machine, written once per problem (flat) or specialised by hand (tuned). A general library (tasks,
+contacts, priority levels, validation, the ownership rule) sits above both; issue 22's goals are
+read against them in docs/performance.md.
 
 Covered: ur5-reaching (an end-effector point task and a posture, torque bounds), talos-balance and
 romeo-balance (two 6-D foot contacts held as equalities, CoM, posture, angular momentum on Talos,
@@ -42,12 +43,12 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pinocchio as pin  # noqa: E402
 import scipy.linalg  # noqa: E402
-from machine import cpu_name  # noqa: E402
 from oracle_problems import PROBLEMS, Controller, build_tsid_py, initial_state  # noqa: E402
 from scipy.linalg import lapack  # noqa: E402
 
@@ -59,8 +60,16 @@ _dpotrf, _dpotrs, _dtrtrs, _dposv = lapack.dpotrf, lapack.dpotrs, lapack.dtrtrs,
 FlatStep = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 
 
+MIN_KEPT = 0.5  # the share of the recorded states the steps must solve without an active set
+
+
 class ActiveInequalityError(Exception):
     """The flat step holds no inequality: this state needs an active set."""
+
+
+def _gains(task: Any, weights: dict[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A PD task's (kp, kd, reference position, weight)."""
+    return task.kp, task.kd, task.reference.pos, weights[task.name]
 
 
 def _constants(ours: Controller, state: step_time.State) -> dict[str, Any]:
@@ -93,11 +102,11 @@ def _check_bounds(tau: np.ndarray, bounds: tuple[np.ndarray, np.ndarray] | None)
 
 
 def _range_space(
-    H: np.ndarray, Hf_inverse: np.ndarray, g: np.ndarray, E: np.ndarray, e: np.ndarray, nv: int
+    H_dv: np.ndarray, Hf_inverse: np.ndarray, g: np.ndarray, E: np.ndarray, e: np.ndarray, nv: int
 ) -> np.ndarray:
-    """min 1/2 x^T H x + g^T x s.t. E x = e, H block diagonal ([H_dv, 0; 0, Hf]), Hf^-1 given."""
+    """min 1/2 x^T H x + g^T x s.t. E x = e, with H = [H_dv, 0; 0, Hf] and Hf^-1 given."""
     m = e.size
-    L, _ = _dpotrf(H, lower=1, clean=0)
+    L, _ = _dpotrf(H_dv, lower=1, clean=0)
     Eg = np.vstack([E, g[None]])
     Z, _ = _dtrtrs(L, Eg[:, :nv].T, lower=1)
     F = Eg[:, nv:]
@@ -136,7 +145,7 @@ def flat_arm(ours: Controller, state: step_time.State) -> FlatStep:
     robot, tasks, weights = k["robot"], k["tasks"], k["weights"]
     model, data = robot.model, robot.model.createData()
     ee, posture = tasks["task-ee"], tasks["task-posture"]
-    frame, target = ee.frame_id, ee.reference_placement.translation.copy()
+    frame, target = ee.frame_id, ee.reference_placement.translation
     kp_e, kd_e, kp_p, kd_p = ee.kp[:3], ee.kd[:3], posture.kp, posture.kd
     q_ref, w_e, w_p = posture.reference.pos, weights["task-ee"], weights["task-posture"]
     axes, bounds, diagonal = pin.LOCAL_WORLD_ALIGNED, k["tau_bounds"], w_p + EPS
@@ -169,8 +178,7 @@ def flat_biped(ours: Controller, state: step_time.State) -> FlatStep:
     minus_T = -scipy.linalg.block_diag(*(c.force_generator for c in k["contacts"]))
     friction = [c.force_constraint for c in k["contacts"]]
     com, posture, am = tasks["task-com"], tasks["task-posture"], tasks.get("task-am")
-    kp_c, kd_c, c_ref, w_c = com.kp, com.kd, com.reference.pos, weights["task-com"]
-    kp_p, kd_p, q_ref, w_p = posture.kp, posture.kd, posture.reference.pos, weights["task-posture"]
+    (kp_c, kd_c, c_ref, w_c), (kp_p, kd_p, q_ref, w_p) = _gains(com, weights), _gains(posture, weights)
     kp_am, w_am = (am.kp, weights["task-am"]) if am is not None else (None, 0.0)
     Hf_inverse, g_f, bounds, mass = k["Hf_inverse"], k["g_f"], k["tau_bounds"], robot.total_mass
     E, e, g = np.zeros((18, n)), np.zeros(18), np.empty(n)
@@ -183,7 +191,7 @@ def flat_biped(ours: Controller, state: step_time.State) -> FlatStep:
             placement = pin.updateFramePlacement(model, data, frame)
             J = pin.getFrameJacobian(model, data, frame, pin.LOCAL)
             drift = pin.getFrameClassicalAcceleration(model, data, frame, pin.LOCAL).vector
-            error = placement.actInv(reference)
+            error = placement.actInv(reference)  # TSID's SE3 error: its translation, log3 of its rotation
             log = pin.log6(error).vector
             log[:3] = error.translation
             E[row : row + 6, :nv] = J
@@ -220,8 +228,7 @@ def flat_quadruped(ours: Controller, state: step_time.State) -> FlatStep:
     minus_T = -scipy.linalg.block_diag(*(c.force_generator for c in k["contacts"]))
     friction = [c.force_constraint for c in k["contacts"]]
     com, posture = tasks["task-com"], tasks["task-posture"]
-    kp_c, kd_c, c_ref, w_c = com.kp, com.kd, com.reference.pos, weights["task-com"]
-    kp_p, kd_p, q_ref, w_p = posture.kp, posture.kd, posture.reference.pos, weights["task-posture"]
+    (kp_c, kd_c, c_ref, w_c), (kp_p, kd_p, q_ref, w_p) = _gains(com, weights), _gains(posture, weights)
     Hf_inverse, g_f, bounds, mass = k["Hf_inverse"], k["g_f"], k["tau_bounds"], robot.total_mass
     axes, Jc_feet, E, g = (
         pin.LOCAL_WORLD_ALIGNED,
@@ -260,13 +267,13 @@ def tuned_arm(ours: Controller, state: step_time.State) -> FlatStep:
     """:func:`flat_arm` with fewer calls: every affine term of the PD laws and of the posture's
     gradient is one product of a constant matrix with Y = [p, a_drift, q, v, 1]; H = Ja^T Ja with
     Ja = [sqrt(w_e) J; sqrt(w_p + eps) I] in one product; one ``dposv``; one count for the bounds
-    (``np.count_nonzero`` costs a quarter of ``ndarray.any`` at this size)."""
+    (``np.count_nonzero`` of the violations, cheaper than ``ndarray.any`` at this size)."""
     k = _constants(ours, state)
     robot, tasks, weights = k["robot"], k["tasks"], k["weights"]
     model, data = robot.model, robot.model.createData()
     nq, nv = model.nq, model.nv
-    if nq != nv or k["tau_bounds"] is None:
-        raise SystemExit("tuned_arm: a fixed base of revolute joints with torque bounds")
+    if nq != nv or k["tau_bounds"] is None or not np.isfinite(k["tau_bounds"]).all():
+        raise SystemExit("tuned_arm: a fixed base of revolute joints with finite torque bounds")
     ee, posture = tasks["task-ee"], tasks["task-posture"]
     frame, target = ee.frame_id, ee.reference_placement.translation
     kp_e, kd_e, kp_p, kd_p = ee.kp[:3], ee.kd[:3], posture.kp, posture.kd
@@ -323,24 +330,25 @@ def tuned_biped(ours: Controller, state: step_time.State) -> FlatStep:
       (S A_g)^T (S A_g) with S diagonal, and the affine parts of their PD laws and of the posture's
       gradient are one product with Y = [h_g, dh_g, c, 1, q, v];
     - the feet's PD laws are one product with [log6 errors, drifts, J_f v];
-    - with g_f = 0 the forces are f = Hf^-1 (-T)^T J_f,base^T l_base: the force block of the
-      Schur complement is J_f,base^T P J_f,base with P = T Hf^-1 T^T, and the friction rows are one
-      product of a constant matrix with J_f,base l_base;
+    - with g_f = 0 the forces are f = R J_f,base l_base with R = Hf^-1 (-T)^T (J_f,base: the feet
+      Jacobians' base columns, 12 x 6; l_base: the base-dynamics multipliers), so the force block
+      of the Schur complement is J_f,base^T P J_f,base with P = T Hf^-1 T^T, and the friction rows
+      are one product of a constant matrix with J_f,base l_base;
     - one count each for the friction rows and the torque bounds.
     """
     k = _constants(ours, state)
     robot, tasks, weights, nv, n = k["robot"], k["tasks"], k["weights"], k["nv"], k["n"]
     contacts, model = k["contacts"], robot.model
     am = tasks.get("task-am")
-    if len(contacts) != 2 or n != nv + 24 or am is None or k["g_f"].any() or k["tau_bounds"] is None:
-        raise SystemExit("tuned_biped: two 6-D feet, an angular-momentum task, torque bounds, g_f = 0")
+    bounded = k["tau_bounds"] is not None and np.isfinite(k["tau_bounds"]).all()
+    if len(contacts) != 2 or n != nv + 24 or am is None or k["g_f"].any() or not bounded:
+        raise SystemExit("tuned_biped: two 6-D feet, angular momentum, finite torque bounds, g_f = 0")
     data, nq, mass = model.createData(), model.nq, robot.total_mass
     com, posture = tasks["task-com"], tasks["task-posture"]
-    kp_c, kd_c, c_ref, w_c = com.kp, com.kd, com.reference.pos, weights["task-com"]
-    kp_p, kd_p, q_ref, w_p = posture.kp, posture.kd, posture.reference.pos, weights["task-posture"]
+    (kp_c, kd_c, c_ref, w_c), (kp_p, kd_p, q_ref, w_p) = _gains(com, weights), _gains(posture, weights)
     kp_am, w_am = am.kp, weights["task-am"]
     minus_T = -scipy.linalg.block_diag(*(c.force_generator for c in contacts))
-    R = k["Hf_inverse"].dot(minus_T.T)  # f = R J_f,base^T l_base
+    R = k["Hf_inverse"].dot(minus_T.T)  # f = R J_f,base l_base
     P = minus_T.dot(R)
     friction = [c.force_constraint for c in contacts]
     C = scipy.linalg.block_diag(*(f.matrix for f in friction)).dot(R)
@@ -355,14 +363,18 @@ def tuned_biped(ours: Controller, state: step_time.State) -> FlatStep:
     S = np.diag(np.concatenate([np.full(3, np.sqrt(w_c) / mass), np.full(3, np.sqrt(w_am))]))
     diagonal = np.full(nv, EPS)
     diagonal[6:] += w_p
-    ny = 16 + nq + nv  # Y = [h_g (6), dh_g (6), c (3), 1, q, v]
-    C_momentum = np.zeros((6, ny))  # -g = C_momentum Y . A_g + ...
-    C_momentum[:, 0:6] = np.diag(np.concatenate([-w_c * kd_c / mass**2, -w_am * kp_am]))
-    C_momentum[:, 6:12] = np.diag(np.concatenate([np.full(3, -w_c / mass**2), np.full(3, -w_am)]))
-    C_momentum[:3, 12:15], C_momentum[:3, 15] = np.diag(-w_c * kp_c / mass), w_c * kp_c * c_ref / mass
-    C_posture = np.zeros((nv - 6, ny))
-    C_posture[:, 15], C_posture[:, 23 : 16 + nq] = w_p * kp_p * q_ref, -np.diag(w_p * kp_p)
-    C_posture[:, 16 + nq + 6 :] = -np.diag(w_p * kd_p)
+    # Y = [h_g (6), dh_g (6), c (3), 1, q (nq), v (nv)]: where each part starts
+    Y_HG, Y_DHG, Y_COM, Y_ONE, Y_Q = 0, 6, 12, 15, 16
+    Y_V = Y_Q + nq
+    C_momentum = np.zeros((6, Y_V + nv))  # -g_dv = (C_momentum Y) A_g + [0; C_posture Y]
+    C_momentum[:, Y_HG:Y_DHG] = np.diag(np.concatenate([-w_c * kd_c / mass**2, -w_am * kp_am]))
+    C_momentum[:, Y_DHG:Y_COM] = np.diag(np.concatenate([np.full(3, -w_c / mass**2), np.full(3, -w_am)]))
+    C_momentum[:3, Y_COM:Y_ONE] = np.diag(-w_c * kp_c / mass)
+    C_momentum[:3, Y_ONE] = w_c * kp_c * c_ref / mass
+    C_posture = np.zeros((nv - 6, Y_V + nv))  # the joints' posture PD law, weighted
+    C_posture[:, Y_ONE] = w_p * kp_p * q_ref
+    C_posture[:, Y_Q + 7 : Y_V] = -np.diag(w_p * kp_p)  # q's joint part (after the base's 7)
+    C_posture[:, Y_V + 6 :] = -np.diag(w_p * kd_p)  # v's joint part (after the base's 6)
     kp_f = np.concatenate([c.kp for c in contacts])
     kd_f = np.concatenate([c.kd for c in contacts])
     C_feet = np.hstack([np.diag(kp_f), -np.eye(12), -np.diag(kd_f)])  # over [errors, drifts, J_f v]
@@ -403,14 +415,13 @@ def tuned_biped(ours: Controller, state: step_time.State) -> FlatStep:
         Y = np.concatenate((data.hg.vector, data.dhg.vector, data.com[0], one, q, v))
         np.dot(C_momentum.dot(Y), Ag, minus_g)
         np.add(minus_g_joints, C_posture.dot(Y), minus_g_joints)
-        J_base = J_f_base.copy()
         L, _ = _dpotrf(H.T, lower=1, clean=0, overwrite_a=1)
         Z, _ = _dtrtrs(L, B.T, lower=1)
         np.dot(Z[:, :18].T, Z, K)
-        K[:6, :6] += J_base.T.dot(P.dot(J_base))
+        K[:6, :6] += J_f_base.T.dot(P.dot(J_f_base))
         _, multipliers, _ = _dposv(K[:, :18], e - K[:, 18], lower=1, overwrite_b=1)
         dv, _ = _dtrtrs(L, Z[:, :18].dot(multipliers) + Z[:, 18], lower=1, trans=1)
-        z = G.dot(J_base.dot(multipliers[:6]))  # friction rows, then P J_f,base l_base
+        z = G.dot(J_f_base.dot(multipliers[:6]))  # friction rows, then P J_f,base l_base
         if np.count_nonzero(z > limits):
             raise ActiveInequalityError
         tau = (M.dot(dv) + data.nle + z[rows_checked:].dot(J_f))[6:]
@@ -427,63 +438,66 @@ FLAT = {
     "talos-balance": flat_biped,
     "romeo-balance": flat_biped,
 }
-TUNED = {"ur5-reaching": tuned_arm, "talos-balance": tuned_biped}  # a helper's: see the module docstring
+TUNED = {"ur5-reaching": tuned_arm, "talos-balance": tuned_biped}
 
 
-def inactive_states(
-    flat: FlatStep, ours: Controller, states: list[step_time.State]
-) -> tuple[list[step_time.State], list[np.ndarray], float]:
-    """The states where no inequality is active, tsid_py's tau there, and the largest
-    |tau_flat - tau_tsid_py| there."""
-    kept, taus, worst = [], [], 0.0
-    for t, q, v in states:
-        try:
-            tau = flat(t, q, v)
-        except ActiveInequalityError:
-            ours.control(t, q, v)  # tsid_py's warm start follows the same states
+def check_steps(
+    name: str, steps: dict[str, FlatStep], ours: Controller, states: list[step_time.State]
+) -> tuple[list[step_time.State], dict[str, float]]:
+    """Run every step and tsid_py at every state in order: the states no step refused, and each
+    step's largest |tau - tau_tsid_py| there [N m]. Exits with a message when a step differs from
+    tsid_py by more than 1e-9 N m, when the steps refuse different states, or when fewer than
+    MIN_KEPT of the states are left to time."""
+    kept, worst = [], dict.fromkeys(steps, 0.0)
+    for state in states:
+        reference = ours.control(*state)  # tsid_py's warm start follows every state
+        taus: dict[str, np.ndarray | None] = {}
+        for who, step in steps.items():
+            try:
+                taus[who] = step(*state)
+            except ActiveInequalityError:
+                taus[who] = None
+        refused = [who for who, tau in taus.items() if tau is None]
+        if refused and len(refused) < len(steps):
+            raise SystemExit(
+                f"{name}: at t = {state[0]:.3f} s only the {', '.join(refused)} step refused the state"
+            )
+        if refused:
             continue
-        taus.append(ours.control(t, q, v))
-        worst = max(worst, float(np.abs(tau - taus[-1]).max()))
-        kept.append((t, q, v))
-    return kept, taus, worst
+        for who, tau in taus.items():
+            worst[who] = max(worst[who], float(np.abs(tau - reference).max()))  # type: ignore[operator]
+        kept.append(state)
+    for who, difference in worst.items():
+        if difference > 1e-9:
+            raise SystemExit(f"{name}: the {who} step differs from tsid_py by {difference:.3g} N m")
+    if len(kept) < MIN_KEPT * len(states):
+        raise SystemExit(
+            f"{name}: an inequality is active at {len(states) - len(kept)} of {len(states)} states"
+        )
+    return kept, worst
 
 
 def measure(name: str, rounds: int) -> dict[str, Any]:
-    """The flat (and tuned) step checked against tsid_py, then all timed in turns with tsid_py and TSID."""
+    """The steps checked against tsid_py, then timed in turns with tsid_py and TSID."""
     problem = PROBLEMS[name]
     q0, _ = initial_state(problem)
     states = step_time.recorded_states(problem, build_tsid_py(problem, q0))
-    check = build_tsid_py(problem, q0)
-    kept, taus, worst = inactive_states(FLAT[name](build_tsid_py(problem, q0), states[0]), check, states)
-    if worst > 1e-9:
-        raise SystemExit(f"{name}: the flat step differs from tsid_py by {worst:.3g} N m")
-    steps = {
-        "tsid_py": lambda: build_tsid_py(problem, q0),
-        "flat": _flat_builder(FLAT[name], problem, q0, states),
-    }
-    entry: dict[str, Any] = {"states": len(states), "timed_states": len(kept), "max_tau_difference": worst}
-    if name in TUNED:
-        tuned = TUNED[name](build_tsid_py(problem, q0), states[0])
-        try:
-            difference = max(float(np.abs(tuned(*s) - tau).max()) for s, tau in zip(kept, taus, strict=True))
-        except ActiveInequalityError:
-            raise SystemExit(
-                f"{name}: the tuned step holds an inequality active where the flat one does not"
-            ) from None
-        if difference > 1e-9:
-            raise SystemExit(f"{name}: the tuned step differs from tsid_py by {difference:.3g} N m")
-        entry["tuned_max_tau_difference"] = difference
-        steps["tuned"] = _flat_builder(TUNED[name], problem, q0, states)
+    makers = {"flat": FLAT[name], **({"tuned": TUNED[name]} if name in TUNED else {})}
+    checked = {who: make(build_tsid_py(problem, q0), states[0]) for who, make in makers.items()}
+    kept, worst = check_steps(name, checked, build_tsid_py(problem, q0), states)
+    builders: dict[str, Callable[[], step_time.Stepper]] = {"tsid_py": lambda: build_tsid_py(problem, q0)}
+    builders.update({who: _flat_builder(make, problem, q0, states) for who, make in makers.items()})
     if step_time.tsid is not None:
-        steps["tsid"] = lambda: step_time.build_oracle(problem, q0, step_time.tsid)
-    times = step_time.interleaved(list(steps.values()), kept, rounds)
-    for who, seconds in zip(steps, times, strict=True):
-        entry[who] = step_time.summary(seconds)
-    if "tsid" in entry:
-        for who in steps.keys() - {"tsid"}:
+        builders["tsid"] = lambda: step_time.build_oracle(problem, q0, step_time.tsid)
+    times = step_time.interleaved(list(builders.values()), kept, rounds)
+    entry: dict[str, Any] = {"states": len(states), "timed_states": len(kept)}
+    entry.update({f"{who}_max_tau_difference_nm": difference for who, difference in worst.items()})
+    entry.update({who: step_time.summary(seconds) for who, seconds in zip(builders, times, strict=True)})
+    for who in [w for w in builders if w != "tsid"]:
+        if "tsid" in builders:
             entry[f"{who}_over_tsid"] = round(entry[who]["median_us"] / entry["tsid"]["median_us"], 3)
-    for who in steps.keys() - {"tsid", "flat"}:
-        entry[f"{who}_over_flat"] = round(entry[who]["median_us"] / entry["flat"]["median_us"], 3)
+        if who not in ("flat", "tsid"):
+            entry[f"{who}_over_flat"] = round(entry[who]["median_us"] / entry["flat"]["median_us"], 3)
     return entry
 
 
@@ -501,28 +515,12 @@ class _FlatStepper:
         self.control = step
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="timed passes over the states (default 5)")
-    parser.add_argument("--scenario", nargs="*", choices=SCENARIOS, default=list(SCENARIOS))
-    parser.add_argument("--out", help="write the JSON there (the table then goes to stdout)")
-    args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
-    load_start = os.getloadavg()[0]
-    results = {name: measure(name, args.rounds) for name in args.scenario}
-    report = {
-        "date": time.strftime("%Y-%m-%d %H:%M"),
-        "goals": {name: step_time.GOALS.get(PROBLEMS[name].robot) for name in args.scenario},
-        "machine": {"cpu": cpu_name(), "load_average": [round(load_start, 2), round(os.getloadavg()[0], 2)]},
-        "rounds": args.rounds,
-        "scenarios": results,
-    }
-    table = sys.stdout if args.out else sys.stderr
-    load_end = os.getloadavg()[0]
-    print(f"median step [us], {args.rounds} round(s), load {load_start:.2f} -> {load_end:.2f}", file=table)
+def print_table(report: dict[str, Any], stream: Any) -> None:
+    """Medians [us] and ratios to TSID per scenario, with issue 22's goal."""
+    load = report["machine"]["load_average"]
+    print(f"median step [us], {report['rounds']} round(s), load {load[0]:.2f} -> {load[1]:.2f}", file=stream)
     columns = (
-        "states",
+        "timed states",
         "tsid_py",
         "flat",
         "tuned",
@@ -532,23 +530,48 @@ def main() -> None:
         "tuned/TSID",
         "goal",
     )
-    print(f"{'scenario':16s}" + "".join(f"{c:>13s}" for c in columns), file=table)
+    print(f"{'scenario':16s}" + "".join(f"{c:>13s}" for c in columns), file=stream)
     nan = float("nan")
-    for name, r in results.items():
+    for name, r in report["scenarios"].items():
         row = (
             r["timed_states"],
             *(r[who]["median_us"] if who in r else nan for who in ("tsid_py", "flat", "tuned", "tsid")),
             *(r.get(f"{who}_over_tsid", nan) for who in ("tsid_py", "flat", "tuned")),
-            step_time.GOALS.get(PROBLEMS[name].robot, nan),
+            report["goals"][name] or nan,
         )
-        print(f"{name:16s}" + "".join(f"{value:13.5g}" for value in row), file=table)
+        print(f"{name:16s}" + "".join(f"{value:13.5g}" for value in row), file=stream)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="timed passes over the states (default 5)")
+    parser.add_argument("--scenario", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--out", type=Path, help="write the JSON there (the table then goes to stdout)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.out is not None and not (args.out.parent.is_dir() and os.access(args.out.parent, os.W_OK)):
+        parser.error(f"--out {args.out}: its directory does not exist or is not writable")
+    load_start = os.getloadavg()[0]
+    results = {name: measure(name, args.rounds) for name in args.scenario}
+    report = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "goals": {name: step_time.GOALS.get(PROBLEMS[name].robot) for name in args.scenario},
+        "machine": {
+            **step_time.machine(),
+            "load_average": [round(load_start, 2), round(os.getloadavg()[0], 2)],
+        },
+        "rounds": args.rounds,
+        "scenarios": results,
+    }
+    print_table(report, sys.stdout if args.out else sys.stderr)
     text = json.dumps(report, indent=2)
-    if args.out:
-        with open(args.out, "w") as file:
-            file.write(text + "\n")
+    if args.out is not None:
+        args.out.write_text(text + "\n")
     else:
         print(text)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,9 +1,9 @@
 """Make the documentation's figures with the library's own plots: ``python docs/make_figures.py``.
 
-The performance page's two figures come from the step-time benchmark's JSON instead:
+The performance page's three figures come from the benchmarks' JSON instead:
 
     python benchmarks/step_time.py --rounds 5 --out step_time.json
-    python docs/make_figures.py --step-time step_time.json
+    python docs/make_figures.py --step-time step_time.json   # the step time against nv and the split
     python benchmarks/python_floor.py --rounds 10 --out floor.json
     python docs/make_figures.py --floor floor.json
 
@@ -213,6 +213,17 @@ def floor_figure(result: dict[str, Any], scratch: Path) -> None:
     print("docs/images/python_floor.png")
 
 
+def _read_json(parser: argparse.ArgumentParser, path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``, or the parser's one-line error."""
+    try:
+        result = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        parser.error(f"{path}: {exc}")
+    if not isinstance(result, dict):
+        parser.error(f"{path}: not a JSON object")
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -225,16 +236,20 @@ def main(argv: list[str] | None = None) -> int:
         "--floor",
         type=Path,
         metavar="JSON",
-        help="make only the flat-step figure, from benchmarks/python_floor.py's --out JSON",
+        help="make only the flat and tuned steps' figure, from benchmarks/python_floor.py's --out JSON",
     )
     args = parser.parse_args(argv)
     IMAGES.mkdir(exist_ok=True)
     if args.step_time is not None or args.floor is not None:
         with tempfile.TemporaryDirectory() as scratch:
             if args.step_time is not None:
-                step_time_figures(json.loads(args.step_time.read_text()), Path(scratch))
+                step_time_figures(_read_json(parser, args.step_time), Path(scratch))
             if args.floor is not None:
-                floor_figure(json.loads(args.floor.read_text()), Path(scratch))
+                floor = _read_json(parser, args.floor)
+                timed = [n for n, e in floor.get("scenarios", {}).items() if "tsid" in e]
+                if "goals" not in floor or not timed:
+                    parser.error(f"--floor {args.floor}: not a python_floor.py JSON with TSID timings")
+                floor_figure(floor, Path(scratch))
         return 0
     with tempfile.TemporaryDirectory() as scratch:
         for k, (arguments, figures) in enumerate(RUNS):
