@@ -30,13 +30,12 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from machine import cpu_name  # noqa: E402
+from machine import describe  # noqa: E402
 
 import tsid_py as tsid  # noqa: E402
 from tsid_py.controllers.biped import BipedController  # noqa: E402
@@ -131,18 +130,6 @@ def run(steps: int, warmup: int, gc_mode: str, dt: float = 0.002) -> dict[str, o
     }
 
 
-def machine() -> dict[str, str]:
-    """The CPU, the Python and the thread settings."""
-    return {
-        "cpu": cpu_name(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "tsid_py": tsid.__version__,
-        "OMP_NUM_THREADS": os.environ["OMP_NUM_THREADS"],
-        "OPENBLAS_NUM_THREADS": os.environ["OPENBLAS_NUM_THREADS"],
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000, help="timed control steps (default 100000)")
@@ -158,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     load_start = os.getloadavg()
     runs = [run(args.steps, args.warmup, mode) for mode in args.gc]
     results = {
-        "machine": machine(),
+        "machine": describe(),
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)),
         "scenario": "Talos balance, BipedController.compute, dt = 2 ms, closed loop on its own dv",
         "load_average_start": [round(x, 2) for x in load_start],

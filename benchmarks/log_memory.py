@@ -27,6 +27,8 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from machine import cpu_name  # noqa: E402
+
 CHILD = """
 import json, resource, sys
 from tsid_py import cli
@@ -73,7 +75,7 @@ def main() -> None:
     runs = [measure(args.scenario, d, args.plant, not args.no_plot) for d in args.durations]
     shortest, longest = min(runs, key=lambda r: r["duration_s"]), max(runs, key=lambda r: r["duration_s"])
     out = {
-        "machine": platform.processor() or platform.machine(),
+        "machine": cpu_name(),
         "python": platform.python_version(),
         "scenario": args.scenario,
         "plant": args.plant,

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from pathlib import Path
+
+import numpy as np
+
+import tsid_py
 
 
 def cpu_name() -> str:
@@ -15,3 +20,15 @@ def cpu_name() -> str:
         if names:
             return f"{names[0]} x {len(names)}"
     return platform.processor() or platform.machine()
+
+
+def describe() -> dict[str, object]:
+    """The CPU, the Python, NumPy and tsid_py versions and the thread settings (OpenMP, OpenBLAS)."""
+    return {
+        "cpu": cpu_name(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "tsid_py": tsid_py.__version__,
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"),
+        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
+    }

@@ -18,7 +18,8 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
+
+from machine import cpu_name  # noqa: E402
 
 from tsid_py.controllers.biped import BipedController  # noqa: E402
 from tsid_py.loop import Push  # noqa: E402
@@ -53,7 +54,7 @@ def main() -> None:
     parser.add_argument("--push-range", type=float, nargs=2, default=(100.0, 600.0))
     parser.add_argument("--resolution", type=float, default=10.0)
     args = parser.parse_args()
-    out: dict[str, object] = {"machine": platform.processor() or platform.machine()}
+    out: dict[str, object] = {"machine": cpu_name()}
     for mode in ("torque", "position"):
         for check_every in (1, 10, 0):  # the loop's physics checks: every step, every 10th, none
             s = balance.run(

@@ -36,7 +36,6 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Iterator, Sequence  # noqa: E402
@@ -51,7 +50,7 @@ import pinocchio as pin  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from machine import cpu_name  # noqa: E402
+from machine import describe  # noqa: E402
 from oracle_problems import (  # noqa: E402
     PROBLEMS,
     Controller,
@@ -407,15 +406,11 @@ def ratio_summary(scenarios: dict[str, dict[str, Any]], backend: str) -> dict[st
 
 
 def machine() -> dict[str, object]:
+    """The machine (:func:`machine.describe`) with the Pinocchio and C++ TSID versions."""
     return {
-        "cpu": cpu_name(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
+        **describe(),
         "pinocchio": pin.__version__,
         "tsid": getattr(tsid, "__version__", "installed") if tsid else "not installed",
-        "tsid_py": tp.__version__,
-        "OMP_NUM_THREADS": os.environ["OMP_NUM_THREADS"],
-        "OPENBLAS_NUM_THREADS": os.environ["OPENBLAS_NUM_THREADS"],
     }
 
 
