@@ -37,7 +37,7 @@ def _pushed_states(name: str, scale: float) -> list[tuple[float, np.ndarray, np.
 def test_steps_refuse_exactly_where_an_inequality_is_active(name: str) -> None:
     problem = PROBLEMS[name]
     q0, _ = initial_state(problem)
-    states = _pushed_states(name, 1.0 if PROBLEMS[name].robot == "ur5" else 2.0)
+    states = _pushed_states(name, 1.0 if problem.robot == "ur5" else 2.0)
     ours = build_tsid_py(problem, q0)
     makers = {"flat": python_floor.FLAT[name], "tuned": python_floor.TUNED.get(name)}
     steps = {who: make(build_tsid_py(problem, q0), states[0]) for who, make in makers.items() if make}
