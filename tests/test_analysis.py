@@ -144,7 +144,7 @@ def test_contact_forward_and_inverse_dynamics_round_trip(name, frames, point, re
         unknowns = forward.contact_wrenches[:, :3] if point else forward.contact_wrenches
         assert np.max(np.abs(unknowns.reshape(-1) - forces_pin)) < 1e-8
         if point:
-            assert np.all(forward.contact_wrenches[:, 3:] == 0.0)
+            assert np.all(forward.contact_wrenches[:, 3:] == 0.0)  # exact: no moment unknowns: zeros
         # Inverse of forward: the wrenches are balancing guesses, so they come back with tau.
         inverse = multi_contact_inverse_dynamics(
             robot, q, v, forward.accelerations, frames, forward.contact_wrenches, point_contacts=point
@@ -171,7 +171,7 @@ def test_too_few_point_contacts_give_the_least_squares_root_residual(solo12, rng
         assert not result.feasible
         assert np.max(np.abs(result.root_residual - (b - projection))) < 1e-8
         assert np.linalg.norm(result.root_residual) > 1e-3 * np.linalg.norm(b)
-        assert np.all(result.contact_wrenches[:, 3:] == 0.0)
+        assert np.all(result.contact_wrenches[:, 3:] == 0.0)  # exact: no moment unknowns, zeros as written
         residual = dynamics_residual_with_wrenches(
             solo12, q, v, a, result.joint_torques, frames, result.contact_wrenches, result.root_residual
         )
@@ -294,10 +294,10 @@ def test_over_time_point_contacts_match_per_frame_solutions(solo12):
         # The root residual is what the active points cannot balance, whatever the smoothing.
         assert np.max(np.abs(smoothed.root_residual[t] - one.root_residual)) < 1e-9
     for result in (per_frame, smoothed):
-        assert np.all(result.contact_wrenches[:, :, 3:] == 0.0)
+        assert np.all(result.contact_wrenches[:, :, 3:] == 0.0)  # exact: not unknowns, zero rows of p and N
         assert np.max(np.abs(result.root_residual[:16])) < 1e-9
         assert np.min(np.linalg.norm(result.root_residual[16:], axis=1)) > 1e-4
-        assert np.array_equal(result.feasible, np.arange(T) < 16)
+        assert np.array_equal(result.feasible, np.arange(T) < 16)  # exact: booleans
 
 
 def test_over_time_limits_match_per_frame_qps(talos):
@@ -375,7 +375,7 @@ def test_over_time_banded_solve_equals_a_dense_solve(talos):
     gradient_rhs = 2 * np.tile(weights, T) * guesses.reshape(-1)
     solution = np.linalg.lstsq(kkt, np.concatenate([gradient_rhs, np.concatenate(rhs)]), rcond=None)[0]
     assert np.max(np.abs(result.contact_wrenches.reshape(-1) - solution[:n])) < 1e-6
-    assert np.all(result.contact_wrenches[5:8, 1] == 0.0)
+    assert np.all(result.contact_wrenches[5:8, 1] == 0.0)  # exact: a contact off the schedule is set to 0
 
 
 def test_over_time_frames_without_contact_report_their_root_wrench(talos):
@@ -439,7 +439,7 @@ def test_force_torque_map_of_a_point_foot_against_finite_differences(solo12, rng
         return contact_forward_dynamics(solo12, q, v, full, SOLO_FEET, point_contacts=True).contact_wrenches
 
     assert mapping.matrix.shape == (24, 3)
-    assert np.all(mapping.matrix.reshape(4, 6, 3)[:, 3:] == 0.0)
+    assert np.all(mapping.matrix.reshape(4, 6, 3)[:, 3:] == 0.0)  # exact: rows never written
     eps = 1e-3
     for k in range(3):
         step = np.zeros(3)
@@ -690,7 +690,7 @@ def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
     with np.load(out_npz) as result:
         assert list(result["contact_frames"]) == TALOS_FEET
         assert len(result["joint_names"]) == talos.na
-        assert np.all(result["contact_wrenches"][10:, 1] == 0.0)
+        assert np.all(result["contact_wrenches"][10:, 1] == 0.0)  # exact: off the schedule, set to 0
         for name in (
             "t",
             "joint_torques",
@@ -733,7 +733,7 @@ def test_cli_analyze_point_contacts(tmp_path, capsys, solo12):
     expected = multi_contact_inverse_dynamics_over_time(solo12, q, SOLO_FEET, 0.01, point_contacts=True)
     with np.load(out) as result:
         assert np.max(np.abs(result["contact_wrenches"] - expected.contact_wrenches)) < 1e-9
-        assert np.all(result["contact_wrenches"][:, :, 3:] == 0.0)
+        assert np.all(result["contact_wrenches"][:, :, 3:] == 0.0)  # exact: not unknowns, zeros
 
 
 def test_cli_analyze_with_limits(tmp_path, capsys, talos):
@@ -758,7 +758,7 @@ def test_cli_analyze_with_limits(tmp_path, capsys, talos):
         limits=ContactLimits(mu=0.3, min_normal_force=600.0),
     )
     with np.load(out) as result:
-        assert np.array_equal(result["feasible"], expected.feasible)
+        assert np.array_equal(result["feasible"], expected.feasible)  # exact: booleans
         assert np.max(np.abs(result["contact_wrenches"] - expected.contact_wrenches)) < 1e-9
 
 

@@ -71,12 +71,13 @@ def test_spec_tables_override_controller_defaults_and_name_unknown_keys():
     robot = load_robot("talos")
     robot.spec.biped.update(w_com=2.5, am_mask=[1, 0, 1])  # as read from TOML
     params = BipedParams.for_robot(robot)
-    assert params.w_com == 2.5 and params.am_mask == (1, 0, 1) and params.mu == BipedParams().mu
+    assert params.w_com == 2.5  # exact: a parameter as set
+    assert params.am_mask == (1, 0, 1) and params.mu == BipedParams().mu
     robot.spec.biped["w_comm"] = 1.0
     with pytest.raises(RobotSpecError, match=r"unknown \[biped\] keys \['w_comm'\]"):
         BipedParams.for_robot(robot)
     solo = load_robot("solo12")
-    assert QuadrupedParams.for_robot(solo).tau_max == 2.7  # robots/solo12.toml
+    assert QuadrupedParams.for_robot(solo).tau_max == 2.7  # exact: read from robots/solo12.toml
     solo.spec.quadruped["kp"] = 1.0
     with pytest.raises(RobotSpecError, match=r"unknown \[quadruped\] keys \['kp'\]"):
         QuadrupedParams.for_robot(solo)

@@ -624,8 +624,8 @@ def test_the_motor_envelope_holds_at_speed(ur5):
 
 def test_motor_envelope_defaults_braking_mapping_and_bad_input(talos, rng):
     envelope = tsid.TaskMotorEnvelope("envelope", talos)
-    np.testing.assert_array_equal(envelope.tau_max, talos.effort_limit())
-    np.testing.assert_array_equal(envelope.v_max, talos.velocity_limit())
+    np.testing.assert_array_equal(envelope.tau_max, talos.effort_limit())  # exact: copied
+    np.testing.assert_array_equal(envelope.v_max, talos.velocity_limit())  # exact: copied
     v = np.zeros(talos.nv)
     v[6:] = 0.5 * talos.velocity_limit() * np.sign(rng.standard_normal(talos.na))
     lower, upper = envelope.envelope(v)

@@ -136,7 +136,7 @@ def test_exercise_matches_tsid(runs: dict, name: str) -> None:
     worst = {}
     for key in sorted(set(ours) - set(KNOWN_DIFFERENCES)):
         a, b = ours[key], theirs[key]
-        assert a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)), key
+        assert a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)), key  # exact: booleans
         worst[key] = float(np.nanmax(np.abs(a - b), initial=0.0)) / max(
             1.0, np.nanmax(np.abs(b), initial=0.0)
         )
@@ -210,7 +210,8 @@ def test_setting_a_tsid_property_raises_naming_its_setter(arm: tsid.RobotWrapper
     with pytest.raises(UnknownAttributeError, match="Kdd"):
         task.Kdd  # noqa: B018
     task.setKp(100 * np.ones(3))
-    assert np.array_equal(task.Kp, 100 * np.ones(3)) and np.array_equal(task.Kd, 20 * np.ones(3))
+    assert np.array_equal(task.Kp, 100 * np.ones(3))  # exact: as set
+    np.testing.assert_allclose(task.Kd, 20 * np.ones(3), rtol=1e-15)  # 2 sqrt(kp), computed
 
 
 def test_every_compat_object_is_sealed(arm: tsid.RobotWrapper) -> None:
@@ -258,19 +259,20 @@ def test_samples_and_trajectories() -> None:
     sample = tsid.TrajectorySample(12, 6)
     assert sample.value().shape == (12,) and sample.derivative().shape == (6,)
     sample.value(pin.SE3.Identity())
-    assert np.array_equal(sample.value(), tsid.SE3ToVector(pin.SE3.Identity()))
+    assert np.array_equal(sample.value(), tsid.SE3ToVector(pin.SE3.Identity()))  # exact: a copy
     value = sample.value()
     value[0] = 5.0  # a copy
-    assert sample.value()[0] == 0.0
+    assert sample.value()[0] == 0.0  # exact: untouched by the write
     with pytest.warns(UserWarning, match="use value"):
         sample.pos(np.ones(12))
     with pytest.warns(DeprecationWarning, match="use derivative"):
-        assert np.array_equal(sample.vel(), np.zeros(6))
-    assert np.array_equal(sample.value(), np.ones(12))
+        assert np.array_equal(sample.vel(), np.zeros(6))  # exact: as set
+    assert np.array_equal(sample.value(), np.ones(12))  # exact: as set
     trajectory = tsid.TrajectorySE3Constant("se3")
     trajectory.setReference(pin.SE3.Identity())
     assert trajectory.has_trajectory_ended()
-    assert np.array_equal(trajectory.getSample(1.0).value(), tsid.SE3ToVector(pin.SE3.Identity()))
+    identity = tsid.SE3ToVector(pin.SE3.Identity())
+    assert np.array_equal(trajectory.getSample(1.0).value(), identity)  # exact: a copy
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tsid.TrajectorySample(3).value(np.zeros(3))  # the current spellings do not warn
@@ -319,7 +321,7 @@ def test_hand_built_problem_is_solved_with_its_constraints_as_they_are_at_solve_
     cost.setVector(np.array([0.0, 3.0]))  # after it was appended: TSID's levels share the constraint
     sol = tsid.SolverHQuadProg("qp").solve(problem)
     assert sol.status == 0 and np.allclose(sol.x, [0.0, 3.0], atol=1e-7)
-    assert cost.isEquality and not cost.isBound and bound.lowerBound[0] == -1e10
+    assert cost.isEquality and not cost.isBound and bound.lowerBound[0] == -1e10  # exact: as set
 
 
 def test_every_translated_name_exists_on_the_tsid_py_object(arm: tsid.RobotWrapper) -> None:

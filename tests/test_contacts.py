@@ -54,7 +54,7 @@ def test_contact_points_must_be_3x4(talos):
 
 def test_contact_normal_is_normalized_and_must_have_a_direction(solo12):
     contact = tsid.ContactPoint("fl", solo12, "FL_FOOT", [0, 0, 2], 0.5, 1.0, 100.0)
-    np.testing.assert_array_equal(contact.contact_normal, [0.0, 0.0, 1.0])
+    np.testing.assert_allclose(contact.contact_normal, [0.0, 0.0, 1.0], rtol=0, atol=1e-15)  # n / |n|
     with pytest.raises(tsid.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):
         contact.set_contact_normal([0.0, 0.0, 1e-12])
     with pytest.raises(tsid.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):

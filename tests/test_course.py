@@ -91,7 +91,7 @@ def test_com_outside_with_the_capture_point_stops_at_the_edge(capsys, tmp_path):
 
 def test_distance_outside_a_polygon():
     square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
-    assert distance_outside([0.5, 0.5], square) == 0.0
+    assert distance_outside([0.5, 0.5], square) == 0.0  # exact: inside, 0 is returned
     assert distance_outside([0.5, 1.2], square) == pytest.approx(0.2)
     assert distance_outside([1.3, 1.4], square) == pytest.approx(0.5)  # past a corner: Euclidean
 
@@ -101,22 +101,24 @@ def test_sinusoid_sweep_finds_the_first_frequency_at_which_a_limit_binds(capsys,
     argv = ["sinusoid-sweep", "--frequencies", "0.5,1.5", "--cycles", "1", "--backend", FAST]
     summary, _ = run_cli(capsys, argv, tmp_path)
     slow, fast = summary["frequencies"]
-    assert slow["frequency_hz"] == 0.5 and slow["limit"] is None and slow["limits_bound"] == {}
+    assert slow["frequency_hz"] == 0.5  # exact: the frequency asked for
+    assert slow["limit"] is None and slow["limits_bound"] == {}
     assert slow["min_corner_force_n"] > 1.0 and slow["max_foot_friction_ratio"] < 0.9
     # at 1.5 Hz the centre of pressure reaches the soles' edges: corners unload, a foot's friction
     # binds, the CoM task gives way
     assert fast["limit"] in ("friction", "normal force") and "normal force" in fast["limits_bound"]
     assert fast["min_corner_force_n"] < 1e-3 and fast["max_torque_ratio"] < 1.0
     assert fast["com_error_max_m"] > 1.5 * slow["com_error_max_m"]
-    assert summary["first_limit_frequency_hz"] == 1.5 and summary["first_limit"] == fast["limit"]
+    assert summary["first_limit_frequency_hz"] == 1.5  # exact: one of the frequencies asked for
+    assert summary["first_limit"] == fast["limit"]
     assert summary["qp_failures"] == 0 and summary["runs_qp_failed"] == 0
     assert summary["dynamics_residual_max"] < RESIDUAL
     assert_plots(tmp_path, "sinusoid-sweep")
 
 
 def test_frequencies_parse_as_a_list_or_a_range():
-    assert float_list("0.1,0.5") == [0.1, 0.5]
-    assert float_list("1:3:3") == [1.0, 2.0, 3.0]
+    assert float_list("0.1,0.5") == [0.1, 0.5]  # exact: parsed, not computed
+    assert float_list("1:3:3") == pytest.approx([1.0, 2.0, 3.0], abs=1e-15)  # np.linspace
     with pytest.raises(Exception, match="START:STOP:COUNT"):
         float_list("1:3")
 
@@ -129,7 +131,8 @@ def test_smooth_sway_derivatives_are_exact():
         step = t + h - max(t - h, 0.0)
         assert (ahead.pos - behind.pos)[1] / step == pytest.approx(now.vel[1], abs=1e-7)
         assert (ahead.vel - behind.vel)[1] / step == pytest.approx(now.acc[1], abs=1e-6)
-    assert np.all(sample(0.0).vel == 0.0) and np.all(sample(0.0).acc == 0.0)  # starts at rest
+    np.testing.assert_allclose(sample(0.0).vel, 0.0, atol=1e-15)  # starts at rest: the formulas at t = 0
+    np.testing.assert_allclose(sample(0.0).acc, 0.0, atol=1e-15)
 
 
 # -------------------------------------------------------------------------------- contact-gains
@@ -139,7 +142,7 @@ def test_contact_gains_zero_lets_the_feet_drift(capsys, tmp_path):
     assert summary["foot_drift_kp0_m"] > 5 * summary["foot_drift_kp_m"]
     assert summary["foot_drift_kp_m"] < 1e-6 < summary["foot_drift_kp0_m"]
     assert summary["foot_rotation_kp0_rad"] > 5 * summary["foot_rotation_kp_rad"]
-    assert [run["kp_contact"] for run in summary["runs"]] == [0.0, 10.0]
+    assert [run["kp_contact"] for run in summary["runs"]] == [0.0, 10.0]  # exact: the gains as set
     assert summary["qp_failures"] == 0 and summary["steps"] == 2000
     assert summary["dynamics_residual_max"] < RESIDUAL
     assert_plots(tmp_path, "contact-gains")
@@ -192,7 +195,8 @@ def test_gains_and_weights_trade_com_tracking_against_posture(capsys, tmp_path):
 # --------------------------------------------------------------------------------- hand-contact
 def test_hand_contact_holds_30_newtons_on_the_wall_while_the_com_sways(capsys, tmp_path):
     summary, _ = run_cli(capsys, ["hand-contact", "--duration", "1", "--backend", FAST], tmp_path)
-    assert summary["hand_force_n"] == 30.0 and summary["hand_frame"] == "gripper_right_base_link"
+    assert summary["hand_force_n"] == 30.0  # exact: the force asked for
+    assert summary["hand_frame"] == "gripper_right_base_link"
     assert summary["hand_normal_force_max_n"] == pytest.approx(30.0, abs=0.01)
     assert summary["hand_force_error_max_n"] < 0.01 and summary["hand_force_vector_error_max_n"] < 0.01
     assert summary["hand_drift_max_m"] < 1e-5 and summary["foot_drift_max_m"] < 1e-5

@@ -343,7 +343,7 @@ def test_a_row_without_bounds_gets_a_zero_multiplier(backend: str) -> None:
         out = solver.solve(hqp)
         assert out.ok and out.x is not None
         np.testing.assert_allclose(out.x, [2.0, 0.0], atol=1e-7)
-        assert out.lagrange_multipliers.tolist() == [0.0]
+        assert out.lagrange_multipliers.tolist() == [0.0]  # exact: never active, set to 0
         assert_kkt(kkt_residuals(dense_qp(hqp), out.x, out.lagrange_multipliers), backend)
 
 

@@ -21,13 +21,13 @@ def test_the_integrator_plant_integrates_dv_and_keeps_exact_time(talos, rng):
     plant.advance(DT)
     q1, v1 = tsid.integrate(talos, q0, v0, dv, DT)
     state = plant.state()
-    np.testing.assert_array_equal(state.q, q1)
-    np.testing.assert_array_equal(state.v, v1)
+    np.testing.assert_array_equal(state.q, q1)  # exact: tsid.integrate, the same inputs
+    np.testing.assert_array_equal(state.v, v1)  # exact: tsid.integrate, the same inputs
     state.q[:] = 0.0  # the caller's copy
-    assert plant.state().q[2] == q1[2]
+    assert plant.state().q[2] == q1[2]  # exact: untouched by the write
     for _ in range(9999):
         plant.advance(DT)
-    assert plant.state().t == 1.0 + 10000 * DT  # no sum of rounding errors
+    assert plant.state().t == 1.0 + 10000 * DT  # exact: t0 + n dt, no sum of rounding errors
 
 
 class Recording(Plant):
@@ -67,9 +67,9 @@ def test_the_loop_drives_any_plant_and_reads_its_state(talos):
     plant, hooks = Recording(talos), Times()
     outcome = ControlLoop(controller, DT, plant).run(5, hooks)
     assert plant.calls == ["reset"] + ["state", "apply", "advance"] * 5
-    assert hooks.seen == [10.0 + i * DT for i in range(5)]  # the plant's time, not the loop's count
+    assert hooks.seen == [10.0 + i * DT for i in range(5)]  # exact: the plant's t0 + n dt, not the loop's
     assert outcome.log.t == hooks.seen
-    np.testing.assert_array_equal(outcome.log.q[1], controller.q0)  # the lagging plant did not move yet
+    np.testing.assert_array_equal(outcome.log.q[1], controller.q0)  # exact: the lagging plant did not move
 
 
 def test_the_physics_checks_can_be_spaced_out(talos, monkeypatch):
@@ -91,7 +91,7 @@ def test_the_physics_checks_can_be_spaced_out(talos, monkeypatch):
     spaced = outcome.summary()
     assert spaced["physics_checks"] == 3  # steps 0, 5, 10, and those exactly
     for step, q in zip((0, 5, 10), checked_states, strict=True):
-        np.testing.assert_array_equal(q, outcome.log.q[step])
+        np.testing.assert_array_equal(q, outcome.log.q[step])  # exact: copies
     assert 0 < spaced["dynamics_residual_max"] <= every["dynamics_residual_max"]
     never = ControlLoop(BipedController(talos), DT, check_every=0).run(12).summary()
     assert never["physics_checks"] == 0 and np.isnan(never["dynamics_residual_max"])

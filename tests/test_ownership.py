@@ -99,7 +99,7 @@ def same(a: object, b: object) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, np.ndarray):
-        return a.shape == np.shape(b) and np.array_equal(a, b, equal_nan=True)
+        return a.shape == np.shape(b) and np.array_equal(a, b, equal_nan=True)  # exact: copies
     return a == b
 
 
@@ -203,7 +203,7 @@ def test_trajectories_hand_out_new_samples(objects):
         with pytest.raises(ValueError, match="read-only"):
             first.pos[0] = -7.0
         first.pos = np.full(first.pos.shape, -7.0)
-        assert not np.any(trajectory.compute_next().pos == -7.0)
+        assert not np.any(trajectory.compute_next().pos == -7.0)  # exact: the value written
         assert trajectory.sample(0.3) is not trajectory.sample(0.3)
 
 
@@ -256,11 +256,11 @@ def test_robot_accessors_do_not_follow_the_robot(talos, rng):
     for name in ("reference_configuration",):
         q_ref = getattr(talos, name)("half_sitting")
         q_ref[0] = 99.0
-        assert getattr(talos, name)("half_sitting")[0] != 99.0
+        assert getattr(talos, name)("half_sitting")[0] != 99.0  # exact: the value written
     for name in ("effort_limit", "velocity_limit", "neutral_configuration", "zero_velocity"):
         value = getattr(talos, name)()
         value[0] = 99.0
-        assert getattr(talos, name)()[0] != 99.0
+        assert getattr(talos, name)()[0] != 99.0  # exact: the value written
 
 
 # ------------------------------------------------------------------- constructors and setters
@@ -411,4 +411,4 @@ def test_analysis_leaves_its_inputs_as_they_were(talos, rng):
     force_torque_map(talos, q, v, feet[0], hips, tau)
     velocities_and_accelerations(talos, positions, DT)
     for x, picture in zip(inputs, pictures, strict=True):
-        np.testing.assert_array_equal(x, picture)
+        np.testing.assert_array_equal(x, picture)  # exact: untouched

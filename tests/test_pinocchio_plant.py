@@ -140,7 +140,7 @@ def test_a_foot_above_the_ground_touches_nothing_until_it_lands(talos):
         for frame, contact in plant.state().contacts.items():
             assert frame in feet
             assert contact.touching is False
-            np.testing.assert_array_equal(contact.wrench, np.zeros(6))
+            np.testing.assert_array_equal(contact.wrench, np.zeros(6))  # exact: no force, zeros set
         plant.advance(0.01)
     assert plant.last_step.forces.shape == (0, 3)
     np.testing.assert_allclose(plant.last_step.dv[:3], _gravity_in_base(plant), atol=1e-9)  # free fall
@@ -173,7 +173,7 @@ def test_a_pushed_robot_tips_onto_one_foot_then_onto_its_outer_edge(talos, stand
         assert dynamics_residual(talos, plant.last_step) < 1e-8
     assert on_one_foot
     # corners (-x-y, -x+y, +x-y, +x+y) of the right foot, then of the left: the left's outer edge
-    np.testing.assert_array_equal(plant.engaged, [0, 0, 0, 0, 0, 1, 0, 1])
+    np.testing.assert_array_equal(plant.engaged, [0, 0, 0, 0, 0, 1, 0, 1])  # exact: flags
     contact = plant.state().contacts[left]
     assert contact.touching and contact.wrench[2] > 0.0
     assert contact.wrench[3] == pytest.approx(0.065 * contact.wrench[2], rel=0.05)  # the CoP on that edge
@@ -206,7 +206,9 @@ def test_point_feet_and_a_fixed_base(solo12, ur5):
     state = plant.state()
     assert weight_on_feet(state) == pytest.approx(solo12.total_mass * G, rel=0.02)
     for contact in state.contacts.values():
-        assert contact.touching and np.all(contact.wrench[3:] == 0.0)  # a point: no moment at it
+        assert contact.touching
+        # a point: no moment at it; r x f with r = point - frame origin, ~1e-16 m of rounding
+        np.testing.assert_allclose(contact.wrench[3:], 0.0, atol=1e-12)
 
     arm = PinocchioPlant(ur5)  # no feet: forward dynamics, Pinocchio's ABA
     q, v = ur5.default_configuration(), np.full(ur5.nv, 0.1)
@@ -233,8 +235,8 @@ def test_servo_gains_from_the_inertia_or_from_the_spec(talos):
     spec = SimpleNamespace(servo={"kp": 300.0, "kd": list(range(talos.na))})
     robot = SimpleNamespace(spec=spec, na=talos.na, nv=talos.nv, name="stub")
     kp, kd = servo_gains(robot, data, SERVO_FREQUENCY, SERVO_DAMPING)
-    np.testing.assert_array_equal(kp, np.full(talos.na, 300.0))
-    np.testing.assert_array_equal(kd, np.arange(talos.na))
+    np.testing.assert_array_equal(kp, np.full(talos.na, 300.0))  # exact: from the spec
+    np.testing.assert_array_equal(kd, np.arange(talos.na))  # exact: from the spec
     with pytest.raises(InvalidParameterError):
         servo_gains(talos, talos.create_data(), SERVO_FREQUENCY)  # no mass matrix computed
 

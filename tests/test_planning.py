@@ -78,7 +78,7 @@ def test_convex_hull_and_margins_known_answers():
 
 def test_sole_polygon_and_centre_account_for_the_sole_depth():
     ankle = pin.SE3(np.eye(3), np.array([1.0, 2.0, 0.07]))
-    np.testing.assert_allclose(sole_center(ROMEO_SOLE, ankle), [1.025, 2.0, 0.0])
+    np.testing.assert_allclose(sole_center(ROMEO_SOLE, ankle), [1.025, 2.0, 0.0], atol=1e-15)  # z: R p + t
     corners = sole_polygon(ROMEO_SOLE, ankle)
     np.testing.assert_allclose(corners.min(axis=0), [0.95, 1.95])
     np.testing.assert_allclose(corners.max(axis=0), [1.10, 2.05])
@@ -102,9 +102,9 @@ def test_straight_walk_footsteps_alternate_and_close():
     assert plan.swinging(2.0).side == "left" and plan.swinging(1.7) is None
     assert plan.placements(5.0)["right"].translation[0] == pytest.approx(0.6)
     # single support: the ZMP reference is the stance sole's centre
-    np.testing.assert_allclose(plan.zmp_reference(1.0), [0.0, 0.085])
+    np.testing.assert_allclose(plan.zmp_reference(1.0), [0.0, 0.085], atol=1e-15)  # x: a sole centre
     np.testing.assert_allclose(plan.zmp_reference(2.3), [0.2, -0.085])
-    np.testing.assert_allclose(plan.zmp_reference(plan.t_end), [0.6, 0.0])
+    np.testing.assert_allclose(plan.zmp_reference(plan.t_end), [0.6, 0.0], atol=1e-15)  # y: between the feet
     with pytest.raises(tsid.InvalidParameterError):
         plan_straight_walk(TALOS_SOLE, right, left, [0.0, 0.0], 1, 0.2)
 
@@ -151,7 +151,7 @@ def test_lipm_plan_keeps_its_zmp_on_the_planned_support(sole, y, height, length)
     assert errors.max() < 0.03 and np.sqrt(np.mean(errors**2)) < 0.005
     final = lipm.sample(plan.t_end)
     np.testing.assert_allclose(final.pos[:2], plan.zmp_reference(plan.t_end), atol=0.02)
-    assert final.pos[2] == height and np.all(final.vel[2:] == 0)
+    assert final.pos[2] == height and np.all(final.vel[2:] == 0)  # exact: the height and 0 are set
 
 
 def test_lipm_plan_samples_are_consistent_between_planning_instants():

@@ -83,9 +83,9 @@ def test_a_bounded_log_keeps_the_last_steps_and_the_summary_of_all(talos):
     reference = tp.TrajectoryEuclidianConstant("com", controller.com_initial)
     bounded = run_biped(controller, 0.4, 0.002, reference.sample, "balance", setup=LoopSetup(log_window=20))
     assert len(bounded.log.q) == 20 and len(full.log.q) == 200
-    np.testing.assert_array_equal(np.array(bounded.log.q), np.array(full.log.q)[-20:])
+    np.testing.assert_array_equal(np.array(bounded.log.q), np.array(full.log.q)[-20:])  # exact: same run
     for key in ("com_error_max_m", "com_error_rms_m", "max_torque_ratio", "min_normal_force_n"):
-        assert bounded.summary[key] == full.summary[key], key
+        assert bounded.summary[key] == full.summary[key], key  # exact: the same run twice
     with pytest.raises(tp.InvalidParameterError):
         RunLog(window=0)
 

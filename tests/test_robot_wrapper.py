@@ -115,7 +115,7 @@ def test_mass_matrix_is_symmetric_and_consistent_with_rnea(talos, rng):
 
 
 def test_limits_have_actuated_size(ur5):
-    assert ur5.effort_limit().tolist() == [150.0, 150.0, 150.0, 28.0, 28.0, 28.0]
+    assert ur5.effort_limit().tolist() == [150.0, 150.0, 150.0, 28.0, 28.0, 28.0]  # exact: the URDF's
     assert ur5.velocity_limit().shape == (6,)
     lower, upper = ur5.position_limits()
     assert np.all(lower < upper)

@@ -67,9 +67,9 @@ def test_com_plot_draws_reference_planned_and_measured_from_the_log(pushed_on_pi
     planned = _com_of(robot, log.q_plan)
     for k, ax in enumerate(figure.axes[:3]):
         lines = _lines(ax)
-        np.testing.assert_array_equal(lines["CoM measured"].get_xdata(), t)
-        np.testing.assert_array_equal(lines["CoM measured"].get_ydata(), measured[:, k])
-        np.testing.assert_array_equal(lines["reference"].get_ydata(), reference[:, k])
+        np.testing.assert_array_equal(lines["CoM measured"].get_xdata(), t)  # exact: the logged data
+        np.testing.assert_array_equal(lines["CoM measured"].get_ydata(), measured[:, k])  # exact: as logged
+        np.testing.assert_array_equal(lines["reference"].get_ydata(), reference[:, k])  # exact: as logged
         np.testing.assert_allclose(
             lines["CoM planned (previous step)"].get_ydata(), planned[:, k], atol=1e-15
         )
@@ -77,8 +77,8 @@ def test_com_plot_draws_reference_planned_and_measured_from_the_log(pushed_on_pi
     # planned = what the controller's previous step predicts: its dv integrated from its state
     for k in (0, 50, len(t) - 2):
         q_next, _ = tp.integrate(robot, log.q[k], log.v[k], log.dv[k], DT)
-        np.testing.assert_array_equal(log.q_plan[k + 1], q_next)
-    np.testing.assert_array_equal(log.q_plan[0], log.q[0])  # nothing was planned before the first step
+        np.testing.assert_array_equal(log.q_plan[k + 1], q_next)  # exact: tp.integrate, the same inputs
+    np.testing.assert_array_equal(log.q_plan[0], log.q[0])  # exact: a copy, nothing was planned before
     # ... which the plant's physics does not realise exactly: micrometres per step, not rounding
     mismatch = np.linalg.norm(measured - planned, axis=1)
     assert 1e-7 < mismatch.max() < 1e-3, mismatch.max()
@@ -94,7 +94,7 @@ def test_on_the_integrator_plant_the_plan_is_what_happens(on_integrator):
     log = on_integrator.log
     series = plots.com_series(on_integrator)
     np.testing.assert_allclose(series["planned"], series["measured"], atol=1e-12)
-    np.testing.assert_array_equal(np.array(log.q_plan), np.array(log.q))
+    np.testing.assert_array_equal(np.array(log.q_plan), np.array(log.q))  # exact: the same integration
     assert not log.wrenches  # the integrator measures no contacts
     figure = plots.contact_forces_figure(on_integrator)
     assert len(figure.axes) == 2 and not any("measured" in label for label in _lines(figure.axes[0]))
@@ -125,7 +125,7 @@ def test_contact_force_plot_draws_planned_and_measured_forces(pushed_on_pinocchi
         np.testing.assert_allclose(line_measured.get_ydata(), measured, atol=1e-9)
         np.testing.assert_allclose(line_measured.get_xdata(), t - DT)  # the previous period's outcome
         np.testing.assert_allclose(line_planned.get_ydata(), planned, rtol=1e-12)
-        np.testing.assert_array_equal(line_planned.get_xdata(), t)
+        np.testing.assert_array_equal(line_planned.get_xdata(), t)  # exact: the logged times
         # the plant's physics is not the QP's: they differ by newtons, yet both carry the robot
         gap = np.abs(measured[1:] - planned[:-1])
         assert gap.max() > 1.0, gap.max()
@@ -189,7 +189,7 @@ def test_cli_plots_on_the_pinocchio_plant_read_the_streamed_log(tmp_path, monkey
     com_axes = seen["com"].axes
     measured = _lines(com_axes[1])["CoM measured"].get_ydata()
     planned = _lines(com_axes[1])["CoM planned (previous step)"].get_ydata()
-    np.testing.assert_array_equal(measured, arrays["com"][:, 1])
+    np.testing.assert_array_equal(measured, arrays["com"][:, 1])  # exact: the logged data
     robot = tp.load_robot("talos")
     np.testing.assert_allclose(planned, _com_of(robot, arrays["q_plan"])[:, 1], atol=1e-15)
     assert np.abs(measured - planned).max() > 1e-9  # physics: not the plan to rounding
@@ -239,17 +239,19 @@ def test_a_streamed_log_keeps_few_rows_in_memory_and_gives_back_the_whole_run(tm
     expected, got = full.log.arrays(), log.arrays()
     assert sorted(expected) == sorted(got)
     for name in expected:
-        np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=name)  # exact: the same run
     for stride in (1, 7, 40, 149, 1000):
         thinned, reference = log.sampled(stride), full.log.sampled(stride)
         assert type(thinned) is RunLog and not thinned.streamed
         assert thinned.t == reference.t and thinned.t[-1] == full.log.t[-1]
-        np.testing.assert_array_equal(
+        np.testing.assert_array_equal(  # exact: the same run, thinned alike
             np.array(thinned.wrenches["leg_left_sole_fix_joint"]),
             np.array(reference.wrenches["leg_left_sole_fix_joint"]),
         )
-    np.testing.assert_array_equal(log.series("forces/contact_rfoot"), expected["forces/contact_rfoot"])
-    np.testing.assert_array_equal(log.distances("com", "com_ref"), full.log.distances("com", "com_ref"))
+    rfoot = expected["forces/contact_rfoot"]
+    np.testing.assert_array_equal(log.series("forces/contact_rfoot"), rfoot)  # exact: the same run
+    distances = full.log.distances("com", "com_ref")
+    np.testing.assert_array_equal(log.distances("com", "com_ref"), distances)  # exact: the same run
     assert {k: v for k, v in streamed.summary.items() if k not in TIMING} == {
         k: v for k, v in full.summary.items() if k not in TIMING
     }
@@ -266,7 +268,8 @@ def test_plots_of_a_long_run_read_back_a_bounded_number_of_steps(tmp_path, monke
     assert len(thinned.log.t) == 26 and thinned.log.t[::25] == [result.log.sampled().t[0], result.log.t[-1]]
     assert plots.plotted(thinned) is thinned  # read once
     lines = _lines(plots.com_figure(result).axes[2])
-    np.testing.assert_array_equal(lines["CoM measured"].get_xdata(), np.array(result.log.sampled(4).t))
+    sampled = np.array(result.log.sampled(4).t)
+    np.testing.assert_array_equal(lines["CoM measured"].get_xdata(), sampled)  # exact: the logged times
     written = plots.write_plots(result, tmp_path / "plots")
     assert len(written) == 4 and [p.name for p in tmp_path.iterdir()] == ["plots"]
 

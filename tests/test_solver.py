@@ -85,9 +85,9 @@ def test_warm_start_gives_the_cold_solution_and_valid_multipliers():
             np.isclose(Cx, box.lower_bound, atol=1e-8),
             np.isclose(Cx, box.upper_bound, atol=1e-8),
         )
-        assert np.all(l_in[~(at_lower | at_upper)] == 0.0)
+        assert np.all(l_in[~(at_lower | at_upper)] == 0.0)  # exact: inactive rows get 0
         assert np.all(l_in[at_lower] >= -1e-9) and np.all(l_in[at_upper] <= 1e-9)
-        assert sorted(w.active_set.tolist()) == np.flatnonzero(l_in != 0.0).tolist()
+        assert sorted(w.active_set.tolist()) == np.flatnonzero(l_in != 0.0).tolist()  # exact: as above
     assert 10 < confirmed < 60  # the warm start was used, and quadprog ran when the active set changed
 
 

@@ -39,13 +39,13 @@ TABLES = [".csv", pytest.param(".parquet", marks=pytest.mark.skipif(not has_pyar
 
 # ------------------------------------------------------------------ points
 def test_a_grid_includes_stop_counted_in_decimal():
-    assert parse_param("x=0.1:0.5:0.1").grid() == (0.1, 0.2, 0.3, 0.4, 0.5)
+    assert parse_param("x=0.1:0.5:0.1").grid() == (0.1, 0.2, 0.3, 0.4, 0.5)  # exact: Decimal steps
     assert parse_param("push_fy=100:600:50").grid() == tuple(float(f) for f in range(100, 601, 50))
-    assert parse_param("t=0.5:1.5:0.25").grid() == (0.5, 0.75, 1.0, 1.25, 1.5)
-    assert parse_param("x=0:1:0.3").grid() == (0.0, 0.3, 0.6, 0.9)  # STOP not reached: not included
+    assert parse_param("t=0.5:1.5:0.25").grid() == (0.5, 0.75, 1.0, 1.25, 1.5)  # exact: Decimal steps
+    assert parse_param("x=0:1:0.3").grid() == (0.0, 0.3, 0.6, 0.9)  # exact: Decimal; STOP not reached
     assert parse_param("steps=2:6:2", whole=True).grid() == (2, 4, 6)
     assert parse_param("backend=quadprog,daqp").grid() == ("quadprog", "daqp")
-    assert parse_param("duration=0.05").grid() == (0.05,)
+    assert parse_param("duration=0.05").grid() == (0.05,)  # exact: parsed
     points = grid_points([parse_param("a=1:2:1"), parse_param("b=x,y")])
     assert points == [{"a": 1.0, "b": "x"}, {"a": 1.0, "b": "y"}, {"a": 2.0, "b": "x"}, {"a": 2.0, "b": "y"}]
 
@@ -114,7 +114,7 @@ def test_push_names_become_one_push():
     assert kwargs == {"robot": "talos", "push": Push((0.0, 300.0, 0.0), 0.75, 0.1)}
     polar = scenario_kwargs({"push_force": 200.0, "push_angle": 90.0, "push_duration": 0.2})["push"]
     assert polar.force[0] == pytest.approx(0.0, abs=1e-12) and polar.force[1] == pytest.approx(200.0)
-    assert (polar.t, polar.duration) == (1.0, 0.2)
+    assert (polar.t, polar.duration) == (1.0, 0.2)  # exact: parsed
     assert scenario_kwargs({"push_fz": -50.0})["push"] == Push((0.0, 0.0, -50.0), 1.0, 0.1)
     with pytest.raises(InvalidParameterError, match="push_duration > 0"):
         scenario_kwargs({"push_fy": 1.0, "push_duration": 0.0})
@@ -127,7 +127,7 @@ def fake_run(x: float, y: str, calls: list | None = None) -> dict[str, object]:
     """A scenario of two parameters that raises at x = 2, y = b."""
     if calls is not None:
         calls.append((x, y))
-    if x == 2.0 and y == "b":
+    if x == 2.0 and y == "b":  # exact: a grid value, as given
         raise ValueError("no\nsolution here")
     return {"score": x * 10 + (y == "b"), "ok": x < 3, "label": f"{x}{y}", "vector": [1, 2], "steps": 3}
 
@@ -164,7 +164,7 @@ def test_serial_sweep_table_records_errors_and_goes_on(tmp_path, suffix):
     assert failed["score"] is None and failed["ok"] is None and failed["label"] is None
     good = [row for row in rows if row["point"] != 3]
     assert all(row["error"] == "" and row["seconds"] >= 0.0 for row in good)
-    assert [row["score"] for row in good] == [10.0, 11.0, 20.0, 30.0, 31.0]
+    assert [row["score"] for row in good] == [10.0, 11.0, 20.0, 30.0, 31.0]  # exact: small integers
     assert [row["ok"] for row in good] == [True, True, True, False, False]
     assert [row["label"] for row in good] == ["1.0a", "1.0b", "2.0a", "3.0a", "3.0b"]
     assert isinstance(rows[0]["steps"], int) and isinstance(rows[0]["score"], float)
@@ -205,7 +205,7 @@ def test_a_table_of_another_sweep_is_refused_unless_forced(tmp_path):
         run_sweep(ScenarioJob(fake_run), [{"x": 1.0, "y": "a", "z": 1.0}], out, workers=1)
     assert out.read_bytes() == before
     report = run_sweep(ScenarioJob(fake_run), other, out, workers=1, force=True)
-    assert report.ran == 2 and [row["x"] for row in read_table(out)[0]] == [5.0, 6.0]
+    assert report.ran == 2 and [row["x"] for row in read_table(out)[0]] == [5.0, 6.0]  # exact: as given
     (tmp_path / "junk.csv").write_text("")
     with pytest.raises(InvalidParameterError, match="empty"):
         run_sweep(ScenarioJob(fake_run), other, tmp_path / "junk.csv", workers=1)
@@ -214,7 +214,7 @@ def test_a_table_of_another_sweep_is_refused_unless_forced(tmp_path):
 
 
 def stop_at_third(x: float, y: str) -> dict[str, object]:
-    if x == 2.0 and y == "b":
+    if x == 2.0 and y == "b":  # exact: a grid value, as given
         raise KeyboardInterrupt
     return {"score": x}
 
@@ -247,7 +247,7 @@ def test_tables_write_floats_exactly(tmp_path, suffix):
     rows = [{"point": i, "x": v, "error": "", "seconds": 0.0} for i, v in enumerate(values)]
     write_table(tmp_path / f"t{suffix}", rows, ["x"])
     back = np.array([row["x"] for row in read_table(tmp_path / f"t{suffix}")[0]])
-    assert np.array_equal(back[:-1].view(np.int64), np.array(values[:-1]).view(np.int64))
+    assert np.array_equal(back[:-1].view(np.int64), np.array(values[:-1]).view(np.int64))  # exact: bits
     assert np.isnan(back[-1])
 
 
@@ -272,7 +272,7 @@ def test_com_sinusoid_sweep_matches_direct_runs(tmp_path):
     assert report.errors == 0
     for row, point in zip(read_table(out)[0], points, strict=True):
         summary = com_sinusoid.run(**point).summary
-        assert row["com_error_max_m"] == summary["com_error_max_m"]
+        assert row["com_error_max_m"] == summary["com_error_max_m"]  # exact: the same run, as written
         assert row["steps"] == 10 and row["qp_failures"] == 0
         assert "step_time_median_us" not in row and "real_time_factor" not in row  # machine timings
 
@@ -493,10 +493,10 @@ def test_analyze_batch_one_row_per_recording(tmp_path, capsys, talos):
         "normal_force_min_n",
         "normal_force_max_n",
     ):
-        assert rows["walk1.npz"][name] == expected[name], name
+        assert rows["walk1.npz"][name] == expected[name], name  # exact: the same analysis
     assert "analysis_time_s" not in rows["walk1.npz"] and rows["walk1.npz"]["error"] == ""
     with np.load(out / "walk1.npz") as batch, np.load(single) as one:
-        assert np.array_equal(batch["joint_torques"], one["joint_torques"])
+        assert np.array_equal(batch["joint_torques"], one["joint_torques"])  # exact: the same analysis
     assert not (out / "broken.npz").exists()
     np.savez(recordings / "walk3.npz", q=smooth_motion(talos, 12, 0.01, 3), dt=0.01)
     assert cli.main([*args, "--workers", "1", "--json"]) == 0  # restarted: only the new file runs
@@ -547,7 +547,8 @@ def test_push_sweep_on_mujoco(tmp_path):
         cli.main([*args, "--duration", "0.4", "--workers", "1", "--out", str(out), "--plot", str(png)]) == 0
     )
     rows = read_table(out)[0]
-    assert [row["push_fy"] for row in rows] == [50.0, 1500.0] and all(row["error"] == "" for row in rows)
+    assert [row["push_fy"] for row in rows] == [50.0, 1500.0]  # exact: as given
+    assert all(row["error"] == "" for row in rows)
     assert rows[0]["fell"] is False and rows[0]["plant"] == "mujoco"
     assert rows[1]["com_drift_max_m"] > rows[0]["com_drift_max_m"]
     assert_png_has_content(png)
@@ -600,7 +601,7 @@ def test_ray_gives_the_serial_table_bitwise(local_ray, tmp_path):
                 np.array(left, dtype=float).view(np.int64),
                 np.array(right, dtype=float).view(np.int64),
             )
-            assert np.array_equal(left, right), name
+            assert np.array_equal(left, right), name  # exact: bit for bit is the property
         else:
             assert left == right, name
 

@@ -25,10 +25,12 @@ def constraint_names(hqp: tsid.HqpData) -> set[str]:
 def test_linear_ramp_starts_at_first_use_and_holds_its_end():
     ramp = LinearRamp(2.0, 6.0, 0.4)
     assert not ramp.is_past_end(100.0)
-    assert ramp.value(1.0) == 2.0 and ramp.t_start == 1.0
+    assert ramp.value(1.0) == pytest.approx(2.0, abs=1e-15)
+    assert ramp.t_start == 1.0  # exact: the t of the first use
     assert ramp.value(1.1) == pytest.approx(3.0)
     assert ramp.value(1.4) == pytest.approx(6.0) and ramp.is_at_end(1.4) and not ramp.is_past_end(1.4)
-    assert ramp.value(2.0) == 6.0 and ramp.is_past_end(1.402)
+    assert ramp.value(2.0) == pytest.approx(6.0, abs=1e-14)  # start + 1 (end - start)
+    assert ramp.is_past_end(1.402)
 
 
 def test_weight_of_an_added_task_rises_linearly_over_its_duration(ur5):
@@ -46,7 +48,7 @@ def test_weight_of_an_added_task_rises_linearly_over_its_duration(ur5):
         sol = solver.solve(hqp)
         dv, tau = form.get_accelerations(sol), form.get_actuator_forces(sol)
         assert check_solution(ur5, q, v, dv, tau, {}, ur5.effort_limit()).dynamics_residual < 1e-8
-    assert entry_weight(hqp, "posture") == 1e-3
+    assert entry_weight(hqp, "posture") == 1e-3  # exact: the weight as set
 
 
 def test_update_weight_ramps_from_the_current_weight_and_remove_task_ramps_to_zero(ur5):
@@ -70,7 +72,7 @@ def test_an_immediate_change_cancels_a_ramp(ur5):
     form.update_task_weight("posture", 1.0, duration=1.0)
     form.compute_problem_data(0.0, q, v)
     form.update_task_weight("posture", 0.5)
-    assert entry_weight(form.compute_problem_data(0.5, q, v), "posture") == 0.5
+    assert entry_weight(form.compute_problem_data(0.5, q, v), "posture") == 0.5  # exact: as set
 
 
 def test_transition_errors(ur5, talos):
@@ -129,7 +131,7 @@ def test_contact_unloads_linearly_to_f_min_then_leaves_and_reloads_gradually(tal
         assert normal[-1] <= cap + 1e-6
     assert normal[-1] == pytest.approx(end, abs=1e-6)
     assert np.max(np.abs(np.diff(normal))) <= (start - end) * DT / 0.05 + 1e-6  # no jump on the way down
-    assert contact.max_normal_force == 1000.0  # the contact object keeps its own bound
+    assert contact.max_normal_force == 1000.0  # exact: the contact object keeps its own bound
     hqp, forces = checked_solve(controller, t0 + 26 * DT, q, v)
     assert not form.check_contact("contact_rfoot") and form.n_var == n_var - 12
     assert "contact_rfoot_force_constraint" not in constraint_names(hqp)
@@ -142,4 +144,4 @@ def test_contact_unloads_linearly_to_f_min_then_leaves_and_reloads_gradually(tal
         assert normal_force_cap(hqp, "contact_rfoot") == pytest.approx(cap, rel=1e-12)
         assert contact.get_normal_force(forces["contact_rfoot"]) <= cap + 1e-6
     hqp, _ = checked_solve(controller, t1 + 0.2, q, v)
-    assert normal_force_cap(hqp, "contact_rfoot") == contact.max_normal_force
+    assert normal_force_cap(hqp, "contact_rfoot") == contact.max_normal_force  # exact: ramp over, f_max

@@ -34,7 +34,7 @@ def test_a_misspelt_gain_is_an_error_and_the_right_one_works(talos):
     with pytest.raises(tp.UnknownAttributeError, match="did you mean 'kp'"):
         task.Kp = 100.0
     task.kp = 100.0
-    assert np.array_equal(task.kp, np.full(3, 100.0))
+    assert np.array_equal(task.kp, np.full(3, 100.0))  # exact: as set
     with pytest.raises(AttributeError):  # also an AttributeError, as Python code expects
         task.Kd = 20.0
 
@@ -74,7 +74,7 @@ def test_trajectory_sample_of_an_integer_is_refused_and_zeros_gives_tsids_meanin
         tp.TrajectorySample(3)
     sample = tp.TrajectorySample.zeros(12, 6)
     assert sample.pos.shape == (12,) and sample.vel.shape == (6,) and not sample.acc.any()
-    assert np.array_equal(tp.TrajectorySample([3.0]).pos, [3.0])
+    assert np.array_equal(tp.TrajectorySample([3.0]).pos, [3.0])  # exact: as set
 
 
 def test_trajectories_say_when_they_end_and_a_constant_placement_can_be_set_later():
@@ -88,10 +88,10 @@ def test_trajectories_say_when_they_end_and_a_constant_placement_can_be_set_late
     target = pin.SE3(np.eye(3), np.array([0.1, 0.2, 0.3]))
     placement.set_reference(target)
     target.translation[:] = 0.0  # the trajectory kept a copy
-    assert np.array_equal(placement.sample(5.0).pos[:3], [0.1, 0.2, 0.3])
+    assert np.array_equal(placement.sample(5.0).pos[:3], [0.1, 0.2, 0.3])  # exact: a copy
     constant = tp.TrajectoryEuclidianConstant("c", np.zeros(2))
     constant.set_reference([1.0, 2.0])
-    assert np.array_equal(constant.compute_next().pos, [1.0, 2.0])
+    assert np.array_equal(constant.compute_next().pos, [1.0, 2.0])  # exact: as set
 
 
 # -------------------------------------------------------------- constraints
@@ -101,8 +101,10 @@ def test_constraints_are_built_from_sizes_or_from_arrays_as_in_tsid():
     inequality = tp.ConstraintInequality("in", A, -b, b)
     bound = tp.ConstraintBound("bound", -b, b)
     A[:], b[:] = 0.0, 0.0  # the constraints kept copies
-    assert np.array_equal(equality.matrix[1], [3.0, 4.0, 5.0]) and np.array_equal(equality.vector, [1, 2])
-    assert np.array_equal(inequality.lower_bound, [-1, -2]) and np.array_equal(bound.upper_bound, [1, 2])
+    assert np.array_equal(equality.matrix[1], [3.0, 4.0, 5.0])  # exact: copies
+    assert np.array_equal(equality.vector, [1, 2])  # exact: copies
+    assert np.array_equal(inequality.lower_bound, [-1, -2])  # exact: copies
+    assert np.array_equal(bound.upper_bound, [1, 2])  # exact: copies
     assert tp.ConstraintEquality("eq", 2, 3).matrix.shape == (2, 3)
     assert tp.ConstraintInequality("in", 2, 3).upper_bound.tolist() == [np.inf, np.inf]
     assert tp.ConstraintBound("bound", 4).rows == 4
@@ -126,7 +128,7 @@ def test_a_bound_of_1e10_is_no_bound_as_in_tsid(ur5):
         sol = tp.SolverHQuadProg("qp").solve(form.compute_problem_data(0.0, q, v))
         solutions.append((sol.x, sol.active_set, form.get_actuator_forces(sol)))
     (x1, active1, tau1), (x2, active2, tau2) = solutions
-    assert np.array_equal(active1, active2) and active1.size == 1
+    assert np.array_equal(active1, active2) and active1.size == 1  # exact: indices
     np.testing.assert_allclose(x1, x2, rtol=0, atol=1e-12)
     assert tau1[1] == pytest.approx(-5.0, abs=1e-9)
 
@@ -195,7 +197,7 @@ def test_point_contact_takes_3d_gains_and_computes_what_tsid_computes(solo12, rn
     other = theirs.computeMotionTask(0.0, q, v, odata)
     np.testing.assert_allclose(mine.matrix, other.matrix, atol=1e-12)
     np.testing.assert_allclose(mine.vector, other.vector, atol=1e-10)
-    assert np.array_equal(ours.kp, kp) and np.array_equal(ours.kd, kd)
+    assert np.array_equal(ours.kp, kp) and np.array_equal(ours.kd, kd)  # exact: as set
 
 
 def test_joint_placement_is_tsids_position_and_differs_from_the_frame_of_that_index(romeo, rng):
@@ -231,8 +233,9 @@ def test_gravity_rotor_inertias_and_gear_ratios_as_in_tsid(rng):
     theirs.computeAllTerms(odata, q, v)
     np.testing.assert_allclose(ours.mass(data), theirs.mass(odata), atol=1e-10)
     np.testing.assert_allclose(ours.nonlinear_effects(data), theirs.nonLinearEffect(odata), atol=1e-9)
-    assert np.array_equal(ours.rotor_inertias, rotor) and np.array_equal(ours.gear_ratios, gears)
-    assert ours.gravity.linear[2] == -1.62
+    assert np.array_equal(ours.rotor_inertias, rotor)  # exact: as set
+    assert np.array_equal(ours.gear_ratios, gears)  # exact: as set
+    assert ours.gravity.linear[2] == -1.62  # exact: as set
 
 
 def test_the_robot_keeps_its_own_model():

@@ -80,7 +80,7 @@ def test_a_contact_changed_after_it_was_added_matches_a_contact_added_changed(ta
         dense(changed.formulation, 0.008, q, v)[0], dense(reference.formulation, 0.008, q, v)[0]
     )
     hqp = changed.formulation.compute_problem_data(0.01, q, v)
-    assert right_foot_forces(hqp).lower_bound[-1] == 30.0
+    assert right_foot_forces(hqp).lower_bound[-1] == 30.0  # exact: f_min as set
 
 
 def test_a_task_in_two_formulations_fills_both(ur5):
@@ -118,7 +118,7 @@ def test_evaluating_a_task_elsewhere_leaves_a_built_problem_alone(talos):
     controller.contacts["left"].motion_task.compute(0.0, q_other, v_other, other)
     after = arrays(dense_qp(hqp))
     for name in before:
-        np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+        np.testing.assert_array_equal(before[name], after[name], err_msg=name)  # exact: nothing wrote
 
 
 def test_a_ramp_in_one_formulation_leaves_the_contact_and_the_other_alone(talos):
@@ -186,8 +186,8 @@ def test_a_mask_changed_then_a_task_added_before_the_next_problem(talos):
     assert rows["task-com"] == 2 and rows["extra"] == talos.na
     (com,) = [e.constraint for e in hqp[1] if e.constraint.name == "task-com"]
     expected = controller.com_task.compute(0.002, q, v, form.data)
-    np.testing.assert_array_equal(com.matrix[:, : talos.nv], expected.matrix)
-    np.testing.assert_array_equal(com.vector, expected.vector)
+    np.testing.assert_array_equal(com.matrix[:, : talos.nv], expected.matrix)  # exact: the rows it wrote
+    np.testing.assert_array_equal(com.vector, expected.vector)  # exact: the rows it wrote
     assert controller.solver.solve(hqp).ok
 
 
@@ -211,7 +211,7 @@ def test_a_warm_started_solve_leaves_the_problem_as_it_was(robot_name, request):
         after = arrays(qp)
         assert sol.ok
         for name in before:
-            np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+            np.testing.assert_array_equal(before[name], after[name], err_msg=name)  # exact: nothing wrote
     assert sol.iterations == 0  # confirmed by the warm start
 
 
@@ -225,8 +225,8 @@ def test_a_task_reads_back_the_rows_the_formulation_wrote(talos):
     seen = [(task.constraint.matrix.copy(), task.constraint.vector.copy()) for task in tasks]
     for task, (matrix, vector) in zip(tasks, seen, strict=True):
         fresh = task.compute(0.0, q, v, form.data)  # the same state, written to the task itself
-        np.testing.assert_array_equal(fresh.matrix, matrix)
-        np.testing.assert_array_equal(fresh.vector, vector)
+        np.testing.assert_array_equal(fresh.matrix, matrix)  # exact: the same task, the same state
+        np.testing.assert_array_equal(fresh.vector, vector)  # exact: the same task, the same state
 
 
 def test_a_mask_changed_to_as_many_rows_is_seen(talos):
@@ -245,8 +245,8 @@ def test_a_mask_changed_to_as_many_rows_is_seen(talos):
     hqp = form.compute_problem_data(0.004, q, v)
     (entry,) = [c for _, c in hqp[1] if c.name == "task-posture"]
     expected = controller.posture_task.compute(0.004, q, v, form.data)
-    np.testing.assert_array_equal(entry.matrix[:, : talos.nv], expected.matrix)
-    np.testing.assert_array_equal(entry.vector, expected.vector)
+    np.testing.assert_array_equal(entry.matrix[:, : talos.nv], expected.matrix)  # exact: the rows it wrote
+    np.testing.assert_array_equal(entry.vector, expected.vector)  # exact: the rows it wrote
 
 
 def test_a_contact_whose_motion_mask_changes_is_refused_by_name(talos):
@@ -281,7 +281,7 @@ def test_reading_sizes_after_a_change_leaves_the_last_solution_readable(ur5):
     bounds = tsid.TaskJointBounds("joint-bounds", ur5, 0.002)
     form.add_motion_task(bounds, weight=1.0, priority=0)
     assert (form.n_eq, form.n_in) == (0, ur5.nv)
-    np.testing.assert_array_equal(form.get_actuator_forces(sol), tau)
+    np.testing.assert_array_equal(form.get_actuator_forces(sol), tau)  # exact: the same solution read again
     assert np.abs(tau).max() > 1.0  # gravity torques, not the zeros of an empty torque map
     form.compute_problem_data(0.002, q, v)
     with pytest.raises(tsid.SolverFailedError, match="read tau before the next"):
@@ -318,7 +318,7 @@ def test_a_bound_task_reads_back_as_a_bound(ur5):
     read = bounds.constraint
     fresh = bounds.compute(0.0, q, v, form.data)
     assert read.is_bound() and fresh.is_bound()
-    np.testing.assert_array_equal(read.upper_bound, fresh.upper_bound)
+    np.testing.assert_array_equal(read.upper_bound, fresh.upper_bound)  # exact: the same task, the same state
 
 
 def test_an_inequality_at_a_cost_level_is_refused_when_added(ur5):
@@ -343,8 +343,8 @@ def test_a_solver_cannot_corrupt_the_rows_tasks_do_not_rewrite(ur5):
     fresh_form, _, _ = arm_with_posture(ur5)
     fresh_form.add_motion_task(tsid.TaskJointPosVelAccBounds("pva", ur5, 0.002), weight=1.0, priority=0)
     fresh = dense_qp(fresh_form.compute_problem_data(0.002, q, v))
-    np.testing.assert_array_equal(again.H, fresh.H)
-    np.testing.assert_array_equal(again.constraints.A_in, fresh.constraints.A_in)
+    np.testing.assert_array_equal(again.H, fresh.H)  # exact: the same rows, the same code
+    np.testing.assert_array_equal(again.constraints.A_in, fresh.constraints.A_in)  # exact: as above
 
 
 def test_tau_from_a_snapshot_of_an_old_problem_is_refused(talos):
