@@ -21,7 +21,7 @@ LAYERS = [
     {"validation", "threads", "progress", "outputs", "command"},
     {"sealed"},
     {"constraints", "geometry", "robot_wrapper", "trajectories", "transitions"},
-    {"hqp", "robot_specs", "integration"},
+    {"hqp", "robot_specs", "integration", "collision_points"},
     {"solvers", "tasks"},
     {"contacts", "planning", "testing"},
     {"problem", "physics", "analysis"},

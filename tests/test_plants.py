@@ -182,29 +182,30 @@ def test_the_mujoco_model_is_pinocchios(name):
     assert np.abs(T.T @ M_pin @ T - M).max() <= 1e-6 * np.abs(M).max()
 
 
-def _summary(*args: str) -> dict:
+def _cli(*args: str) -> tuple[int, dict, str]:
+    """Exit code, JSON summary (empty when none was printed) and stderr of a ``tsid-py`` run."""
     done = subprocess.run(
         [sys.executable, "-m", "tsid_py.cli", *args, "--json"], capture_output=True, text=True, timeout=900
     )
-    assert done.returncode in (0, 3), done.stderr
-    return json.loads(done.stdout)
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {}, done.stderr
 
 
 def test_mujoco_balance_holds_the_com_within_a_millimetre_in_both_modes():
     _mujoco()
     torque = balance.run(duration=10.0, plant="mujoco")
     s = torque.summary
-    assert s["plant"] == "mujoco" and not s["fell"] and s["qp_failures"] == 0
-    assert s["com_drift_max_m"] < 1e-3 and s["foot_drift_max_m"] < 5e-3 and s["max_torque_ratio"] <= 1.0
+    assert s["plant"] == "mujoco" and s["verdict"] == "recovered" and s["qp_failures"] == 0
+    assert s["com_drift_max_m"] < 1e-3 and s["foot_drift_max_m"] < 1e-3 and s["max_torque_ratio"] <= 1.0
     position = balance.run(duration=2.0, plant="mujoco", mode="position").summary
-    assert not position["fell"] and position["com_drift_max_m"] < 1e-3
+    assert position["verdict"] == "recovered" and position["com_drift_max_m"] < 1e-3
 
 
 def test_mujoco_tracks_the_com_sinusoid_as_the_integrator_does():
     _mujoco()
     ideal = com_sinusoid.run(duration=4.0).summary["com_error_max_m"]
     simulated = com_sinusoid.run(duration=4.0, setup=_setup("mujoco")).summary
-    assert not simulated["fell"] and abs(simulated["com_error_max_m"] - ideal) <= 0.1 * ideal
+    assert simulated["lost_balance_at_s"] is None and simulated["fell_at_s"] is None
+    assert abs(simulated["com_error_max_m"] - ideal) <= 0.1 * ideal
 
 
 def _setup(plant: str, mode: str = "torque"):
@@ -218,20 +219,48 @@ def _setup(plant: str, mode: str = "torque"):
 def test_mujoco_walks_eight_steps(mode):
     _mujoco()
     s = walk.run(plant="mujoco", mode=mode).summary
-    assert not s["fell"] and s["qp_failures"] == 0 and s["steps"] == 5300
+    assert s["verdict"] == "recovered" and s["lost_balance_at_s"] is None
+    assert s["qp_failures"] == 0 and s["steps"] == 5300
     # slip of a foot from where it became a contact, measured: 2.1 mm in torque mode; the soft
     # joint servos of position mode let the feet settle further (7.6 mm)
     assert 0 < s["foot_drift_max_m"] < (5e-3 if mode == "torque" else 1.5e-2)
 
 
-def test_pushes_are_measured_on_mujoco_and_refused_by_the_integrator():
+def test_a_pushed_run_waits_for_its_verdict_and_exits_4_when_the_robot_falls():
+    """300 N for 0.1 s at 1 s knocks Talos over, but not before 2 s: the run goes on past its
+    requested duration until the fall, and the command exits 4; 150 N is recovered, and the
+    time of the recovery is after the push."""
     _mujoco()
-    survived = _summary("balance", "--plant", "mujoco", "--duration", "2.5", "--push", "0,300,0@1+0.1")
-    assert not survived["fell"] and survived["pushes"] == ["0,300,0@1+0.1"] and survived["steps"] == 1250
-    fell = _summary("balance", "--plant", "mujoco", "--duration", "3", "--push", "0,800,0@0.5+0.1")
-    assert fell["fell"] and fell["steps"] < 1500
+    code, fell, err = _cli("balance", "--plant", "mujoco", "--duration", "2", "--push", "0,300,0@1+0.1")
+    assert code == 4 and "fell" in err and fell["pushes"] == ["0,300,0@1+0.1"]
+    assert fell["verdict"] == "fell" and fell["extended_to_s"] == fell["simulated_time_s"] > 2.0
+    assert 1.1 < fell["lost_balance_at_s"] < fell["fell_at_s"] < fell["extended_to_s"] + 1e-9
+    assert fell["push_verdicts"] == ["fell"] and fell["fell"] is True
+    code, recovered, _ = _cli("balance", "--plant", "mujoco", "--duration", "2.5", "--push", "0,150,0@1+0.1")
+    assert code == 0 and recovered["verdict"] == "recovered" and recovered["extended_to_s"] is None
+    assert 1.1 <= recovered["recovered_at_s"] < 2.0 and recovered["lost_balance_at_s"] is None
+    code, knocked, _ = _cli(
+        "balance", "--plant", "mujoco", "--duration", "3", "--push", "0,800,0@0.5+0.1", "--allow-fall"
+    )
+    assert code == 0 and knocked["verdict"] == "fell" and 0.6 < knocked["fell_at_s"] < 2.0
+    assert knocked["simulated_time_s"] == pytest.approx(knocked["fell_at_s"], abs=0.003)  # it stops there
+
+
+def test_pushes_are_parsed_and_checked_before_the_run():
+    """A negative force is a push's value, not an option; a push that starts after the run, or whose
+    times look like milliseconds, is refused in one line; the integrator cannot be pushed."""
+    code, _, err = _cli("balance", "--duration", "2", "--push", "-300,0,0@5+0.1")
+    assert (
+        code == 2
+        and "-300,0,0@5+0.1 starts at 5 s, when the 2 s run has ended" in err
+        and err.count("\n") == 1
+    )
+    code, _, err = _cli("balance", "--duration", "2", "--push", "0,300,0@1000+100")
+    assert code == 2 and "milliseconds" in err
     with pytest.raises(tp.UnsupportedProblemError, match="no physics to push"):
         balance.run(duration=0.1, push=Push((0.0, 100.0, 0.0), 0.02, 0.01))
+    with pytest.raises(tp.InvalidParameterError, match="when the 0.1 s run has ended"):
+        balance.run(duration=0.1, plant="mujoco", push=Push((0.0, 100.0, 0.0), 0.5, 0.01))
 
 
 def test_mujoco_plant_refuses_bad_periods_and_commands():

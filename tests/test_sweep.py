@@ -4,7 +4,6 @@ mid-sweep."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import sys
@@ -20,7 +19,7 @@ import tsid_py as tsid
 from tsid_py import cli
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import Push
-from tsid_py.scenarios import balance, com_sinusoid
+from tsid_py.scenarios import com_sinusoid
 from tsid_py.sweep import (
     ScenarioJob,
     grid_points,
@@ -287,12 +286,13 @@ def synthetic_push_table(polar: bool = False) -> tuple[list[dict[str, object]], 
         for other in others:
             point = len(rows)
             limit = 300 + 150 * abs(np.sin(np.radians(other))) if polar else 400 - 100 * other
+            verdict = "recovered" if force < limit - 50 else "undecided" if force < limit else "lost"
             rows.append(
                 {
                     "point": point,
                     names[0]: force,
                     names[1]: other,
-                    "fell": bool(force > limit),
+                    "verdict": "fell" if force > limit + 50 else verdict,
                     "com_drift_max_m": force / 1e4,
                     "error": "SolverFailedError: boom" if point == 7 else "",
                     "seconds": 0.1,
@@ -315,16 +315,21 @@ def test_push_recovery_map_from_a_synthetic_table(tmp_path, polar):
     path = plot_sweep(rows, names, tmp_path / "pushes.png", title="synthetic")
     assert_png_has_content(path)
     colors = read_png_colors(path)
-    assert colors["red"] > 0 and colors["green"] > 0  # both survived and fell are drawn
+    assert all(colors[c] > 0 for c in ("red", "green", "orange", "grey"))  # each verdict has its colour
 
 
 def read_png_colors(path: Path) -> dict[str, int]:
+    """Pixels of matplotlib's tab:red, tab:green, tab:orange and the 0.6 grey of the push map."""
     import matplotlib.image
 
     rgb = (matplotlib.image.imread(path)[..., :3] * 255).astype(int)
-    red = (rgb[..., 0] > 180) & (rgb[..., 1] < 80) & (rgb[..., 2] < 80)
-    green = (rgb[..., 1] > 100) & (rgb[..., 0] < 80) & (rgb[..., 2] < 80)
-    return {"red": int(red.sum()), "green": int(green.sum())}
+    targets = {
+        "red": (214, 39, 40),
+        "green": (44, 160, 44),
+        "orange": (255, 127, 14),
+        "grey": (153, 153, 153),
+    }
+    return {name: int((np.abs(rgb - color).max(axis=-1) < 12).sum()) for name, color in targets.items()}
 
 
 def test_metric_maps_from_synthetic_tables(tmp_path):
@@ -350,8 +355,10 @@ def test_metric_maps_from_synthetic_tables(tmp_path):
     with pytest.raises(InvalidParameterError, match="one or two varied parameters"):
         plot_sweep(three, ["kp", "kd", "z"], tmp_path / "x.png")
     rows, names = synthetic_push_table()
-    with pytest.raises(InvalidParameterError, match="'fell'"):
-        plot_sweep([{k: v for k, v in row.items() if k != "fell"} for row in rows], names, tmp_path / "x.png")
+    with pytest.raises(InvalidParameterError, match="'verdict'"):
+        plot_sweep(
+            [{k: v for k, v in row.items() if k != "verdict"} for row in rows], names, tmp_path / "x.png"
+        )
 
 
 # ------------------------------------------------------------------ the command
@@ -528,10 +535,9 @@ def test_analyze_batch_bad_input(extra, message, tmp_path, capsys):
 
 # ------------------------------------------------------------------ a real push sweep
 def test_push_sweep_on_mujoco(tmp_path):
-    """A small push map of balance on MuJoCo (the integrator plant cannot be pushed)."""
+    """A small push map of balance on MuJoCo (the integrator plant cannot be pushed): 0.4 s runs,
+    each extended until its verdict is decided."""
     pytest.importorskip("mujoco", reason="the MuJoCo plant needs the [sim] extra")
-    if "push" not in inspect.signature(balance.run).parameters:
-        pytest.skip("balance.run takes no push yet")
     out, png = tmp_path / "pushes.csv", tmp_path / "pushes.png"
     args = [
         "sweep",
@@ -549,7 +555,9 @@ def test_push_sweep_on_mujoco(tmp_path):
     rows = read_table(out)[0]
     assert [row["push_fy"] for row in rows] == [50.0, 1500.0]  # exact: as given
     assert all(row["error"] == "" for row in rows)
-    assert rows[0]["fell"] is False and rows[0]["plant"] == "mujoco"
+    assert rows[0]["verdict"] == "recovered" and rows[0]["plant"] == "mujoco"
+    assert rows[1]["verdict"] == "fell" and 0.1 < rows[1]["fell_at_s"] < 2.0
+    assert rows[0]["recovered_at_s"] > 0.2  # after the push ended
     assert rows[1]["com_drift_max_m"] > rows[0]["com_drift_max_m"]
     assert_png_has_content(png)
 

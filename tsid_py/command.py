@@ -1,9 +1,11 @@
 """What every ``tsid-py`` subcommand shares: one-line errors, exit codes, signals.
 
 Exit codes: 0 done; 2 bad input (an option, a file, a value: one line on stderr naming it);
-3 the controller failed (a QP did not solve: the line gives the solver's cause); 1 an internal
-error (one line; ``--log-level debug`` shows the traceback); 128 + N after signal N (SIGINT,
-SIGTERM), once the outputs in progress are discarded and child processes stopped.
+3 the controller failed (a QP did not solve: the line gives the solver's cause); 4 the robot fell
+or lost balance (the run's verdict, from the plant's measured state; ``--allow-fall`` makes it 0
+where a fall is an expected outcome); 1 an internal error (one line; ``--log-level debug`` shows
+the traceback); 128 + N after signal N (SIGINT, SIGTERM), once the outputs in progress are
+discarded and child processes stopped.
 """
 
 from __future__ import annotations
@@ -21,12 +23,38 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_CONTROLLER_FAILED = 3
+EXIT_FELL = 4
 
 logger = logging.getLogger("tsid_py")
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (``PROG: error: ...``), exit 2."""
+    """An argument parser whose errors are one line on stderr (``PROG: error: ...``), exit 2, and
+    whose options take values that start with a minus sign and a digit (``--push -300,0,0@1+0.1``,
+    which argparse alone reads as an unknown option)."""
+
+    def parse_args(self, args=None, namespace=None):
+        args = sys.argv[1:] if args is None else list(args)
+        return super().parse_args(self._attach_negative_values(args), namespace)
+
+    def _attach_negative_values(self, args: list[str]) -> list[str]:
+        """``--option -3...`` as ``--option=-3...`` for the options that take one value."""
+        takes_value = {
+            name for action in self._actions if action.nargs is None for name in action.option_strings
+        }
+        out: list[str] = []
+        pending = iter(args)
+        for token in pending:
+            value = None
+            if token in takes_value:
+                value = next(pending, None)
+                if value is not None and not (
+                    len(value) > 1 and value[0] == "-" and value[1] in "0123456789."
+                ):
+                    out.extend((token, value))
+                    continue
+            out.append(token if value is None else f"{token}={value}")
+        return out
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message}", file=sys.stderr)

@@ -19,26 +19,62 @@ COLLINEAR_TOLERANCE = 1e-12  # [m^2] a hull corner whose turn is below this is d
 def convex_hull_indices(points: object) -> np.ndarray:
     """Indices of the convex hull of 2-D points (n x 2), counter-clockwise, collinear points dropped.
 
-    Andrew's monotone chain. Fewer than three points are returned as they are (sorted).
+    Andrew's monotone chain, on the points left by the Akl-Toussaint heuristic (those strictly
+    inside the polygon of the extreme points along 8 directions cannot be corners): a sole's
+    hundred mesh vertices cost a few of them. Fewer than three points are returned as they are
+    (sorted).
     """
-    points = as_matrix("points", points, (None, 2))
-    order = np.lexsort((points[:, 1], points[:, 0]))
+    return _hull(as_matrix("points", points, (None, 2)))
+
+
+def _hull(points: np.ndarray) -> np.ndarray:
+    """:func:`convex_hull_indices` of checked points (n x 2, finite)."""
+    candidates = _outside_extremes(points)
+    order = candidates[np.lexsort((points[candidates, 1], points[candidates, 0]))]
     if order.size <= 2:
         return order
-
-    def cross(o: int, a: int, b: int) -> float:
-        (ox, oy), (ax, ay), (bx, by) = points[o], points[a], points[b]
-        return float((ax - ox) * (by - oy) - (ay - oy) * (bx - ox))
-
+    xy = points[order].tolist()  # Python floats: the chain's many small products are cheaper so
     hull: list[int] = []
-    for sweep in (order, order[::-1]):
+    for sweep in (range(order.size), range(order.size - 1, -1, -1)):
         start = len(hull)
         for i in sweep:
-            while len(hull) >= start + 2 and cross(hull[-2], hull[-1], i) <= COLLINEAR_TOLERANCE:
+            bx, by = xy[i]
+            while len(hull) >= start + 2:
+                (ox, oy), (ax, ay) = xy[hull[-2]], xy[hull[-1]]
+                if (ax - ox) * (by - oy) - (ay - oy) * (bx - ox) > COLLINEAR_TOLERANCE:
+                    break
                 hull.pop()
-            hull.append(int(i))
+            hull.append(i)
         hull.pop()
-    return np.array(hull, dtype=int)
+    return order[hull]
+
+
+_DIRECTIONS = np.array([[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]], dtype=float)
+_PREVIOUS = np.array([7, 0, 1, 2, 3, 4, 5, 6])
+
+
+def _edges(corners: np.ndarray) -> np.ndarray:
+    """The edge vectors of a polygon, corner i to corner i + 1 (n x 2)."""
+    edges = np.empty_like(corners)
+    np.subtract(corners[1:], corners[:-1], out=edges[:-1])
+    np.subtract(corners[0], corners[-1], out=edges[-1])
+    return edges
+
+
+def _outside_extremes(points: np.ndarray) -> np.ndarray:
+    """Indices of the points not strictly inside the polygon of the extreme points along 8 directions."""
+    if points.shape[0] <= 8:
+        return np.arange(points.shape[0])
+    corners = points[np.argmax(points @ _DIRECTIONS.T, axis=0)]  # counter-clockwise, by direction
+    corners = corners[(corners != corners[_PREVIOUS]).any(axis=1)]  # repeats dropped
+    if corners.shape[0] < 3:
+        return np.arange(points.shape[0])
+    edges = _edges(corners)
+    # z of edge x (point - corner): > tolerance for every edge means strictly inside
+    turns = edges[:, 0] * (points[:, None, 1] - corners[:, 1]) - edges[:, 1] * (
+        points[:, None, 0] - corners[:, 0]
+    )
+    return np.flatnonzero(~np.all(turns > COLLINEAR_TOLERANCE, axis=1))
 
 
 def convex_hull(points: object) -> np.ndarray:
@@ -87,3 +123,36 @@ def center_of_pressure(points: object, forces: object, normal: object = GROUND_N
     if total <= 0:
         raise InvalidParameterError(f"no centre of pressure: the total normal force is {total} N")
     return normal_forces @ points / total
+
+
+def support_margin(point: object, support: object) -> float:
+    """How far a point (its x-y) is inside the support region of ground points (k x 2 or k x 3) [m].
+
+    The region is the convex hull of the points' x-y: inside, the distance to its boundary (> 0);
+    outside, minus the largest distance past one of its edge lines (as :func:`polygon_margin`).
+    A region with no area (one point, or points on a line: two point feet) has no inside: the
+    margin is minus the distance to the point or the segment. No point at all (nothing touches
+    the ground): -inf.
+    """
+    point = as_vector("point", point)
+    if point.shape[0] not in (2, 3):
+        raise InvalidParameterError(f"point must be x-y or x-y-z [m], got size {point.shape[0]}")
+    support = np.asarray(support, dtype=float)
+    if support.size == 0:
+        return -np.inf
+    if support.ndim != 2 or support.shape[1] not in (2, 3):
+        raise InvalidParameterError(f"support must be k x 2 or k x 3 ground points [m], got {support.shape}")
+    points = as_matrix("support", support[:, :2], (None, 2))
+    corners = points[_hull(points)]
+    if corners.shape[0] >= 3:
+        edges = _edges(corners)
+        lengths = np.sqrt((edges * edges).sum(axis=1))
+        distances = (
+            edges[:, 0] * (point[1] - corners[:, 1]) - edges[:, 1] * (point[0] - corners[:, 0])
+        ) / lengths
+        return float(distances.min())
+    start, end = corners[0], corners[-1]
+    along = end - start
+    length2 = float(along @ along)
+    s = 0.0 if length2 == 0.0 else float(np.clip((point[:2] - start) @ along / length2, 0.0, 1.0))
+    return -float(np.linalg.norm(point[:2] - start - s * along))

@@ -131,6 +131,10 @@ class BipedController(LeggedController):
         for k, contact in enumerate(active):
             contact.set_force_reference(wrenches[6 * k : 6 * k + 6])
 
+    def lifted(self) -> set[str]:
+        """The feet whose swing task is in the problem: lifted, or being unloaded to lift."""
+        return {side for side, task in self.foot_tasks.items() if task.name in self.formulation.tasks}
+
     def in_contact(self, side: str) -> bool:
         """Whether the ``right`` or ``left`` foot is a contact of the problem (also while unloading)."""
         return self.formulation.check_contact(lookup("foot", side, self.contacts).name)

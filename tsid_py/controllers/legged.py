@@ -125,6 +125,23 @@ class LeggedController(Controller):
             else:
                 counts[key] = 0
 
+    def lifted(self) -> set[str]:
+        """The feet (keys of the spec's ``[feet]``) lifted or being unloaded, by a plan or by contact
+        feedback (:attr:`released`). None by default: the quadruped keeps its feet down."""
+        return set()
+
+    def held_contact_frames(self) -> tuple[str, ...]:
+        lifted, feet = self.lifted(), self.robot.spec.feet
+        return tuple(
+            feet[key]
+            for key, contact in self._contacts.items()
+            if key not in lifted and self.formulation.check_contact(contact.name)
+        )
+
+    @property
+    def stepping(self) -> bool:
+        return bool(self.lifted() - self.released)
+
     def contact_lost(self, key: str, placement: pin.SE3) -> None:
         """A contact of the problem stopped touching, unplanned; ``placement`` is the foot's now.
         Nothing by default (the foot stays a contact); the biped releases it."""

@@ -2,6 +2,7 @@
 
     for each control period dt:  state = plant.state(); t, q, v = state.t, state.q, state.v
                                  pushes due at t go to the plant
+                                 judge.observe(state)              (the verdict, from the measurement)
                                  controller.observe(state)         (contact feedback)
                                  hooks.before_step(t, q, v)        (references, contact switches)
                                  out = controller.compute(t, q, v)
@@ -16,8 +17,11 @@ from the measured state, not from the previous targets, keeps them from drifting
 robot when the plant does not realise dv exactly (compliant contacts, joint friction): TSID's
 issue 137, where targets integrated open loop "do not work in PyBullet".
 
-The run stops when the robot fell, as the plant measures it: the base below half its initial
-height, or no foot touching for ``AIRBORNE_TIME`` while the plant measures contacts.
+A legged robot's run is judged from the plant's measured state by a
+:class:`~tsid_py.loop.verdict.BalanceJudge`: lost balance, fell, recovered or undecided. The run
+stops when the robot fell. A run with pushes goes on past its requested steps until its verdict
+is decided (fell, or recovered after the last push), for at most ``settle_time`` after the last
+push ends (``extend=False`` turns this off: the verdict may then be ``undecided``).
 
 The plant is a parameter (:class:`~tsid_py.loop.plant.IntegratorPlant` by default). A QP failure
 the controller does not hold through (its ``hold_steps`` policy) ends the run, is counted, and its
@@ -38,12 +42,13 @@ from tsid_py.integration import integrate
 from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import COMMAND_MODES, Command, IntegratorPlant, Plant, Push
+from tsid_py.loop.verdict import BalanceJudge, Verdict, VerdictLimits
 from tsid_py.physics import WorstChecks, check_solution
 from tsid_py.progress import progress_bar
 from tsid_py.validation import as_count, as_scalar
 
-AIRBORNE_TIME = 0.2  # [s] with no foot touching (as measured) and the robot is considered fallen
 MAX_DT = 0.02  # [s] a 50 Hz loop; sqrt(kp) dt < 1 needs dt < 30 ms already at kp = 1000 1/s^2
+MILLISECONDS_HINT = 100.0  # [s] a push time or duration this large was likely meant in milliseconds
 
 Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
 
@@ -62,25 +67,47 @@ class StepHooks:
 class LoopOutcome:
     """What a run of the loop leaves: its log, the physics check of every step, the time of every
     control step [s], the number of QP failures (held ones included) and, when a failure ended
-    the run, its cause (one line)."""
+    the run, its cause (one line); for a legged robot, its verdict (``verdict``, with one per push
+    in ``push_verdicts``) and the contacts held that did not touch (frame: (from, for) [s])."""
 
     log: RunLog
     checks: WorstChecks = field(default_factory=WorstChecks)
     step_times: array = field(default_factory=lambda: array("d"))  # [s], 8 bytes a step
     qp_failures: int = 0
     failure: str = ""
-    fell: bool = False
     steps: int = 0  # control steps logged (the log itself may keep only a window of them)
     simulated_time: float = 0.0
+    requested_time: float = 0.0
     wall_time: float = 0.0
+    verdict: Verdict | None = None
+    push_verdicts: list[Verdict] = field(default_factory=list)
+    contacts_not_touching: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def fell(self) -> bool:
+        """Whether the robot fell, as the plant measured it."""
+        return self.verdict is not None and self.verdict.verdict == "fell"
+
+    @property
+    def extended(self) -> bool:
+        """Whether the run went on past the requested time to decide its verdict."""
+        return self.simulated_time > self.requested_time + 1e-9
 
     def summary(self) -> dict[str, object]:
         """The entries every scenario's JSON summary shares."""
+        verdict = self.verdict
         return {
             "steps": self.steps,
+            "simulated_time_s": self.simulated_time,
+            "extended_to_s": self.simulated_time if self.extended else None,
             "qp_failures": self.qp_failures,
             "qp_failure": self.failure or None,
-            "fell": self.fell or bool(self.failure),
+            **verdict_summary(verdict),
+            "push_verdicts": [v.verdict for v in self.push_verdicts],
+            "contacts_not_touching": [
+                {"frame": frame, "from_s": since, "for_s": duration}
+                for frame, (since, duration) in sorted(self.contacts_not_touching.items())
+            ],
             "real_time_factor": self.simulated_time / self.wall_time if self.wall_time > 0 else None,
             "physics_checks": self.checks.count,
             **self.checks.summary(),
@@ -88,8 +115,20 @@ class LoopOutcome:
         }
 
 
+def verdict_summary(verdict: Verdict | None) -> dict[str, object]:
+    """A verdict's summary keys (None values for a robot that is not judged: a fixed base)."""
+    return {
+        "verdict": None if verdict is None else verdict.verdict,
+        "verdict_reason": None if verdict is None else verdict.reason,
+        "lost_balance_at_s": None if verdict is None else verdict.lost_balance_at,
+        "fell_at_s": None if verdict is None else verdict.fell_at,
+        "recovered_at_s": None if verdict is None else verdict.recovered_at,
+        "fell": verdict is not None and verdict.verdict == "fell",
+    }
+
+
 class ControlLoop:
-    """A controller driving a plant at period ``dt`` [s], every step logged and checked.
+    """A controller driving a plant at period ``dt`` [s], every step logged, checked and judged.
 
     Args:
         controller: Any :class:`~tsid_py.loop.controller.Controller`.
@@ -104,6 +143,9 @@ class ControlLoop:
             about half a Talos control step, so a loop that runs against the clock on a simulator,
             which measures the physics itself, may space them out. Steps 0, N, 2N, ... are
             checked; a held command (a failed solve) on one of them is not checked.
+        limits: The thresholds of the verdicts (:class:`~tsid_py.loop.verdict.VerdictLimits`).
+        extend: Run past the requested steps until a pushed run's verdict is decided, for at most
+            ``limits.settle_time`` after the last push ends.
     """
 
     def __init__(
@@ -115,6 +157,8 @@ class ControlLoop:
         mode: str = "torque",
         pushes: tuple[Push, ...] = (),
         check_every: int = 1,
+        limits: VerdictLimits | None = None,
+        extend: bool = True,
     ) -> None:
         self.controller = controller
         self.check_every = as_count("check_every", check_every, minimum=0)
@@ -130,6 +174,10 @@ class ControlLoop:
             raise InvalidParameterError(f"mode must be one of {COMMAND_MODES}, got {mode!r}")
         self.mode = mode
         self.pushes = tuple(sorted(pushes, key=lambda push: push.t))
+        if limits is not None and not isinstance(limits, VerdictLimits):
+            raise InvalidParameterError(f"limits must be a VerdictLimits, got {type(limits).__name__}")
+        self.limits = limits or VerdictLimits()
+        self.extend = bool(extend)
 
     def run(
         self,
@@ -140,78 +188,130 @@ class ControlLoop:
         observer: Observer | None = None,
     ) -> LoopOutcome:
         """Run ``steps`` control steps from the controller's q0 at rest (the objects made before,
-        out of the garbage collector's sight: :func:`~tsid_py.loop.controller.frozen_heap`)."""
+        out of the garbage collector's sight: :func:`~tsid_py.loop.controller.frozen_heap`), and
+        more while a pushed run's verdict is undecided (see the class). Pushes that start after
+        the requested steps are refused."""
+        steps = as_count("steps", steps)
+        check_pushes(self.pushes, steps * self.dt)
         with frozen_heap():
-            return self._run(steps, hooks, progress, label, observer)
+            return _Run(self, hooks or StepHooks(), observer).run(steps, progress, label)
 
-    def _run(
-        self, steps: int, hooks: StepHooks | None, progress: bool, label: str, observer: Observer | None
-    ) -> LoopOutcome:
-        controller, plant, dt = self.controller, self.plant, self.dt
-        robot = controller.robot
-        hooks = StepHooks() if hooks is None else hooks
-        outcome = LoopOutcome(self.log)
-        check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
-        tau_max = controller.tau_max
-        q0 = controller.q0
-        plant.reset(q0, robot.zero_velocity())
-        pushes, airborne, started = list(self.pushes), 0.0, time.perf_counter()
-        for _ in progress_bar(range(steps), progress, label):
-            state = plant.state()
-            t, q, v = state.t, state.q, state.v
-            if outcome.steps == 0:
-                t_start = t
-            outcome.simulated_time = t - t_start
-            while pushes and pushes[0].t <= t + 1e-9:
-                push = pushes.pop(0)
-                plant.push(np.array(push.force), push.duration)
-            airborne = (
-                airborne + dt
-                if state.contacts and not any(c.touching for c in state.contacts.values())
-                else 0.0
+
+def check_pushes(pushes: tuple[Push, ...], duration: float) -> None:
+    """Refuse, in one line, a push that starts after a run of ``duration`` [s] ends, or whose
+    numbers look like milliseconds."""
+    for push in pushes:
+        text = push.text()
+        if push.t >= MILLISECONDS_HINT or push.duration >= MILLISECONDS_HINT:
+            raise InvalidParameterError(
+                f"push {text}: times are in seconds, and {max(push.t, push.duration):g} s looks like "
+                "milliseconds (0.1 s is written +0.1)"
             )
-            if (not robot.is_fixed_base and q[2] < 0.5 * q0[2]) or airborne >= AIRBORNE_TIME:
-                outcome.fell = True
+        if push.t >= duration - 1e-9:
+            raise InvalidParameterError(
+                f"push {text} starts at {push.t:g} s, when the {duration:g} s run has ended"
+            )
+
+
+class _Run:
+    """One run of a :class:`ControlLoop`: the state that lives for the run, and one control step."""
+
+    def __init__(self, loop: ControlLoop, hooks: StepHooks, observer: Observer | None) -> None:
+        self.loop, self.hooks, self.observer = loop, hooks, observer
+        controller = loop.controller
+        robot = self.robot = controller.robot
+        self.outcome = LoopOutcome(loop.log)
+        self.check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
+        self.tau_max = controller.tau_max
+        q0 = controller.q0
+        self.pushes = list(loop.pushes)
+        windows = [(push.t, push.t + push.duration) for push in loop.pushes]
+        legged = not robot.is_fixed_base and bool(getattr(getattr(robot, "spec", None), "feet", None))
+        self.judge = BalanceJudge(robot, q0, loop.limits, windows) if legged else None
+        self.calm_from = max((end for _, end in windows), default=0.0)
+        loop.plant.reset(q0, robot.zero_velocity())
+        self.t_start: float | None = None
+
+    def run(self, steps: int, progress: bool, label: str) -> LoopOutcome:
+        outcome, loop = self.outcome, self.loop
+        outcome.requested_time = steps * loop.dt
+        started = time.perf_counter()
+        for _ in progress_bar(range(steps), progress, label):
+            if not self.step():
                 break
-            controller.observe(state)
-            hooks.before_step(t, q, v)
-            start = time.perf_counter()
-            try:
-                out = controller.compute(t, q, v)
-            except SolverFailedError as error:
-                outcome.qp_failures += 1
-                outcome.failure = str(error)
-                break
-            outcome.step_times.append(time.perf_counter() - start)
-            outcome.qp_failures += out.held
-            # every check_every-th step (a held command solved another state: nothing to check)
-            if not out.held and self.check_every and outcome.steps % self.check_every == 0:
-                contacts = {
-                    name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()
-                }
-                external = _measured_joint_forces(controller)
-                outcome.checks.add(
-                    check_solution(robot, q, v, out.dv, out.tau, contacts, tau_max, check_data, external)
-                )
-            q_des, v_des = integrate(robot, q, v, out.dv, dt)  # the plan for t + dt: logged, position targets
-            self.log.record_step(t, q, v, out, state.contacts, q_des)
-            outcome.steps += 1
-            hooks.after_step(t, q, v, out)
-            if observer is not None:
-                observer(controller, self.log)
-            if self.mode == "torque":
-                command = Command(out.tau.copy(), out.dv.copy())  # the plant's own: the log keeps out's
-            else:
-                command = Command(
-                    out.tau.copy(),
-                    out.dv.copy(),
-                    q_des[robot.nq - robot.nq_actuated :],
-                    v_des[robot.nv - robot.na :],
-                )
-            plant.apply(command)
-            plant.advance(dt)
+        else:
+            while self.undecided() and self.step():
+                pass
         outcome.wall_time = time.perf_counter() - started
+        if self.judge is not None:
+            outcome.verdict = self.judge.verdict()
+            outcome.push_verdicts = self.judge.push_verdicts()
+            outcome.contacts_not_touching = dict(self.judge.contacts_not_touching)
         return outcome
+
+    def undecided(self) -> bool:
+        """Whether a pushed run should go on to decide its verdict (within the cap)."""
+        judge, loop = self.judge, self.loop
+        if judge is None or not loop.extend or not loop.pushes or judge.decided():
+            return False
+        return judge.t_end + loop.dt < self.calm_from + loop.limits.settle_time + 1e-9
+
+    def step(self) -> bool:
+        """One control step; False when the run ends here (the robot fell, or a QP failed)."""
+        loop, outcome, robot, controller = self.loop, self.outcome, self.robot, self.loop.controller
+        state = loop.plant.state()
+        t, q, v = state.t, state.q, state.v
+        if self.t_start is None:
+            self.t_start = t
+        outcome.simulated_time = t - self.t_start
+        while self.pushes and self.pushes[0].t <= t + 1e-9:
+            push = self.pushes.pop(0)
+            loop.plant.push(np.array(push.force), push.duration)
+        if self.judge is not None:
+            self.judge.observe(state, controller.held_contact_frames(), controller.stepping)
+            if self.judge.verdict().verdict == "fell":
+                return False
+        controller.observe(state)
+        self.hooks.before_step(t, q, v)
+        start = time.perf_counter()
+        try:
+            out = controller.compute(t, q, v)
+        except SolverFailedError as error:
+            outcome.qp_failures += 1
+            outcome.failure = str(error)
+            return False
+        outcome.step_times.append(time.perf_counter() - start)
+        outcome.qp_failures += out.held
+        # every check_every-th step (a held command solved another state: nothing to check)
+        if not out.held and loop.check_every and outcome.steps % loop.check_every == 0:
+            contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
+            external = _measured_joint_forces(controller)
+            outcome.checks.add(
+                check_solution(
+                    robot, q, v, out.dv, out.tau, contacts, self.tau_max, self.check_data, external
+                )
+            )
+        q_des, v_des = integrate(
+            robot, q, v, out.dv, loop.dt
+        )  # the plan for t + dt: logged, position targets
+        loop.log.record_step(t, q, v, out, state.contacts, q_des)
+        outcome.steps += 1
+        outcome.simulated_time = t + loop.dt - self.t_start
+        self.hooks.after_step(t, q, v, out)
+        if self.observer is not None:
+            self.observer(controller, loop.log)
+        loop.plant.apply(_command(loop.mode, robot, out, q_des, v_des))
+        loop.plant.advance(loop.dt)
+        return True
+
+
+def _command(mode: str, robot, out: ControlOutput, q_des: np.ndarray, v_des: np.ndarray) -> Command:
+    """The plant's command of a step (its own arrays: the log keeps out's)."""
+    if mode == "torque":
+        return Command(out.tau.copy(), out.dv.copy())
+    return Command(
+        out.tau.copy(), out.dv.copy(), q_des[robot.nq - robot.nq_actuated :], v_des[robot.nv - robot.na :]
+    )
 
 
 def _measured_joint_forces(controller: Controller) -> np.ndarray | None:

@@ -141,6 +141,17 @@ class Controller(Sealed):
         calls it before :meth:`compute`. Nothing by default: the legged controllers re-anchor their
         contacts and handle contacts lost or regained (``LeggedController.observe``)."""
 
+    def held_contact_frames(self) -> tuple[str, ...]:
+        """The frames the controller holds as contacts now (loaded, not being released): the loop
+        reports those the plant measures as not touching. None by default."""
+        return ()
+
+    @property
+    def stepping(self) -> bool:
+        """Whether a planned step is under way (a foot lifted on purpose, not yet down again): the
+        loop's verdict then judges capturability after the touch-down. False by default."""
+        return False
+
     def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
         """Solve one control step at time t [s] from the state (q, v).
 

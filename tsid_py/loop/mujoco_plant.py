@@ -1,14 +1,9 @@
 """A MuJoCo plant: the robot of a spec simulated by MuJoCo (``pip install tsid_py[sim]``).
 
-One model source: the MuJoCo model is built from the Pinocchio model the controller uses (itself
-read from the spec's URDF), body by body, so masses, centres of mass, inertias, joint axes and
-placements are the same numbers (the model-agreement test checks total mass, CoM and the
-joint-space inertia to 1e-6). The root is a free joint. Collision geometry is the feet only: a box
-under each sole of the spec (its rectangle, 1 cm thick), or a sphere at each point foot, against a
-ground plane at z = 0; feet do not collide with each other. Each actuated joint has a motor whose
-force range is the URDF effort limit (none where the URDF gives 0); joint damping and armature
-come from the Pinocchio model (``model.damping``, ``model.armature``: rotor inertias times gear
-ratios squared, :meth:`~tsid_py.robot_wrapper.RobotWrapper.set_rotor_inertias`).
+The model (:func:`~tsid_py.loop.mujoco_model.build_mujoco_model`) has the dynamics of the
+controller's Pinocchio model and, by default, the URDF's own collision geometry against a ground
+plane: the spec under test does not shape what touches the ground. The plant measures each foot's
+ground wrench and contact points, and every body that touches the ground.
 
 Conventions are converted here, once: MuJoCo's free joint has its quaternion first (w, x, y, z)
 and its linear velocity in world axes; Pinocchio's has the quaternion last (x, y, z, w) and the
@@ -21,133 +16,28 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
+from tsid_py.loop.mujoco_model import actuated_joints, build_mujoco_model, mujoco_module
 from tsid_py.loop.plant import Command, ContactMeasurement, Plant, PlantState, servo_gains
 from tsid_py.robot_specs import Robot
 from tsid_py.validation import as_scalar, as_vector
 
-SOLE_THICKNESS = 0.01  # [m] of the box under each sole
-POINT_FOOT_RADIUS = 0.01  # [m] of the sphere at each point foot
 SERVO_FREQUENCY = 5.0  # [Hz] of the default joint servos (position mode)
 TOUCH_THRESHOLD = 1.0  # [N] of normal force: below it a foot is not touching
-_FLOOR, _FEET = 1, 2  # collision bits: feet touch the floor, not each other
+POINT_THRESHOLD = 0.1  # [N] of normal force: a contact carrying less does not touch
+GROUND_BAND = 2e-3  # [m] a touching foot's geometry this close to the ground is what it stands on
 
 
-def mujoco_module():
-    """The ``mujoco`` package, or a clear error naming the extra that installs it."""
-    try:
-        import mujoco
-    except ImportError:
-        raise UnsupportedProblemError(
-            "the mujoco plant needs MuJoCo: pip install 'tsid_py[sim]' (or pip install mujoco)"
-        ) from None
-    return mujoco
+_FOUR = np.arange(4)
+_DECODE_PYRAMID = np.array([[1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 0.0, 1.0], [1.0, 0.0, -1.0]])
 
 
-def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0):
-    """The MuJoCo model (``mujoco.MjModel``) of ``robot``, built from its Pinocchio model."""
-    mujoco = mujoco_module()
-    model = robot.model
-    spec = mujoco.MjSpec()
-    spec.modelname = robot.name
-    spec.compiler.degree = False  # joint ranges in radians, as Pinocchio's
-    spec.option.timestep = timestep
-    spec.option.gravity = np.array(model.gravity.linear)
-    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
-    floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
-    floor.contype, floor.conaffinity, floor.friction = _FLOOR, _FEET, [mu, 0.005, 0.0001]
-    bodies = {0: spec.worldbody}
-    for j in range(1, model.njoints):
-        joint, placement, inertia = model.joints[j], model.jointPlacements[j], model.inertias[j]
-        name = model.names[j]
-        body = bodies[model.parents[j]].add_body(
-            name=name, pos=placement.translation, quat=_wxyz(placement.rotation)
-        )
-        body.mass = max(inertia.mass, 1e-9)  # MuJoCo needs mass on a moving body
-        body.ipos = inertia.lever
-        I = inertia.inertia  # noqa: E741 (about the CoM, joint axes)
-        body.fullinertia = [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
-        body.explicitinertial = True
-        kind = joint.shortname()
-        if kind == "JointModelFreeFlyer":
-            body.add_freejoint(name=name)
-        else:
-            axis, hinge = _axis(joint)
-            dof = joint.idx_v
-            added = body.add_joint(
-                name=name,
-                type=mujoco.mjtJoint.mjJNT_HINGE if hinge else mujoco.mjtJoint.mjJNT_SLIDE,
-                axis=axis,
-                damping=float(model.damping[dof]),
-                armature=float(model.armature[dof]),
-            )
-            added.range = [model.lowerPositionLimit[joint.idx_q], model.upperPositionLimit[joint.idx_q]]
-            added.limited = mujoco.mjtLimited.mjLIMITED_TRUE if np.all(np.isfinite(added.range)) else 0
-        bodies[j] = body
-    for frame_name in robot.spec.feet.values():
-        _add_foot(spec, mujoco, robot, bodies, frame_name, mu)
-    effort = robot.effort_limit()
-    for k, j in enumerate(_actuated_joints(robot)):
-        motor = spec.add_actuator(name=model.names[j], target=model.names[j])
-        motor.trntype = mujoco.mjtTrn.mjTRN_JOINT
-        if effort[k] > 0:
-            motor.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
-            motor.forcerange = [-effort[k], effort[k]]
-    return spec.compile()
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross products of two n x 3 arrays (np.cross costs more on so few rows)."""
+def _cross_into(out: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """Row-wise cross products of two n x 3 arrays into ``out`` (n x 3; np.cross costs more on so
+    few rows)."""
     (ax, ay, az), (bx, by, bz) = a.T, b.T
-    return np.stack((ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx), axis=1)
-
-
-def _wxyz(rotation: np.ndarray) -> np.ndarray:
-    x, y, z, w = pin.Quaternion(rotation).coeffs()
-    return np.array([w, x, y, z])
-
-
-def _axis(joint) -> tuple[np.ndarray, bool]:
-    """A one-dof joint's axis in its frame and whether it is a hinge (revolute) or a slide."""
-    kind = joint.shortname()
-    if kind in ("JointModelRevoluteUnaligned", "JointModelPrismaticUnaligned"):
-        return np.array(joint.axis), kind.startswith("JointModelRevolute")
-    for prefix, hinge in (("JointModelR", True), ("JointModelP", False)):
-        if kind.startswith(prefix) and kind[-1] in "XYZ" and len(kind) == len(prefix) + 1:
-            return np.eye(3)["XYZ".index(kind[-1])], hinge
-    raise UnsupportedProblemError(f"the mujoco plant does not convert joints of type {kind}")
-
-
-def _actuated_joints(robot: Robot) -> list[int]:
-    start = 1 if robot.is_fixed_base else 2
-    return list(range(start, robot.model.njoints))
-
-
-def _add_foot(spec, mujoco, robot: Robot, bodies: dict, frame_name: str, mu: float) -> None:
-    """A box whose bottom face is the sole (the spec's rectangle, at its depth lz), or a sphere."""
-    frame = robot.model.frames[robot.frame_id(frame_name)]
-    body, placement = bodies[frame.parentJoint], frame.placement
-    sole = robot.spec.sole
-    if sole is not None:
-        center = np.array(
-            [(sole.lxp - sole.lxn) / 2, (sole.lyp - sole.lyn) / 2, -sole.lz + SOLE_THICKNESS / 2]
-        )
-        geom = body.add_geom(
-            name=frame_name,
-            type=mujoco.mjtGeom.mjGEOM_BOX,
-            size=[(sole.lxp + sole.lxn) / 2, (sole.lyp + sole.lyn) / 2, SOLE_THICKNESS / 2],
-            pos=placement.act(center),
-            quat=_wxyz(placement.rotation),
-        )
-    else:
-        geom = body.add_geom(
-            name=frame_name,
-            type=mujoco.mjtGeom.mjGEOM_SPHERE,
-            size=[POINT_FOOT_RADIUS, 0, 0],
-            pos=placement.translation,
-        )
-    geom.contype, geom.conaffinity, geom.friction = _FEET, _FLOOR, [mu, 0.005, 0.0001]
-    geom.condim = 3
-    body.add_site(name=frame_name, pos=placement.translation)  # the foot frame's origin, to measure at
+    np.subtract(ay * bz, az * by, out=out[:, 0])
+    np.subtract(az * bx, ax * bz, out=out[:, 1])
+    np.subtract(ax * by, ay * bx, out=out[:, 2])
 
 
 class MujocoPlant(Plant):
@@ -160,6 +50,8 @@ class MujocoPlant(Plant):
         servo: (kp, kd) per actuated joint for position commands [N m/rad, N m s/rad]; by default
             the spec's ``[servo]``, else :func:`~tsid_py.loop.plant.servo_gains` at SERVO_FREQUENCY
             (critically damped; the servo runs explicitly at the physics rate, so it stays soft).
+        collision: What touches the ground: "urdf", the URDF's collision geometry (the default),
+            or "spec", feet made from the spec (see :mod:`~tsid_py.loop.mujoco_model`).
     """
 
     name = "mujoco"
@@ -170,24 +62,36 @@ class MujocoPlant(Plant):
         timestep: float = 1e-3,
         mu: float = 1.0,
         servo: tuple[np.ndarray, np.ndarray] | None = None,
+        collision: str = "urdf",
     ) -> None:
         mujoco = mujoco_module()
         self.robot = robot
         self.timestep = as_scalar("timestep", timestep, minimum=0.0, strict=True)
-        self.model = build_mujoco_model(robot, self.timestep, as_scalar("mu", mu, minimum=0.0))
+        self.model = build_mujoco_model(robot, self.timestep, as_scalar("mu", mu, minimum=0.0), collision)
         self.data = mujoco.MjData(self.model)
         self._mujoco = mujoco
         model = robot.model
         self._floating = not robot.is_fixed_base
-        actuated = _actuated_joints(robot)
+        actuated = actuated_joints(robot)
         self._qadr = np.array([self.model.joint(model.names[j]).qposadr[0] for j in actuated], dtype=int)
         self._vadr = np.array([self.model.joint(model.names[j]).dofadr[0] for j in actuated], dtype=int)
         self._root_body = self.model.body(model.names[1]).id if self._floating else 0
-        self._feet = {name: self.model.geom(name).id for name in robot.spec.feet.values()}
+        self._feet = list(robot.spec.feet.values())  # the foot frames, each with a site
         self._foot_sites = np.array([self.model.site(name).id for name in self._feet], dtype=int)
-        self._foot_of_geom = np.full(self.model.ngeom, -1)  # geom id -> index of its foot, or -1
-        self._foot_of_geom[list(self._feet.values())] = np.arange(len(self._feet))
+        foot_bodies = list(self.model.site_bodyid[self._foot_sites])
+        self._foot_of_geom = np.array(  # geom id -> index of its foot (the body of a foot frame), or -1
+            [foot_bodies.index(b) if b in foot_bodies else -1 for b in self.model.geom_bodyid], dtype=int
+        )
+        self._floor = self.model.geom("floor").id
+        self._foot_clouds = [
+            _FootCloud(self.model, np.flatnonzero(self._foot_of_geom == k)) for k in range(len(self._feet))
+        ]
+        self._geom_body_names = [self.model.body(b).name for b in self.model.geom_bodyid]
         self._contact_force = np.zeros(6)
+        self._pyramids_of_three = (  # contact forces decoded at once (:meth:`_contact_forces`)
+            self.model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
+            and bool(np.all(self.model.geom_condim == 3))
+        )
         self._base_rotation = np.zeros(9)
         self._effort = np.where(robot.effort_limit() > 0, robot.effort_limit(), np.inf)
         self._command = Command(np.zeros(robot.na))
@@ -272,7 +176,8 @@ class MujocoPlant(Plant):
 
     def state(self) -> PlantState:
         q, v = self.get_state()
-        return PlantState(float(self.data.time), q, v, self.contacts())
+        contacts, ground_bodies = self._measure()
+        return PlantState(float(self.data.time), q, v, contacts, ground_bodies)
 
     def push(self, force: np.ndarray, duration: float) -> None:
         """A force [N] in world axes at the base's centre of mass, for ``duration`` [s]."""
@@ -283,32 +188,106 @@ class MujocoPlant(Plant):
 
     # -------------------------------------------------------------- contacts
     def contacts(self) -> dict[str, ContactMeasurement]:
-        """Each foot's ground wrench at its frame origin, world axes [N, N m], and whether it touches.
+        """Each foot's ground wrench at its frame origin, world axes [N, N m], whether it touches
+        and where (see :meth:`_measure`)."""
+        return self._measure()[0]
+
+    def _measure(self) -> tuple[dict[str, ContactMeasurement], frozenset[str]]:
+        """The feet's contact measurements, and the bodies touching the ground.
 
         Read from the last physics step: MuJoCo's contacts and the foot frames' origins (a site at
         each) are both of the state that step started from. A contact's force is given in its
-        contact frame, on geom2 from geom1 (``mj_contactForce``); the rows of ``contact.frame`` are
-        that frame's axes in world axes, so f_world = frame^T f_local.
+        contact frame, normal first, on geom2 from geom1; the rows of ``contact.frame`` are that
+        frame's axes in world axes, so f_world = frame^T f_local. A foot's wrench sums its
+        contacts' forces and their moments about the foot frame's origin; a body touches the
+        ground when one of its contacts with the floor carries more than POINT_THRESHOLD.
         """
-        mujoco, model, data = self._mujoco, self.model, self.data
+        data = self.data
         count, feet = data.ncon, self._foot_sites.size
         wrenches = np.zeros((feet, 6))
+        bodies: frozenset[str] = frozenset()
         if count:
-            contact, local = data.contact, self._contact_force
-            forces = np.empty((count, 3))
-            for i in range(count):
-                mujoco.mj_contactForce(model, data, i, local)
-                forces[i] = local[:3]
-            forces = np.einsum("nji,nj->ni", contact.frame[:count].reshape(count, 3, 3), forces)
+            contact = data.contact
+            local = self._contact_forces(count)
             geoms = contact.geom[:count]
             on_geom2 = self._foot_of_geom[geoms[:, 1]]
             foot = np.where(on_geom2 >= 0, on_geom2, self._foot_of_geom[geoms[:, 0]])
-            # +f on a foot that is geom2, -f on one that is geom1; each contact summed on its foot
-            sides = (foot == np.arange(feet)[:, None]) * np.where(on_geom2 >= 0, 1.0, -1.0)
-            wrenches[:, :3] = sides.dot(forces)
-            moments = sides.dot(_cross(contact.pos[:count], forces))  # about the world origin
-            wrenches[:, 3:] = moments - _cross(data.site_xpos[self._foot_sites], wrenches[:, :3])
-        return {
-            name: ContactMeasurement(wrench, bool(wrench[2] > TOUCH_THRESHOLD))
-            for name, wrench in zip(self._feet, wrenches, strict=True)
-        }
+            # the force on the foot: +f on a foot that is geom2, -f on one that is geom1
+            forces = np.einsum("nji,nj->ni", contact.frame[:count].reshape(count, 3, 3), local)
+            forces *= np.where(on_geom2 >= 0, 1.0, -1.0)[:, None]
+            arm = contact.pos[:count] - data.site_xpos[self._foot_sites[foot]]  # about the foot frame
+            per_contact = np.empty((count, 6))
+            per_contact[:, :3] = forces
+            _cross_into(per_contact[:, 3:], arm, forces)
+            wrenches = (foot == np.arange(feet)[:, None]) @ per_contact  # a contact of no foot adds nothing
+            robot_geoms = np.where(geoms[:, 0] == self._floor, geoms[:, 1], geoms[:, 0])
+            on_floor = (local[:, 0] > POINT_THRESHOLD) & (
+                (geoms[:, 0] == self._floor) | (geoms[:, 1] == self._floor)
+            )
+            bodies = frozenset([self._geom_body_names[g] for g in robot_geoms[on_floor].tolist()])
+        measured = {}
+        for name, wrench, cloud in zip(self._feet, wrenches, self._foot_clouds, strict=True):
+            touching = bool(wrench[2] > TOUCH_THRESHOLD)
+            measured[name] = ContactMeasurement(
+                wrench, touching, points=cloud.on_ground(data) if touching else None
+            )
+        return measured, bodies
+
+    def _contact_forces(self, count: int) -> np.ndarray:
+        """The first ``count`` contacts' forces in their contact frames (normal, then the two
+        tangential ones) [N]: decoded at once from the constraint forces of a pyramidal cone with
+        three dimensions (MuJoCo's ``mju_decodePyramid``: f_n = sum of the four edge forces,
+        f_t,i = mu_i (p_2i - p_2i+1)), else by ``mj_contactForce`` one by one."""
+        model, data, contact = self.model, self.data, self.data.contact
+        address = contact.efc_address[:count]
+        if self._pyramids_of_three and address.min() >= 0:
+            forces = data.efc_force[address[:, None] + _FOUR] @ _DECODE_PYRAMID
+            forces[:, 1:] *= contact.friction[:count, :2]
+            return forces
+        forces, local = np.empty((count, 3)), self._contact_force
+        for i in range(count):
+            self._mujoco.mj_contactForce(model, data, i, local)
+            forces[i] = local[:3]
+        return forces
+
+
+class _FootCloud:
+    """A foot's collision geometry as points in its body's frame, each with a radius below it
+    (mesh and box vertices: 0; sphere and capsule centres: their radius); :meth:`on_ground` gives
+    those within GROUND_BAND of the ground."""
+
+    def __init__(self, model, geoms: np.ndarray) -> None:
+        import mujoco
+
+        points, radii = [], []
+        for geom in geoms:
+            kind, size = model.geom_type[geom], model.geom_size[geom]
+            radius = 0.0
+            if kind == mujoco.mjtGeom.mjGEOM_MESH:
+                mesh = model.geom_dataid[geom]
+                start, count = model.mesh_vertadr[mesh], model.mesh_vertnum[mesh]
+                local = np.array(model.mesh_vert[start : start + count], dtype=float)
+            elif kind == mujoco.mjtGeom.mjGEOM_BOX:
+                local = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * size
+            elif kind == mujoco.mjtGeom.mjGEOM_SPHERE:
+                local, radius = np.zeros((1, 3)), float(size[0])
+            elif kind in (mujoco.mjtGeom.mjGEOM_CAPSULE, mujoco.mjtGeom.mjGEOM_CYLINDER):
+                local, radius = np.array([[0.0, 0.0, -size[1]], [0.0, 0.0, size[1]]]), float(size[0])
+            else:
+                continue
+            rotation = np.empty(9)
+            mujoco.mju_quat2Mat(rotation, model.geom_quat[geom])
+            points.append(local @ rotation.reshape(3, 3).T + model.geom_pos[geom])
+            radii.append(np.full(local.shape[0], radius))
+        self.body = int(model.geom_bodyid[geoms[0]]) if len(geoms) else 0
+        self.points = np.vstack(points) if points else np.zeros((0, 3))
+        self.radii = np.concatenate(radii) if radii else np.zeros(0)
+
+    def on_ground(self, data) -> np.ndarray:
+        """The points within GROUND_BAND of the ground, dropped by their radius (k x 3, world) [m]."""
+        rotation, origin = data.xmat[self.body].reshape(3, 3), data.xpos[self.body]
+        heights = self.points @ rotation[2] + (origin[2] - self.radii)
+        low = heights <= GROUND_BAND
+        found = self.points[low] @ rotation.T + origin
+        found[:, 2] = heights[low]
+        return found

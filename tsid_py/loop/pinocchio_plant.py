@@ -257,7 +257,8 @@ class PinocchioPlant(Plant):
     # ------------------------------------------------------------ measurements
     def contacts(self) -> dict[str, ContactMeasurement]:
         """Each contact frame's ground wrench at its origin, world axes [N, N m], from the last
-        solve, whether it touches (has an engaged point) and its friction ratio |f_t| / f_n."""
+        solve, whether it touches (has an engaged point), its friction ratio |f_t| / f_n and its
+        engaged points (world)."""
         f, r = self._forces, self._positions - self._origins[self._owners]
         moments = np.column_stack(
             [
@@ -273,7 +274,8 @@ class PinocchioPlant(Plant):
             wrench = wrenches[index]
             normal = wrench[2]
             ratio = float(np.hypot(wrench[0], wrench[1]) / normal) if touching[index] and normal > 0 else 0.0
-            measured[frame] = ContactMeasurement(wrench, bool(touching[index]), ratio)
+            points = self._positions[self._engaged & (self._owners == index)]
+            measured[frame] = ContactMeasurement(wrench, bool(touching[index]), ratio, points)
         return measured
 
     # -------------------------------------------------------------- internals

@@ -61,22 +61,28 @@ class Command:
 @dataclass
 class ContactMeasurement:
     """What a plant measures at one contact frame: the wrench the ground exerts on the robot,
-    at the frame's origin in world axes (force, moment) [N, N m], and whether it is touching."""
+    at the frame's origin in world axes (force, moment) [N, N m], whether it is touching, and
+    where: the points at which it touches the ground, k x 3 in the world [m] (None when the plant
+    does not say; the support polygon is then taken from the spec's sole at the frame)."""
 
     wrench: np.ndarray
     touching: bool
     friction_ratio: float = 0.0  # |f_t| / f_n of the total ground force (0 when not measured)
+    points: np.ndarray | None = None
 
 
 @dataclass
 class PlantState:
-    """What a plant reports: time t [s], measured q and v, and its contact measurements by contact
-    frame name (empty when the plant measures none: then the controller gets no contact feedback)."""
+    """What a plant reports: time t [s], measured q and v, its contact measurements by contact
+    frame name (empty when the plant measures none: then the controller gets no contact feedback),
+    and the bodies touching the ground, named as the joints that move them (None when the plant
+    does not measure it; a body other than a foot on the ground is a fall)."""
 
     t: float
     q: np.ndarray
     v: np.ndarray
     contacts: dict[str, ContactMeasurement] = field(default_factory=dict)
+    ground_bodies: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,10 @@ class Push:
                 f"a push needs finite forces, t >= 0 and a duration > 0, got {text!r}"
             )
         return push
+
+    def text(self) -> str:
+        """The push as :meth:`parse` reads it, e.g. ``"0,300,0@1+0.1"``."""
+        return f"{','.join(f'{f:g}' for f in self.force)}@{self.t:g}+{self.duration:g}"
 
 
 class Plant:

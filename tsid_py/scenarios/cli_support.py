@@ -9,8 +9,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, Parser, run_command
+from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_FELL, EXIT_OK, Parser, run_command
 from tsid_py.errors import InvalidParameterError
+from tsid_py.loop.control_loop import check_pushes
 from tsid_py.loop.plant import COMMAND_MODES, Push
 from tsid_py.loop.plants import PLANTS
 from tsid_py.outputs import check_output_dir, check_output_file
@@ -37,7 +38,6 @@ SUMMARY_LABELS = {
     "dynamics_residual_max": ("dynamics residual, max (relative)", ""),
     "step_time_median_us": ("step time, median", "us"),
     "step_time_p99_us": ("step time, 99th percentile", "us"),
-    "fell": ("fell", ""),
     "touchdown_error_right_m": ("touch-down error, right foot", "m"),
     "touchdown_error_left_m": ("touch-down error, left foot", "m"),
     "swing_height_max_m": ("swing height, max", "m"),
@@ -82,6 +82,11 @@ def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: 
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the readable summary"
     )
+    parser.add_argument(
+        "--allow-fall",
+        action="store_true",
+        help="exit 0 when the robot fell or lost balance (a fall is an expected outcome); exit 4 otherwise",
+    )
     add_viewing_arguments(parser)
 
 
@@ -108,7 +113,14 @@ def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FX,FY,FZ@T+DURATION",
-        help="a force on the base, world axes [N], from T for DURATION [s] (e.g. 0,250,0@1+0.1); repeatable",
+        help="a force on the base, world axes [N], from T for DURATION [s] (e.g. 0,250,0@1+0.1 or "
+        "-300,0,0@1+0.1); repeatable. A pushed run goes on past --duration until its verdict is decided "
+        "(the robot fell, or is at rest again), for at most 5 s after the last push",
+    )
+    group.add_argument(
+        "--no-extend",
+        action="store_true",
+        help="stop a pushed run at --duration even when its verdict is still undecided",
     )
     group.add_argument(
         "--check-every",
@@ -128,13 +140,16 @@ def loop_setup(args: argparse.Namespace) -> LoopSetup:
     (:func:`log_directory`), else only the last ``LOG_WINDOW`` steps are kept. Either way memory
     stays flat however long the run."""
     pushes = tuple(Push.parse(text) for text in getattr(args, "push", ()))
+    if getattr(args, "duration", None) is not None:
+        check_pushes(pushes, args.duration)  # before the controller is made
     directory = log_directory(args)
     window = None if directory is not None else LOG_WINDOW
     plant, mode = getattr(args, "plant", "integrator"), getattr(args, "mode", "torque")
     check_every = getattr(args, "check_every", 1)
     if check_every < 0:
         raise InvalidParameterError(f"--check-every takes a number of steps >= 0, got {check_every}")
-    return LoopSetup(plant, mode, pushes, window, directory, check_every)
+    extend = not getattr(args, "no_extend", False)
+    return LoopSetup(plant, mode, pushes, window, directory, check_every, extend=extend)
 
 
 def log_directory(args: argparse.Namespace) -> Path | None:
@@ -209,9 +224,15 @@ def report(result: RunResult, as_json: bool) -> str:
     if as_json:  # strict JSON: a quantity not measured (NaN, e.g. no step checked) is null
         return json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in summary.items()})
     lines = [
-        f"{summary['scenario']} on {summary['robot']}: {summary['duration_s']} s at dt = {summary['dt_s']} s"
+        f"{summary['scenario']} on {summary['robot']}: {_run_time(summary)} at dt = {summary['dt_s']} s"
         + (f", {summary['plant']} plant, {summary['mode']} commands" if "plant" in summary else "")
     ]
+    verdict = verdict_line(summary)
+    if verdict:
+        lines.append(f"  {'verdict':<36} {verdict}")
+    for held in summary.get("contacts_not_touching") or ():  # type: ignore[attr-defined]
+        when = f"from {held['from_s']:.3g} s for {held['for_s']:.3g} s"
+        lines.append(f"  {'held contact not touching':<36} {held['frame']} {when}")
     for key, (label, unit) in SUMMARY_LABELS.items():
         if summary.get(key) is None:
             continue
@@ -219,6 +240,35 @@ def report(result: RunResult, as_json: bool) -> str:
         text = f"{value:.3g}" if isinstance(value, float) else str(value)
         lines.append(f"  {label:<36} {text} {unit}".rstrip())
     return "\n".join(lines)
+
+
+def _run_time(summary: dict[str, object]) -> str:
+    """The simulated time actually run, and the time requested when they differ."""
+    requested, ran = summary["duration_s"], summary.get("simulated_time_s")
+    if not isinstance(ran, float) or abs(ran - float(requested)) < 1e-6:  # type: ignore[arg-type]
+        return f"{requested} s"
+    why = " (extended to decide the verdict)" if summary.get("extended_to_s") is not None else ""
+    return f"{ran:.3g} s of the {requested} s requested{why}"
+
+
+def verdict_line(summary: dict[str, object]) -> str:
+    """The verdict and its times in words, e.g. ``fell at 2.93 s (the base ...); lost balance at 1.65 s``
+    (empty for a run that is not judged: a fixed base)."""
+    verdict = summary.get("verdict")
+    if verdict is None:
+        return ""
+    times = {"recovered": "recovered_at_s", "fell": "fell_at_s", "lost": "lost_balance_at_s"}
+    at = summary.get(times.get(str(verdict), ""))
+    text = ("lost balance" if verdict == "lost" else str(verdict)) + (
+        f" at {at:.3g} s" if isinstance(at, float) else ""
+    )
+    text += f" ({summary['verdict_reason']})" if summary.get("verdict_reason") else ""
+    lost = summary.get("lost_balance_at_s")
+    if verdict != "lost" and isinstance(lost, float):
+        text += f"; lost balance at {lost:.3g} s"
+    if len(summary.get("push_verdicts") or ()) > 1:  # type: ignore[arg-type]
+        text += "; per push: " + ", ".join(summary["push_verdicts"])  # type: ignore[arg-type]
+    return text
 
 
 def scenario_main(
@@ -234,7 +284,8 @@ def scenario_main(
     ``command`` is the scenario's name on the command line; ``run(args)`` runs the scenario; with
     ``--viewer meshcat`` it is called as ``run(args, viewer)`` and passes the viewer on as the
     runner's per-step observer. Exit codes as
-    :mod:`tsid_py.command`: 2 on bad input (checked before the run), 3 when a QP failed.
+    :mod:`tsid_py.command`: 2 on bad input (checked before the run), 3 when a QP failed, 4 when
+    the robot fell or lost balance (0 with ``--allow-fall``).
     """
     parser = Parser(prog=f"tsid-py {command}", description=description)
     build_parser(parser)
@@ -275,10 +326,14 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
         close = getattr(getattr(result, "log", None), "close", None)
         if callable(close):
             close()  # a streamed log's file goes
-    failure = result.summary.get("qp_failure")
-    if result.summary["qp_failures"]:
-        print(f"tsid-py {command}: the controller failed: {failure or 'a QP did not solve'}", file=sys.stderr)
+    summary = result.summary
+    if summary["qp_failures"]:
+        failure = summary.get("qp_failure") or "a QP did not solve"
+        print(f"tsid-py {command}: the controller failed: {failure}", file=sys.stderr)
         return EXIT_CONTROLLER_FAILED
+    if summary.get("verdict") in ("fell", "lost") and not getattr(args, "allow_fall", False):
+        print(f"tsid-py {command}: the robot {verdict_line(summary)}", file=sys.stderr)
+        return EXIT_FELL
     return EXIT_OK
 
 

@@ -22,6 +22,7 @@ from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import Push
 from tsid_py.loop.plants import make_plant
+from tsid_py.loop.verdict import VerdictLimits
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_count, as_scalar
 
@@ -34,8 +35,9 @@ class LoopSetup:
     command mode ("torque" or "position"), pushes on the base, and where its log goes
     (:class:`RunLog`): all of it in memory (the default), the last ``log_window`` steps only, or
     streamed into an unnamed file in the directory ``log_dir`` (the whole run, memory flat in
-    long runs); and how often the physics checks the controller's solutions (``check_every``,
-    see :class:`~tsid_py.loop.ControlLoop`)."""
+    long runs); how often the physics checks the controller's solutions (``check_every``), the
+    verdicts' thresholds (``limits``) and whether a pushed run goes on until its verdict is
+    decided (``extend``): see :class:`~tsid_py.loop.ControlLoop`."""
 
     plant: str = "integrator"
     mode: str = "torque"
@@ -43,6 +45,8 @@ class LoopSetup:
     log_window: int | None = None
     log_dir: str | Path | None = None
     check_every: int = 1
+    limits: VerdictLimits | None = None
+    extend: bool = True
 
     def __post_init__(self) -> None:
         as_count("check_every", self.check_every)  # refused here, before a log or a plant is made
@@ -50,18 +54,16 @@ class LoopSetup:
     def loop(self, controller, dt: float, log: RunLog) -> ControlLoop:
         """The closed loop of ``controller`` on a new plant of this kind."""
         plant = make_plant(self.plant, controller.robot)
-        return ControlLoop(controller, dt, plant, log, self.mode, self.pushes, self.check_every)
+        return ControlLoop(
+            controller, dt, plant, log, self.mode, self.pushes, self.check_every, self.limits, self.extend
+        )
 
     def new_log(self, kind: type[L] = RunLog, **series: Any) -> L:  # type: ignore[assignment]
         """A new log of class ``kind`` with the given ``series``, kept as this setup says."""
         return kind(**series, window=self.log_window, stream_dir=self.log_dir)
 
     def summary(self) -> dict[str, object]:
-        return {"plant": self.plant, "mode": self.mode, "pushes": [_push_text(p) for p in self.pushes]}
-
-
-def _push_text(push: Push) -> str:
-    return f"{','.join(f'{f:g}' for f in push.force)}@{push.t:g}+{push.duration:g}"
+        return {"plant": self.plant, "mode": self.mode, "pushes": [p.text() for p in self.pushes]}
 
 
 @dataclass

@@ -1,9 +1,11 @@
 """Pictures of a sweep table: a push-recovery map, or one metric over one or two parameters.
 
-- **Push-recovery map** (the sweep varies a push, and the table keeps ``fell``): each run a mark
-  at (the other varied parameter, the push force): survived (green circle), fell (red cross), the
-  run raised (grey triangle). With ``push_force`` and ``push_angle`` varied, a polar map: the
-  direction of the push [deg] around, its force [N] outwards.
+- **Push-recovery map** (the sweep varies a push, and the table keeps ``verdict``): each run a
+  mark at (the other varied parameter, the push force), one per verdict of the run
+  (:mod:`tsid_py.loop.verdict`): recovered (green circle), lost balance (orange diamond), fell
+  (red cross), undecided (grey square: the run ended before the physics decided), the run raised
+  (black triangle). With ``push_force`` and ``push_angle`` varied, a polar map: the direction of
+  the push [deg] around, its force [N] outwards.
 - **Metric map**: a heat map of one kept metric over two varied parameters (cells on a grid,
   coloured dots for random samples), or a line over one. The default metric is the CoM tracking
   error (``com_error_max_m``), else the end-effector error, else the first numeric field.
@@ -116,12 +118,20 @@ def _label(name: str) -> str:
     return units.get(name, name)
 
 
+VERDICT_STYLES = (  # verdict: marker, colour, label
+    ("recovered", "o", "tab:green", "recovered"),
+    ("lost", "D", "tab:orange", "lost balance"),
+    ("fell", "x", "tab:red", "fell"),
+    ("undecided", "s", "0.6", "undecided"),
+)
+
+
 def push_map(rows: list[dict[str, object]], names: list[str], title: str = ""):
-    """Survived / fell / raised for every run, at (the other varied parameter, the push force)."""
+    """The verdict of every run (or that it raised), at (the other varied parameter, the push force)."""
     from matplotlib.figure import Figure
 
-    if rows and "fell" not in rows[0]:
-        raise InvalidParameterError("--plot: a push map needs the summary field 'fell' (add it to --keep)")
+    if rows and "verdict" not in rows[0]:
+        raise InvalidParameterError("--plot: a push map needs the summary field 'verdict' (add it to --keep)")
     force = next(name for name in FORCE_NAMES if name in names)
     other = next((name for name in names if name != force), None)
     polar = {force, other} == {"push_force", "push_angle"}
@@ -135,13 +145,12 @@ def push_map(rows: list[dict[str, object]], names: list[str], title: str = ""):
         if polar:
             x = np.radians(x)
     error = np.array([bool(row.get("error")) for row in rows])
-    fell = np.array([bool(row.get("fell")) for row in rows]) & ~error
-    survived = ~fell & ~error
-    styles = (
-        (survived, "o", "tab:green", "survived"),
-        (fell, "x", "tab:red", "fell"),
-        (error, "^", "0.5", "run raised"),
-    )
+    verdicts = np.array([str(row.get("verdict")) for row in rows])
+    styles = [
+        (~error & (verdicts == verdict), marker, color, label)
+        for verdict, marker, color, label in VERDICT_STYLES
+    ]
+    styles.append((error, "^", "black", "run raised"))
     for mask, marker, color, label in styles:
         if mask.any():
             ax.scatter(x[mask], y[mask], marker=marker, color=color, s=36, label=f"{label} ({mask.sum()})")

@@ -1,0 +1,248 @@
+"""The MuJoCo model of a robot, built from the Pinocchio model and the URDF's collision geometry.
+
+One source for the dynamics: the bodies are made from the Pinocchio model the controller uses
+(itself read from the spec's URDF), body by body, so masses, centres of mass, inertias, joint axes
+and placements are the same numbers. The root is a free joint. Each actuated joint has a motor
+whose force range is the spec's effort limit (none where the URDF gives 0); joint damping and
+armature come from the Pinocchio model (``model.damping``, ``model.armature``).
+
+What touches the ground is the robot's own geometry, not the spec's (``collision="urdf"``, the
+default): every collision geometry of the URDF (meshes as their convex hulls, boxes, spheres,
+cylinders, capsules) collides with the ground plane at z = 0, and none with another, so that a
+spec whose sole or foot frame is wrong shows up as a wrong outcome, and a knee or a hand on the
+floor is seen; a foot that stands on an area gets a flat plate fitted to its lowest points
+(:func:`_add_sole_plates`). ``collision="spec"`` builds the feet from the spec instead (a 1 cm box under each
+sole rectangle, a 1 cm sphere at each point foot), for a URDF without collision geometry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.collision_points import CollisionPoints
+from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
+from tsid_py.robot_specs import Robot
+
+SOLE_THICKNESS = 0.01  # [m] of the box under each sole (collision="spec")
+POINT_FOOT_RADIUS = 0.01  # [m] of the sphere at each point foot (collision="spec")
+PLATE_THICKNESS = 5e-3  # [m] of the plate under a sole (collision="urdf")
+PLATE_MIN_WIDTH = 0.03  # [m] a foot whose lowest points span less than this either way is a point foot
+COLLISIONS = ("urdf", "spec")
+_ROBOT, _GROUND = 1, 2  # collision bits: the robot's geoms touch the ground, not each other
+
+
+def mujoco_module():
+    """The ``mujoco`` package, or a clear error naming the extra that installs it."""
+    try:
+        import mujoco
+    except ImportError:
+        raise UnsupportedProblemError(
+            "the mujoco plant needs MuJoCo: pip install 'tsid_py[sim]' (or pip install mujoco)"
+        ) from None
+    return mujoco
+
+
+def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, collision: str = "urdf"):
+    """The MuJoCo model (``mujoco.MjModel``) of ``robot``.
+
+    Args:
+        robot: A robot loaded from a spec.
+        timestep: MuJoCo's step [s].
+        mu: Friction coefficient of the robot on the ground.
+        collision: "urdf" (the URDF's collision geometry, the default) or "spec" (feet from the
+            spec's sole or point feet).
+
+    Bodies are named after the Pinocchio joints that move them; each foot frame of the spec has a
+    site of its name at its origin.
+    """
+    if collision not in COLLISIONS:
+        raise InvalidParameterError(f"collision must be one of {COLLISIONS}, got {collision!r}")
+    mujoco = mujoco_module()
+    model = robot.model
+    spec = mujoco.MjSpec()
+    spec.modelname = robot.name
+    spec.compiler.degree = False  # joint ranges in radians, as Pinocchio's
+    spec.option.timestep = timestep
+    spec.option.gravity = np.array(model.gravity.linear)
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
+    floor.contype, floor.conaffinity, floor.friction = _GROUND, _ROBOT, [mu, 0.005, 0.0001]
+    bodies = {0: spec.worldbody}
+    for j in range(1, model.njoints):
+        bodies[j] = _add_body(mujoco, model, j, bodies[model.parents[j]])
+    if collision == "urdf":
+        _add_urdf_geometry(mujoco, spec, robot, bodies)
+    else:
+        for frame_name in robot.spec.feet.values():
+            _add_spec_foot(mujoco, robot, bodies, frame_name)
+    for geom in spec.geoms:
+        if geom.name != "floor":
+            geom.contype, geom.conaffinity, geom.friction = _ROBOT, _GROUND, [mu, 0.005, 0.0001]
+            geom.condim = 3
+    for frame_name in robot.spec.feet.values():  # the foot frame's origin, to measure at
+        frame = model.frames[robot.frame_id(frame_name)]
+        bodies[frame.parentJoint].add_site(name=frame_name, pos=frame.placement.translation)
+    effort = robot.effort_limit()
+    for k, j in enumerate(actuated_joints(robot)):
+        motor = spec.add_actuator(name=model.names[j], target=model.names[j])
+        motor.trntype = mujoco.mjtTrn.mjTRN_JOINT
+        if effort[k] > 0:
+            motor.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
+            motor.forcerange = [-effort[k], effort[k]]
+    return spec.compile()
+
+
+def _add_body(mujoco, model: pin.Model, j: int, parent):
+    """The body moved by Pinocchio joint j, with its inertia and its joint."""
+    joint, placement, inertia = model.joints[j], model.jointPlacements[j], model.inertias[j]
+    name = model.names[j]
+    body = parent.add_body(name=name, pos=placement.translation, quat=wxyz(placement.rotation))
+    body.mass = max(inertia.mass, 1e-9)  # MuJoCo needs mass on a moving body
+    body.ipos = inertia.lever
+    I = inertia.inertia  # noqa: E741 (about the CoM, joint axes)
+    body.fullinertia = [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
+    body.explicitinertial = True
+    if joint.shortname() == "JointModelFreeFlyer":
+        body.add_freejoint(name=name)
+        return body
+    axis, hinge = joint_axis(joint)
+    dof = joint.idx_v
+    added = body.add_joint(
+        name=name,
+        type=mujoco.mjtJoint.mjJNT_HINGE if hinge else mujoco.mjtJoint.mjJNT_SLIDE,
+        axis=axis,
+        damping=float(model.damping[dof]),
+        armature=float(model.armature[dof]),
+    )
+    added.range = [model.lowerPositionLimit[joint.idx_q], model.upperPositionLimit[joint.idx_q]]
+    added.limited = mujoco.mjtLimited.mjLIMITED_TRUE if np.all(np.isfinite(added.range)) else 0
+    return body
+
+
+def _add_urdf_geometry(mujoco, spec, robot: Robot, bodies: dict) -> None:
+    """Every collision geometry of the URDF, as a geom of the body of its parent joint, and a
+    plate under each sole (:func:`_add_sole_plates`)."""
+    collision_model = robot.load_collision_model()
+    for index, item in enumerate(collision_model.geometryObjects):
+        shape = item.geometry
+        kind = type(shape).__name__
+        name, pos, quat = f"{item.name}#{index}", item.placement.translation, wxyz(item.placement.rotation)
+        body = bodies[item.parentJoint]
+        if kind == "Box":
+            body.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_BOX, size=shape.halfSide, pos=pos, quat=quat)
+        elif kind == "Sphere":
+            body.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[shape.radius, 0, 0], pos=pos)
+        elif kind in ("Cylinder", "Capsule"):
+            geom_type = (
+                mujoco.mjtGeom.mjGEOM_CYLINDER if kind == "Cylinder" else mujoco.mjtGeom.mjGEOM_CAPSULE
+            )
+            body.add_geom(
+                name=name, type=geom_type, size=[shape.radius, shape.halfLength, 0], pos=pos, quat=quat
+            )
+        elif hasattr(shape, "vertices"):  # a mesh (BVH) or a convex: MuJoCo collides its convex hull
+            vertices = np.asarray(shape.vertices(), dtype=float).reshape(-1, 3)
+            if vertices.shape[0] < 4:
+                continue
+            spec.add_mesh(name=name, uservert=vertices.ravel())
+            body.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=name, pos=pos, quat=quat)
+        else:
+            raise UnsupportedProblemError(
+                f"{robot.name}: the collision geometry {item.name} is a {kind}, which the mujoco plant "
+                "does not convert (use collision='spec')"
+            )
+    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+    _add_sole_plates(mujoco, robot, bodies, CollisionPoints(robot, collision_model))
+
+
+def _add_sole_plates(mujoco, robot: Robot, bodies: dict, shapes: CollisionPoints) -> None:
+    """A 5 mm box under each foot whose collision geometry stands on an area: its bottom face is the
+    rectangle around the geometry's lowest points (within SOLE_BAND, in the spec's reference
+    posture), aligned with the foot body's x axis, flush with the lowest point.
+
+    MuJoCo collides a mesh with a plane at three points at most, chosen among its vertices: a sole
+    whose vertices spread over a couple of millimetres (Talos's) rocks between vertex triples
+    (1.9 mm of CoM drift in 10 s of standing, 3 mm oscillations in position mode). A box meets the
+    plane at its four corners, as a rigid flat sole does. Point feet (a footprint under
+    PLATE_MIN_WIDTH) keep their own geometry.
+    """
+    shapes.place(robot.default_configuration())
+    for frame_name in robot.spec.feet.values():
+        joint = robot.model.frames[robot.frame_id(frame_name)].parentJoint
+        sole = shapes.sole(joint)
+        placement = shapes.joint_placement(joint)
+        local = (sole - placement.translation) @ placement.rotation  # in the foot body's frame
+        up = placement.rotation.T[:, 2]  # the world's z, in the body's frame
+        forward = np.eye(3)[0] - up[0] * up  # the body's x axis, on the ground
+        if np.linalg.norm(forward) < 0.5:  # nearly vertical: its y axis instead
+            forward = np.eye(3)[1] - up[1] * up
+        forward /= np.linalg.norm(forward)
+        axes = np.column_stack([forward, np.cross(up, forward), up])
+        plate = local @ axes
+        low, high = plate.min(axis=0), plate.max(axis=0)
+        if np.any(high[:2] - low[:2] < PLATE_MIN_WIDTH):
+            continue
+        center = axes @ np.array(
+            [(low[0] + high[0]) / 2, (low[1] + high[1]) / 2, low[2] + PLATE_THICKNESS / 2]
+        )
+        bodies[joint].add_geom(
+            name=f"{frame_name}#sole",
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[(high[0] - low[0]) / 2, (high[1] - low[1]) / 2, PLATE_THICKNESS / 2],
+            pos=center,
+            quat=wxyz(axes),
+        )
+
+
+def _add_spec_foot(mujoco, robot: Robot, bodies: dict, frame_name: str) -> None:
+    """A box whose bottom face is the spec's sole (its rectangle, at its depth lz), or a sphere
+    at a point foot."""
+    frame = robot.model.frames[robot.frame_id(frame_name)]
+    body, placement = bodies[frame.parentJoint], frame.placement
+    sole = robot.spec.sole
+    if sole is not None:
+        center = np.array(
+            [(sole.lxp - sole.lxn) / 2, (sole.lyp - sole.lyn) / 2, -sole.lz + SOLE_THICKNESS / 2]
+        )
+        body.add_geom(
+            name=frame_name,
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[(sole.lxp + sole.lxn) / 2, (sole.lyp + sole.lyn) / 2, SOLE_THICKNESS / 2],
+            pos=placement.act(center),
+            quat=wxyz(placement.rotation),
+        )
+    else:
+        body.add_geom(
+            name=frame_name,
+            type=mujoco.mjtGeom.mjGEOM_SPHERE,
+            size=[POINT_FOOT_RADIUS, 0, 0],
+            pos=placement.translation,
+        )
+
+
+def wxyz(rotation: np.ndarray) -> np.ndarray:
+    """A rotation matrix as MuJoCo's quaternion (w, x, y, z)."""
+    x, y, z, w = pin.Quaternion(rotation).coeffs()
+    return np.array([w, x, y, z])
+
+
+def joint_axis(joint) -> tuple[np.ndarray, bool]:
+    """A one-dof joint's axis in its frame and whether it is a hinge (revolute) or a slide: the
+    axis-aligned joints (``JointModelRX``, ``JointModelPY``, ...) and the unaligned ones (any axis,
+    e.g. the Panda finger's ``0 -1 0``)."""
+    kind = joint.shortname().removeprefix("JointModel")
+    for family, hinge in (("Revolute", True), ("Prismatic", False)):
+        if kind == f"{family}Unaligned":
+            return np.array(joint.extract().axis, dtype=float), hinge
+    if len(kind) == 2 and kind[0] in "RP" and kind[1] in "XYZ":
+        return np.eye(3)["XYZ".index(kind[1])], kind[0] == "R"
+    raise UnsupportedProblemError(
+        f"the mujoco plant does not convert joints of type {joint.shortname()} (one-dof revolute or "
+        "prismatic joints only; a continuous joint has two configuration numbers in Pinocchio)"
+    )
+
+
+def actuated_joints(robot: Robot) -> list[int]:
+    """The Pinocchio joint indices of the actuated joints (all but the universe and a free flyer)."""
+    start = 1 if robot.is_fixed_base else 2
+    return list(range(start, robot.model.njoints))
