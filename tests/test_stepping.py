@@ -13,7 +13,10 @@ G = 9.81
 
 
 def assert_physics(summary):
-    assert summary["qp_failures"] == 0 and not summary["fell"]
+    """No QP failure, every footstep landed, the robot at rest at the end with its balance never
+    lost (as the plant measured it), and the solutions physical."""
+    assert summary["qp_failures"] == 0 and summary["footsteps_landed"] == summary["footsteps"]
+    assert summary["verdict"] == "recovered" and summary["lost_balance_at_s"] is None
     assert summary["dynamics_residual_max"] < 1e-8
     assert summary["max_pyramid_violation_n"] < 1e-6
     assert summary["max_normal_bound_violation_n"] < 1e-6

@@ -304,7 +304,6 @@ class _Stepping(StepHooks):
     def summary(self, scenario: str, dt: float, outcome: LoopOutcome) -> dict[str, object]:
         plan, touchdown = self.plan, self.touchdown
         robot = self.controller.robot
-        landed = all(s.landed for s in self.swings)
         weight = robot.total_mass * GRAVITY
         return {
             "robot": robot.name,
@@ -312,7 +311,7 @@ class _Stepping(StepHooks):
             "dt_s": dt,
             "duration_s": round(plan.t_end, 9),
             "footsteps": len(plan.steps),
-            "fell": bool(outcome.qp_failures or self.com_margin < 0 or self.zmp_margin < 0 or not landed),
+            "footsteps_landed": sum(swing.landed for swing in self.swings),
             "com_error_max_m": self.com_error_max,
             "com_error_rms_m": float(np.sqrt(self.com_error_squares / max(self.steps, 1))),
             "foot_drift_max_m": self.foot_drift,

@@ -179,13 +179,14 @@ class Chain(StepHooks):
 
 
 class Runs:
-    """What several runs of a scenario add up to: their steps, QP failures, falls, step times and
-    the worst of the physics checks of every solution."""
+    """What several runs of a scenario add up to: their steps, QP failures, verdicts (whether one
+    fell, and each run's), step times and the worst of the physics checks of every solution."""
 
     CHECKS = ("dynamics_residual_max", "max_pyramid_violation_n", "max_normal_bound_violation_n")
 
     def __init__(self) -> None:
         self.steps, self.qp_failures, self.fell = 0, 0, False
+        self.verdicts: list[str | None] = []
         self.failure: str | None = None
         self.step_times: list[float] = []
         self.checks: dict[str, float] = {}
@@ -196,6 +197,7 @@ class Runs:
         self.steps += common["steps"]
         self.qp_failures += common["qp_failures"]
         self.fell = self.fell or bool(common["fell"])
+        self.verdicts.append(common["verdict"])  # type: ignore[arg-type]
         self.failure = self.failure or common["qp_failure"]
         self.step_times.extend(outcome.step_times)
         for key in self.CHECKS:
@@ -209,7 +211,9 @@ class Runs:
         the command: ``qp_failures`` is then 0 and ``runs_qp_failed`` counts them."""
         out: dict[str, object] = {"steps": self.steps}
         if failures_count:
-            out.update(qp_failures=self.qp_failures, qp_failure=self.failure, fell=self.fell)
+            out.update(
+                qp_failures=self.qp_failures, qp_failure=self.failure, fell=self.fell, verdicts=self.verdicts
+            )
         else:
             out.update(qp_failures=0, runs_qp_failed=self.qp_failures)
         out.update(self.checks)
