@@ -5,7 +5,7 @@ tsid_py/controllers/arm.py (TSID's manipulator set-up: end-effector position tas
 posture task, torque and joint-velocity bounds at level 0); read them top to bottom.
 
     python demos/reach.py                                  # reach 0.1 m ahead, readable summary
-    python demos/reach.py --mode sinusoid --duration 4     # track a circle at kp 5
+    python demos/reach.py --motion sinusoid --duration 4     # track a circle at kp 5
     python demos/reach.py --viewer meshcat                 # watch it live (127.0.0.1)
     python demos/reach.py --html reach.html --plot plots/  # replay file and PNG plots
 """

@@ -1,5 +1,8 @@
 """Make the documentation's figures with the library's own plots: ``python docs/make_figures.py``.
 
+The sweeps page's push map is the sweep it shows (about a minute on two cores, with [sim] and
+[cluster]): ``python docs/make_figures.py --push-map``.
+
 The performance page's three figures come from the benchmarks' JSON instead:
 
     python benchmarks/step_time.py --rounds 5 --out step_time.json
@@ -47,6 +50,13 @@ RUNS = [
     (["reach"], {"reach-target_end_effector.png": "reach-target_end_effector.png"}),
     (["quadruped"], {"quadruped_top_view.png": "quadruped_top_view.png"}),
 ]
+
+
+# docs/sweeps.md's push map: Talos on MuJoCo, lateral pushes of 100 to 600 N at 0.5 to 1.5 s
+PUSH_MAP = [
+    "sweep", "balance", "--robot", "talos", "--param", "plant=mujoco", "--param", "push_fy=100:600:50",
+    "--param", "push_t=0.5:1.5:0.25", "--workers", "2",
+]  # fmt: skip
 
 
 def save_small(source: Path, target: Path) -> None:
@@ -238,8 +248,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="JSON",
         help="make only the flat and tuned steps' figure, from benchmarks/python_floor.py's --out JSON",
     )
+    parser.add_argument(
+        "--push-map", action="store_true", help="make only the sweeps page's push map (runs its sweep)"
+    )
     args = parser.parse_args(argv)
     IMAGES.mkdir(exist_ok=True)
+    if args.push_map:
+        with tempfile.TemporaryDirectory() as scratch:
+            picture = Path(scratch) / "pushes.png"
+            subprocess.run(
+                [*TSID_PY, *PUSH_MAP, "--out", str(Path(scratch) / "pushes.csv"), "--plot", str(picture)],
+                check=True,
+            )
+            save_small(picture, IMAGES / "push_map_talos.png")
+            print("docs/images/push_map_talos.png")
+        return 0
     if args.step_time is not None or args.floor is not None:
         with tempfile.TemporaryDirectory() as scratch:
             if args.step_time is not None:

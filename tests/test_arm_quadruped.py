@@ -32,7 +32,7 @@ def test_reach_target_is_reached_within_bounds():
 
 
 def test_reach_sinusoid_converges_onto_the_circle():
-    result = reach.run(mode="sinusoid", duration=4.0)
+    result = reach.run(motion="sinusoid", duration=4.0)
     assert result.summary["qp_failures"] == 0
     t = np.array(result.log.t)
     error = np.linalg.norm(np.array(result.log.ee) - np.array(result.log.ee_ref), axis=1)
@@ -88,4 +88,4 @@ def test_reach_cli_json_and_unknown_mode(capsys):
     summary = json.loads(capsys.readouterr().out)
     assert summary["scenario"] == "reach-target" and summary["steps"] == 25
     with pytest.raises(SystemExit):
-        cli.main(["reach", "--mode", "dance"])
+        cli.main(["reach", "--motion", "dance"])

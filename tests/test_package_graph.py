@@ -27,9 +27,9 @@ LAYERS = [
     {"problem", "physics", "analysis"},
     {"formulation"},
     {"loop"},
-    {"controllers", "viz", "compat"},
+    {"controllers", "viz", "compat", "spec_check"},
     {"scenarios"},
-    {"bench", "sweep"},
+    {"bench", "sweep", "new_spec"},
     {"cli", "__init__"},
 ]
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}

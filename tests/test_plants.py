@@ -153,8 +153,9 @@ def _mujoco():
     return pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
 
 
-@pytest.mark.parametrize("name", ["talos", "solo12"])
+@pytest.mark.parametrize("name", tp.available_robots())
 def test_the_mujoco_model_is_pinocchios(name):
+    """Every shipped robot (Panda's finger slides along 0 -1 0: any joint axis converts)."""
     mujoco = _mujoco()
     from tsid_py.loop.mujoco_plant import MujocoPlant
 
@@ -170,14 +171,15 @@ def test_the_mujoco_model_is_pinocchios(name):
     data = robot.create_data()
     robot.compute_all_terms(data, q, v)
     assert plant.model.body_mass.sum() == pytest.approx(robot.total_mass, rel=1e-6)
-    np.testing.assert_allclose(plant.data.subtree_com[1], robot.com(data), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(plant.data.subtree_com[0], robot.com(data), rtol=1e-6, atol=1e-9)
     M = np.zeros((plant.model.nv, plant.model.nv))
     mujoco.mj_fullM(plant.model, plant.data, M)
     # MuJoCo's free joint moves with the world-axes linear velocity: v_pin = T v_mujoco
     T = np.zeros((robot.nv, plant.model.nv))
-    T[:3, :3] = pin.Quaternion(q[6], *q[3:6]).toRotationMatrix().T
-    T[3:6, 3:6] = np.eye(3)
-    T[6 + np.arange(robot.na), plant._vadr] = 1.0
+    if not robot.is_fixed_base:
+        T[:3, :3] = pin.Quaternion(q[6], *q[3:6]).toRotationMatrix().T
+        T[3:6, 3:6] = np.eye(3)
+    T[robot.nv - robot.na + np.arange(robot.na), plant._vadr] = 1.0
     M_pin = robot.mass(data)
     assert np.abs(T.T @ M_pin @ T - M).max() <= 1e-6 * np.abs(M).max()
 

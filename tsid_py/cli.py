@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import sys
 
-from tsid_py import __version__, bench
+from tsid_py import __version__, bench, new_spec, spec_check
 from tsid_py.analysis import cli as analyze
 from tsid_py.command import EXIT_BAD_INPUT
 from tsid_py.scenarios import SCENARIOS
 from tsid_py.sweep import batch as sweep_batch
 from tsid_py.sweep import cli as sweep
 
-COMMANDS = {**SCENARIOS, "analyze": analyze, "bench": bench, "sweep": sweep}
+COMMANDS = {
+    **SCENARIOS,
+    "analyze": analyze,
+    "bench": bench,
+    "sweep": sweep,
+    "new-spec": new_spec,
+    "check-spec": spec_check,
+}
 
 
 def usage() -> str:
@@ -53,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 USAGE_FOOTER = """
 
 options of every scenario (tsid-py SCENARIO --help lists its own):
-  --robot NAME          robot spec (robots/NAME.toml)
+  --robot NAME|PATH     robot spec: robots/NAME.toml, or a path to your own .toml
   --duration S, --dt S  simulated time (not step and walk: their plan sets it) and control period [s]
   --backend NAME        QP backend: quadprog (default) or daqp where installed
   --json                one JSON summary object on stdout (and no progress bar)
@@ -64,8 +71,15 @@ options of every scenario (tsid-py SCENARIO --help lists its own):
   --plot DIR            PNG plots: CoM, end effector, contact forces, torques, top view
   --force               overwrite the --html file or the --plot files (refused otherwise)
   --log-level LEVEL     debug, info, warning (default) or error
+  --plant NAME, --push FX,FY,FZ@T+DURATION, --no-extend, --allow-fall   (the legged scenarios)
+Verdicts (legged robots): recovered, fell, lost (balance) or undecided, from the plant's measured
+state; a pushed run goes on until its verdict is decided (5 s after the last push at most).
 Exit codes: 0 done, 2 bad input (one line on stderr, checked before the run), 3 the controller
-failed (a QP did not solve; the line gives the cause), 1 an internal error, 128+N after signal N."""
+failed (a QP did not solve; the line gives the cause), 4 the robot fell or lost balance
+(--allow-fall: 0), 1 an internal error, 128+N after signal N.
+
+Your own robot: tsid-py new-spec URDF [--srdf SRDF] --out ROBOT.toml, then tsid-py check-spec
+ROBOT.toml, then any scenario with --robot ROBOT.toml."""
 
 
 if __name__ == "__main__":

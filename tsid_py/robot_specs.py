@@ -78,9 +78,66 @@ class SoleGeometry:
         )
 
 
+# The keys a spec file may have, by table ("" the top level); [feet] names its feet freely, and
+# [biped] / [quadruped] are checked against the controllers' parameters when one is made.
+SPEC_KEYS: dict[str, tuple[str, ...]] = {
+    "": (
+        "name",
+        "description",
+        "urdf",
+        "srdf",
+        "floating_base",
+        "reference_configuration",
+        "initial_configuration",
+        "feet",
+        "sole",
+        "point_foot_radius",
+        "end_effector",
+        "gains",
+        "biped",
+        "quadruped",
+        "servo",
+        "effort_scaling",
+        "motors",
+        "self_collision",
+        "walk",
+    ),
+    "sole": ("lxp", "lxn", "lyp", "lyn", "lz"),
+    "walk": ("step_length", "swing_height"),
+    "gains": ("posture",),
+    "servo": ("kp", "kd"),
+    "motors": ("tau_max", "v_max"),
+    "self_collision": ("pairs",),
+}
+
+
+def check_spec_keys(raw: dict, where: str) -> None:
+    """Refuse, in one line with the closest known keys, a key a spec table does not have."""
+    for table, known in SPEC_KEYS.items():
+        entries = raw if not table else raw.get(table)
+        if not isinstance(entries, dict):
+            if table and table in raw:
+                raise RobotSpecError(f"{where}: [{table}] must be a table of {', '.join(known)}")
+            continue
+        for key in entries:
+            if key not in known:
+                kind = "top-level key" if not table else f"key of [{table}]"
+                raise RobotSpecError(f"{where}: {unknown_name_message(kind, key, known)}")
+
+
+Configuration = np.ndarray | dict[str, float | list[float]]  # size nq, or joint name -> value(s)
+
+
 @dataclass(frozen=True)
 class RobotSpec:
-    """The parsed content of ``robots/NAME.toml``."""
+    """The parsed content of ``robots/NAME.toml``.
+
+    ``initial_configuration`` is q0 (size nq), or a table from joint names to their values (a
+    list for a joint of several numbers, e.g. the free flyer's x, y, z, qx, qy, qz, qw; the
+    joints not named stay at the reference or neutral configuration). ``point_foot_radius`` [m]
+    is the radius of a point foot's sphere when its frame is at the sphere's centre: the frame
+    then stands that high above the ground.
+    """
 
     name: str
     description: str
@@ -92,13 +149,15 @@ class RobotSpec:
     sole: SoleGeometry | None = None
     end_effector: str | None = None
     posture_gains: np.ndarray | float = 10.0
-    initial_configuration: np.ndarray | None = None
+    initial_configuration: Configuration | None = None
+    point_foot_radius: float = 0.0
     biped: dict[str, object] = field(default_factory=dict)
     quadruped: dict[str, object] = field(default_factory=dict)
     servo: dict[str, object] = field(default_factory=dict)  # joint servo kp, kd (position mode)
     effort_scaling: float = 1.0  # the actuators' torque limits = this x the URDF's effort limits
     motors: dict[str, object] = field(default_factory=dict)  # tau_max [N m], v_max [rad/s]: na or scalar
     self_collision: dict[str, object] = field(default_factory=dict)  # pairs: [[link or geometry, ...]]
+    walk: dict[str, float] = field(default_factory=dict)  # the walk scenario's step_length, swing_height [m]
     directory: Path | None = None  # where the spec file was, when given by path (else robots/)
 
     @classmethod
@@ -111,9 +170,16 @@ class RobotSpec:
         for key in ("urdf", "floating_base"):
             if key not in raw:
                 raise RobotSpecError(f"{path}: missing key {key!r}")
+        check_spec_keys(raw, str(path))
         sole = raw.get("sole")
         gains = raw.get("gains", {}).get("posture", 10.0)
         q0 = raw.get("initial_configuration")
+        if isinstance(q0, dict):
+            q0 = {
+                name: list(value) if isinstance(value, list) else float(value) for name, value in q0.items()
+            }
+        elif q0 is not None:
+            q0 = _read_only(q0)
         try:
             return cls(
                 name=raw.get("name", path.stem),
@@ -127,7 +193,8 @@ class RobotSpec:
                 sole=SoleGeometry(**sole) if sole is not None else None,
                 end_effector=raw.get("end_effector"),
                 posture_gains=_read_only(gains) if isinstance(gains, list) else float(gains),
-                initial_configuration=_read_only(q0) if q0 is not None else None,
+                initial_configuration=q0,
+                point_foot_radius=float(raw.get("point_foot_radius", 0.0)),
                 biped=dict(raw.get("biped", {})),
                 quadruped=dict(raw.get("quadruped", {})),
                 servo=dict(raw.get("servo", {})),
@@ -135,8 +202,9 @@ class RobotSpec:
                     k: _read_only(v) if isinstance(v, list) else v for k, v in raw.get("motors", {}).items()
                 },
                 self_collision=dict(raw.get("self_collision", {})),
+                walk={key: float(value) for key, value in raw.get("walk", {}).items()},
             )
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise RobotSpecError(f"{path}: {exc}") from exc
 
 
@@ -164,50 +232,36 @@ class Robot(RobotWrapper):
     """A :class:`RobotWrapper` loaded from a spec; it keeps the spec for controllers and demos."""
 
     def __init__(self, spec: RobotSpec, *, load_visuals: bool = False) -> None:
-        # A URDF shipped next to the specs (e.g. planar_chain.urdf) wins over example-robot-data.
-        local = spec.directory or specs_dir()
-        root = local if (local / spec.urdf).is_file() else example_robot_data_dir()
+        root = files_root(spec)
         srdf = root / spec.srdf if spec.srdf else None
         model, visual_model = build_model_from_urdf(
             root / spec.urdf, _package_dirs(root), spec.floating_base, srdf, load_visuals
         )
         super().__init__(model, fixed_base=not spec.floating_base, name=spec.name, visual_model=visual_model)
         self.spec = spec
-        if spec.initial_configuration is not None and spec.initial_configuration.shape != (self.nq,):
-            raise RobotSpecError(f"{spec.name}: initial_configuration must have size nq = {self.nq}")
+        self.default_configuration()  # a bad initial_configuration is refused here, at load
         for frame in [*spec.feet.values(), *([spec.end_effector] if spec.end_effector else [])]:
             self.frame_id(frame)
 
     def load_visual_model(self) -> pin.GeometryModel:
         """The visual meshes of the robot (loaded on first use, then kept in ``visual_model``)."""
         if self.visual_model is None:
-            root = example_robot_data_dir()
-            self.visual_model = pin.buildGeomFromUrdf(
-                self.model,
-                str(root / self.spec.urdf),
-                pin.GeometryType.VISUAL,
-                package_dirs=_package_dirs(root),
-            )
+            self.visual_model = self._geometry(pin.GeometryType.VISUAL)
         return self.visual_model
 
     def load_collision_model(self) -> pin.GeometryModel:
         """The collision geometries of the URDF (a new ``GeometryModel``, the caller's)."""
-        local = self.spec.directory or specs_dir()
-        root = local if (local / self.spec.urdf).is_file() else example_robot_data_dir()
+        return self._geometry(pin.GeometryType.COLLISION)
+
+    def _geometry(self, kind: pin.GeometryType) -> pin.GeometryModel:
+        root = files_root(self.spec)
         return pin.buildGeomFromUrdf(
-            self.model,
-            str(root / self.spec.urdf),
-            pin.GeometryType.COLLISION,
-            package_dirs=_package_dirs(root),
+            self.model, str(root / self.spec.urdf), kind, package_dirs=_package_dirs(root)
         )
 
     def srdf_path(self) -> Path | None:
         """The SRDF file of the spec (its ``disable_collisions`` pairs, reference postures), or None."""
-        if not self.spec.srdf:
-            return None
-        local = self.spec.directory or specs_dir()
-        root = local if (local / self.spec.urdf).is_file() else example_robot_data_dir()
-        return root / self.spec.srdf
+        return files_root(self.spec) / self.spec.srdf if self.spec.srdf else None
 
     def effort_limit(self) -> np.ndarray:
         """Torque limits of the actuated joints [N m]: the URDF's, times the spec's ``effort_scaling``
@@ -216,12 +270,77 @@ class Robot(RobotWrapper):
         return self.spec.effort_scaling * super().effort_limit()
 
     def default_configuration(self) -> np.ndarray:
-        """The spec's starting posture: its named reference configuration or explicit q0."""
-        if self.spec.initial_configuration is not None:
-            return self.spec.initial_configuration.copy()
-        if self.spec.reference_configuration is not None:
-            return self.reference_configuration(self.spec.reference_configuration)
-        return self.neutral_configuration()
+        """The spec's starting posture: its explicit q0 (a vector, or joint values over the
+        reference configuration), else its named reference configuration, else the neutral one."""
+        spec = self.spec
+        base = (
+            self.reference_configuration(spec.reference_configuration)
+            if spec.reference_configuration is not None
+            else self.neutral_configuration()
+        )
+        q0 = spec.initial_configuration
+        if q0 is None:
+            return base
+        if isinstance(q0, dict):
+            return self.configuration(q0, base)
+        if q0.shape != (self.nq,):
+            raise RobotSpecError(
+                f"{spec.name}: initial_configuration has {q0.size} numbers, nq = {self.nq} (or give a table "
+                "of joint names, e.g. [initial_configuration] knee = 0.3)"
+            )
+        return q0.copy()
+
+    def configuration(
+        self, values: dict[str, float | list[float]], base: np.ndarray | None = None
+    ) -> np.ndarray:
+        """A configuration (size nq) from joint values by joint name, the joints not named as in
+        ``base`` (the neutral configuration by default): a one-dof joint takes a number [rad, m],
+        the free flyer (``root_joint``) its seven numbers x, y, z, qx, qy, qz, qw."""
+        model = self.model
+        q = self.neutral_configuration() if base is None else np.array(base, dtype=float)
+        names = list(model.names)[1:]
+        for name, value in values.items():
+            if name not in names:
+                raise RobotSpecError(f"{self.name}: {unknown_name_message('joint', name, names)}")
+            joint = model.joints[model.getJointId(name)]
+            numbers = np.atleast_1d(np.asarray(value, dtype=float))
+            if numbers.shape != (joint.nq,) or not np.all(np.isfinite(numbers)):
+                raise RobotSpecError(
+                    f"{self.name}: joint {name!r} takes {joint.nq} finite number(s), got {value!r}"
+                )
+            q[joint.idx_q : joint.idx_q + joint.nq] = numbers
+        return q
+
+    def standing_configuration(self, q: np.ndarray | None = None) -> np.ndarray:
+        """A posture (the spec's starting one by default) with the floating base lowered so that the
+        lowest foot frame stands at its height above the ground: the sole's depth ``lz``, or
+        ``point_foot_radius`` (the posture itself for a robot without feet; a new array)."""
+        q = self.default_configuration() if q is None else np.array(q, dtype=float)
+        if self.is_fixed_base or not self.spec.feet:
+            return q
+        data = self.create_data()
+        pin.framesForwardKinematics(self.model, data, q)
+        lowest = min(data.oMf[self.frame_id(frame)].translation[2] for frame in self.spec.feet.values())
+        q[2] -= lowest - self.foot_height()
+        return q
+
+    def leg_length(self) -> float:
+        """How high the legs hold the hips above the ground in the standing configuration [m]: the
+        height of the first joint of the chain from the base to the first foot (0 without feet)."""
+        if self.is_fixed_base or not self.spec.feet:
+            return 0.0
+        model = self.model
+        joint = model.frames[self.frame_id(next(iter(self.spec.feet.values())))].parentJoint
+        while model.parents[joint] > 1:  # up to the joint whose parent is the free flyer
+            joint = model.parents[joint]
+        data = self.create_data()
+        pin.forwardKinematics(model, data, self.standing_configuration())
+        return float(data.oMi[joint].translation[2])
+
+    def foot_height(self) -> float:
+        """How high a foot frame stands above the ground [m]: the sole's depth below it (``lz``),
+        or a point foot's radius."""
+        return self.spec.sole.lz if self.spec.sole is not None else self.spec.point_foot_radius
 
     def controller_params(self, defaults: P, table: str) -> P:
         """``defaults`` (a dataclass of controller parameters) with the values of the spec's
@@ -237,6 +356,13 @@ class Robot(RobotWrapper):
     def posture_gains(self) -> np.ndarray:
         """Per-joint posture gains kp from the spec, size na [1/s^2]."""
         return np.broadcast_to(self.spec.posture_gains, (self.na,)).astype(float)
+
+
+def files_root(spec: RobotSpec) -> Path:
+    """Where a spec's URDF and SRDF paths start: beside the spec file when its URDF is there (e.g.
+    planar_chain.urdf, or your robot's), else example-robot-data's robots folder."""
+    local = spec.directory or specs_dir()
+    return local if (local / spec.urdf).is_file() else example_robot_data_dir()
 
 
 def _package_dirs(root: Path) -> list[str]:

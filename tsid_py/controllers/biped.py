@@ -74,7 +74,7 @@ class BipedController(LeggedController):
         spec = robot.spec
         if "right" not in spec.feet or "left" not in spec.feet or spec.sole is None:
             raise RobotSpecError(f"{robot.name} is not a biped spec: it needs [feet] right/left and [sole]")
-        super().__init__(robot, "biped", solver, q0, foot_height=spec.sole.lz)
+        super().__init__(robot, "biped", solver, q0)
         self.params = params = params or BipedParams.for_robot(robot)
         form = self.formulation
         self._contacts: dict[str, Contact6d] = {}

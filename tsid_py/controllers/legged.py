@@ -12,6 +12,7 @@ from tsid_py.loop.plant import PlantState
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
+from tsid_py.spec_check import check_stance
 from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
 from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_joint_posture import TaskJointPosture
@@ -29,28 +30,19 @@ class LeggedController(Controller):
         robot: A floating-base robot whose spec names its feet (``[feet]``).
         name: The formulation's name.
         solver: QP backend (quadprog by default).
-        q0: Initial configuration; by default the spec's, lowered so that the lowest foot frame
-            is ``foot_height`` above z = 0 (a sole's thickness, 0 for point feet).
+        q0: Initial configuration; by default the spec's, lowered so that its feet stand on the
+            ground (:meth:`~tsid_py.robot_specs.Robot.standing_configuration`).
+
+    Raises:
+        RobotSpecError: The spec's feet do not stand on the ground in q0, as its own collision
+            geometry says (:func:`~tsid_py.spec_check.check_stance`).
     """
 
-    def __init__(
-        self,
-        robot: Robot,
-        name: str,
-        solver: Solver | None,
-        q0: np.ndarray | None = None,
-        foot_height: float = 0.0,
-    ) -> None:
+    def __init__(self, robot: Robot, name: str, solver: Solver | None, q0: np.ndarray | None = None) -> None:
         super().__init__(robot, InverseDynamicsFormulation(name, robot), solver or SolverHQuadProg("qp"))
-        zero = robot.zero_velocity()
-        if q0 is None:
-            self._q0 = robot.default_configuration()
-            robot.compute_all_terms(self.data, self._q0, zero)
-            lowest = min(robot.frame_placement(self.data, f).translation[2] for f in robot.spec.feet.values())
-            self._q0[2] -= lowest - foot_height
-        else:
-            self._q0 = as_vector("q0", q0, robot.nq)
-        robot.compute_all_terms(self.data, self._q0, zero)
+        self._q0 = robot.standing_configuration() if q0 is None else as_vector("q0", q0, robot.nq)
+        check_stance(robot, self._q0)
+        robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
         self._feedback_data = robot.create_data()  # the measured feet, for contact feedback
         self._feedback_counts: dict[str, int] = {}
         self._landed: set[str] = set()  # contacts that touched since they were added

@@ -13,9 +13,13 @@ from tsid_py.loop.plant import (
     Push,
     servo_gains,
 )
+from tsid_py.loop.verdict import VERDICTS, BalanceJudge, BalanceSample, Verdict, VerdictLimits
 
 __all__ = [
     "COMMAND_MODES",
+    "VERDICTS",
+    "BalanceJudge",
+    "BalanceSample",
     "Command",
     "ContactMeasurement",
     "ControlLoop",
@@ -28,6 +32,8 @@ __all__ = [
     "Push",
     "RunLog",
     "StepHooks",
+    "Verdict",
+    "VerdictLimits",
     "servo_gains",
     "solve_step",
 ]

@@ -25,7 +25,11 @@ from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
 from tsid_py.robot_specs import Robot
 
 SOLE_THICKNESS = 0.01  # [m] of the box under each sole (collision="spec")
-POINT_FOOT_RADIUS = 0.01  # [m] of the sphere at each point foot (collision="spec")
+POINT_FOOT_RADIUS = (
+    0.01  # [m] of the sphere under a point foot without a point_foot_radius (collision="spec")
+)
+MIN_MASS = 1e-9  # [kg] of a massless body (MuJoCo needs mass on a moving body)
+MIN_INERTIA = 1e-12  # [kg m^2] the smallest principal moment of inertia of a body
 PLATE_THICKNESS = 5e-3  # [m] of the plate under a sole (collision="urdf")
 PLATE_MIN_WIDTH = 0.03  # [m] a foot whose lowest points span less than this either way is a point foot
 COLLISIONS = ("urdf", "spec")
@@ -98,9 +102,9 @@ def _add_body(mujoco, model: pin.Model, j: int, parent):
     joint, placement, inertia = model.joints[j], model.jointPlacements[j], model.inertias[j]
     name = model.names[j]
     body = parent.add_body(name=name, pos=placement.translation, quat=wxyz(placement.rotation))
-    body.mass = max(inertia.mass, 1e-9)  # MuJoCo needs mass on a moving body
+    body.mass = max(inertia.mass, MIN_MASS)  # MuJoCo needs mass on a moving body
     body.ipos = inertia.lever
-    I = inertia.inertia  # noqa: E741 (about the CoM, joint axes)
+    I = physical_inertia(inertia.inertia)  # noqa: E741 (about the CoM, joint axes)
     body.fullinertia = [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
     body.explicitinertial = True
     if joint.shortname() == "JointModelFreeFlyer":
@@ -118,6 +122,21 @@ def _add_body(mujoco, model: pin.Model, j: int, parent):
     added.range = [model.lowerPositionLimit[joint.idx_q], model.upperPositionLimit[joint.idx_q]]
     added.limited = mujoco.mjtLimited.mjLIMITED_TRUE if np.all(np.isfinite(added.range)) else 0
     return body
+
+
+def physical_inertia(inertia: np.ndarray) -> np.ndarray:
+    """A rotational inertia [kg m^2] MuJoCo accepts: principal moments of at least MIN_INERTIA,
+    each at most the sum of the others (the triangle inequality of a rigid body), raised as little
+    as that takes; a physical one is returned as it is. URDFs hold both kinds of mistake: Romeo's
+    massless fingers (zero inertia), a thin rod's inertia about its axis written as zero."""
+    moments, axes = np.linalg.eigh(inertia)
+    fixed = np.maximum(moments, MIN_INERTIA)
+    excess = fixed[2] - fixed[0] - fixed[1]
+    if excess > 0:
+        fixed[:2] += excess / 2 + MIN_INERTIA
+    if np.array_equal(fixed, moments):
+        return inertia
+    return (axes * fixed) @ axes.T
 
 
 def _add_urdf_geometry(mujoco, spec, robot: Robot, bodies: dict) -> None:
@@ -211,12 +230,14 @@ def _add_spec_foot(mujoco, robot: Robot, bodies: dict, frame_name: str) -> None:
             pos=placement.act(center),
             quat=wxyz(placement.rotation),
         )
-    else:
+    else:  # a sphere of the spec's radius centred on the frame, or a small one touching below it
+        radius = robot.spec.point_foot_radius or POINT_FOOT_RADIUS
+        below = 0.0 if robot.spec.point_foot_radius else POINT_FOOT_RADIUS
         body.add_geom(
             name=frame_name,
             type=mujoco.mjtGeom.mjGEOM_SPHERE,
-            size=[POINT_FOOT_RADIUS, 0, 0],
-            pos=placement.translation,
+            size=[radius, 0, 0],
+            pos=placement.act(np.array([0.0, 0.0, -below])),
         )
 
 

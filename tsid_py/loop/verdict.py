@@ -170,7 +170,8 @@ class BalanceJudge:
         model = robot.model
         self._foot_ids = {frame: robot.frame_id(frame) for frame in spec.feet.values()}
         self._foot_bodies = {model.names[model.frames[i].parentJoint] for i in self._foot_ids.values()}
-        self._corners = None if spec.sole is None else spec.sole.corners()
+        self._corners = None if spec.sole is None else spec.sole.corners()  # a sole's, in its frame
+        self._below = np.array([0.0, 0.0, spec.point_foot_radius])  # a point foot's ground under its frame
         self._base_height0 = float(q0[2])
         self._up = _base_rotation(q0).T[:, 2]  # the world's up in the initial base frame
         self.disturbances = sorted((float(a), float(b)) for a, b in disturbances)
@@ -222,7 +223,7 @@ class BalanceJudge:
                 continue
             placement = pin.updateFramePlacement(robot.model, data, frame_id)
             if self._corners is None:
-                ground = placement.translation[None, :]
+                ground = (placement.translation - self._below)[None, :]
             else:
                 ground = (placement.rotation @ self._corners + placement.translation[:, None]).T
             if measured is not None or ground[:, 2].min() <= GROUND_TOLERANCE:

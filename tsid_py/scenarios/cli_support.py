@@ -15,6 +15,7 @@ from tsid_py.loop.control_loop import check_pushes
 from tsid_py.loop.plant import COMMAND_MODES, Push
 from tsid_py.loop.plants import PLANTS
 from tsid_py.outputs import check_output_dir, check_output_file
+from tsid_py.robot_specs import available_robots
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
@@ -67,7 +68,11 @@ SUMMARY_LABELS = {
 
 def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float | None) -> None:
     """--robot, --duration (unless None: the scenario's plan sets it), --dt, --json."""
-    parser.add_argument("--robot", default=robot, help=f"robot spec name (default: {robot})")
+    parser.add_argument(
+        "--robot",
+        default=robot,
+        help=f"a shipped robot ({', '.join(available_robots())}) or a .toml spec's path (default: {robot})",
+    )
     if duration is not None:
         parser.add_argument(
             "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"

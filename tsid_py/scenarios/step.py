@@ -23,7 +23,7 @@ from tsid_py.controllers.biped import BipedParams
 from tsid_py.loop.control_loop import Observer
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
-from tsid_py.scenarios.cli_support import add_common_arguments, loop_setup, scenario_main
+from tsid_py.scenarios.cli_support import add_common_arguments, add_plant_arguments, loop_setup, scenario_main
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
@@ -35,9 +35,13 @@ SWING = 1.2  # [s] foot in the air
 SETTLE = 0.5  # [s] standing at the end
 
 
+MAX_HEIGHT = 0.1  # [m] the default lift of TSID's exercise (Talos)
+HEIGHT_PER_LEG = 0.14  # a shorter leg lifts its foot this fraction of its length
+
+
 def run(
     robot: str = "talos",
-    height: float = 0.1,
+    height: float | None = None,
     dt: float = 0.002,
     params: BipedParams | None = None,
     backend: str = "quadprog",
@@ -45,9 +49,13 @@ def run(
     observer: Observer | None = None,
     setup: LoopSetup | None = None,
 ) -> RunResult:
-    """Take one step in place with the right foot, lifting it ``height`` [m]; ``setup``: where
-    the log goes (:class:`LoopSetup`; the integrator plant, all of the log in memory by default)."""
+    """Take one step in place with the right foot, lifting it ``height`` [m] (by default
+    HEIGHT_PER_LEG of the leg's length, at most 0.1 m); ``setup``: the plant, the command mode and
+    where the log goes (:class:`LoopSetup`; the integrator plant, torque commands, all of the log
+    in memory by default)."""
     controller = stepping_controller(robot, params, backend)
+    if height is None:
+        height = min(MAX_HEIGHT, HEIGHT_PER_LEG * controller.robot.leg_length())
     sole = controller.robot.spec.sole
     right, left = controller.foot_placement("right"), controller.foot_placement("left")
     com0 = controller.com_initial
@@ -88,7 +96,13 @@ def run(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="talos", duration=None)
-    parser.add_argument("--height", type=float, default=0.1, help="swing-foot lift [m] (default: 0.1)")
+    parser.add_argument(
+        "--height",
+        type=float,
+        default=None,
+        help="swing-foot lift [m] (default: 14%% of the leg's length, at most 0.1)",
+    )
+    add_plant_arguments(parser)
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:

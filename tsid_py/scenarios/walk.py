@@ -20,6 +20,7 @@ from tsid_py.loop.control_loop import Observer
 from tsid_py.loop.plant import Push
 from tsid_py.planning.footsteps import plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
+from tsid_py.robot_specs import Robot
 from tsid_py.scenarios.cli_support import (
     add_common_arguments,
     add_plant_arguments,
@@ -30,8 +31,22 @@ from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 
-DEFAULT_STEP_LENGTH = {"talos": 0.2, "romeo": 0.1}  # [m]
 W_COP = 1e-5  # weight of the CoP task (rows in m N)
+MAX_STEP_LENGTH = 0.2  # [m] the longest default step (Talos's, in TSID's walking exercise)
+MAX_SWING_HEIGHT = 0.05  # [m] the highest default swing (TSID's walking exercise)
+SWING_PER_LEG = 0.07  # a shorter leg lifts its foot this fraction of its length
+
+
+def default_step(robot: Robot) -> tuple[float, float]:
+    """A robot's step length and swing height [m]: its spec's ``[walk]`` entries, else from its
+    geometry: a step as long as its sole (at most MAX_STEP_LENGTH) and a swing of SWING_PER_LEG of
+    its leg's length (at most MAX_SWING_HEIGHT)."""
+    walk, sole = robot.spec.walk, robot.spec.sole
+    length = walk.get(
+        "step_length", min(MAX_STEP_LENGTH, sole.lxp + sole.lxn) if sole else MAX_STEP_LENGTH / 2
+    )
+    height = walk.get("swing_height", min(MAX_SWING_HEIGHT, SWING_PER_LEG * robot.leg_length()))
+    return length, height
 
 
 def run(
@@ -40,7 +55,7 @@ def run(
     step_length: float | None = None,
     single_support: float = 0.8,
     double_support: float = 0.3,
-    swing_height: float = 0.05,
+    swing_height: float | None = None,
     dt: float = 0.002,
     params: BipedParams | None = None,
     backend: str = "quadprog",
@@ -51,12 +66,14 @@ def run(
     push: Push | None = None,
     setup: LoopSetup | None = None,
 ) -> RunResult:
-    """Walk ``steps`` swings of ``step_length`` [m] (0.2 m Talos, 0.1 m Romeo by default).
+    """Walk ``steps`` swings of ``step_length`` [m].
 
     Args:
+        step_length: Footprint spacing [m]; by default the robot's (:func:`default_step`: 0.2 m
+            for Talos, 0.1 m for Romeo).
         single_support: Swing duration [s].
         double_support: Duration of each double support [s].
-        swing_height: Foot lift at mid-swing [m].
+        swing_height: Foot lift at mid-swing [m]; by default the robot's (0.05 m for Talos).
         plant, mode, push: What the controller drives (:data:`~tsid_py.loop.plants.PLANTS`), how,
             and a push on the base.
         setup: The whole loop set-up (:class:`LoopSetup`: plant, mode, pushes and where the log
@@ -64,10 +81,11 @@ def run(
     """
     if setup is not None and (plant, mode, push) != ("integrator", "torque", None):
         raise InvalidParameterError("walk.run takes plant, mode and push, or a setup, not both")
-    if step_length is None:
-        step_length = DEFAULT_STEP_LENGTH.get(robot, 0.1)
     controller = stepping_controller(robot, params, backend)
     robot_model = controller.robot
+    default_length, default_height = default_step(robot_model)
+    step_length = default_length if step_length is None else step_length
+    swing_height = default_height if swing_height is None else swing_height
     plan = plan_straight_walk(
         robot_model.spec.sole,
         controller.foot_placement("right"),
@@ -105,7 +123,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--step-length",
         type=float,
         default=None,
-        help="footprint spacing [m] (default: 0.2 Talos, 0.1 Romeo)",
+        help="footprint spacing [m] (default: the spec's [walk] step_length, else the sole's length, "
+        "at most 0.2)",
+    )
+    parser.add_argument(
+        "--swing-height",
+        type=float,
+        default=None,
+        help="foot lift at mid-swing [m] (default: the spec's [walk] swing_height, else 7%% of the leg's "
+        "length, at most 0.05)",
     )
     parser.add_argument("--single-support", type=float, default=0.8, help="swing duration [s] (default: 0.8)")
     parser.add_argument(
@@ -121,6 +147,7 @@ def run_from_args(args: argparse.Namespace, observer: Observer | None = None) ->
         args.step_length,
         args.single_support,
         args.double_support,
+        args.swing_height,
         dt=args.dt,
         backend=args.backend,
         progress=not args.json,

@@ -69,11 +69,7 @@ def raised_arm_configuration(robot: Robot, hand: str) -> np.ndarray:
             )
         sign = -1.0 if hand == "left" and k < 4 else 1.0
         q[model.joints[model.getJointId(name)].idx_q] = sign * angle
-    data = robot.create_data()
-    robot.compute_all_terms(data, q, robot.zero_velocity())
-    lowest = min(robot.frame_placement(data, f).translation[2] for f in robot.spec.feet.values())
-    q[2] -= lowest - robot.spec.sole.lz
-    return q
+    return robot.standing_configuration(q)
 
 
 class _Hand(StepHooks):
