@@ -1,7 +1,9 @@
-"""What the benchmarks report of the machine they ran on (imported by the scripts beside it)."""
+"""What the benchmarks report of the machine they ran on, and how they report (imported by the
+scripts beside it)."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 from pathlib import Path
@@ -32,3 +34,11 @@ def describe() -> dict[str, object]:
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"),
         "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
     }
+
+
+def emit(result: dict[str, object], out: Path | None) -> None:
+    """Print a benchmark's JSON result, and write it to ``out`` when given."""
+    text = json.dumps(result, indent=1)
+    if out:
+        out.write_text(text + "\n")
+    print(text)

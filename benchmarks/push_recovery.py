@@ -1,14 +1,20 @@
 """The largest push Talos recovers from in MuJoCo, by direction: bisection on the run's verdict.
 
-    python benchmarks/push_recovery.py [--directions +x,-x,+y,-y] [--range 0 1000] [--resolution 5]
-                                       [--duration 0.1] [--at 1.0] [--mode torque] [--out FILE]
+    python benchmarks/push_recovery.py [--recovery none,step] [--directions +x,-x,+y,-y]
+                                       [--range 0 1000] [--resolution 5] [--duration 0.1] [--at 1.0]
+                                       [--mode torque] [--grid 50] [--params JSON] [--out FILE]
 
 A push of ``--duration`` s at t = ``--at`` s on the base, along each direction; each run goes on
 until its verdict is decided (fell, or recovered: at rest again after the push), 5 s after the
 push at most (:mod:`tsid_py.loop.verdict`). Bisection keeps a force that was recovered below and
-one that was not above, to ``--resolution``; both ends are checked before it starts. Prints one
-JSON object (and writes it to ``--out``): per direction the largest recovered force, the smallest
-force not recovered and its verdict, and every run's force, verdict and times. Needs ``[sim]``.
+one that was not above, to ``--resolution``; both ends are checked before it starts. Each
+recovery mode of the balance controller (``--recovery``: none, ankle, step;
+:mod:`tsid_py.controllers.recovery`) is measured in the same run, and ``--grid N`` also runs every
+N newtons below the largest recovered force: a push there that was not recovered is reported
+(the bisection assumed the verdict changes once). ``--params`` overrides RecoveryParams (JSON).
+Prints one JSON object (and writes it to ``--out``): per mode and direction the largest recovered
+force, the smallest force not recovered and its verdict, the ratio to the first mode's, and every
+run's force, verdict, steps and times. Needs ``[sim]``.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ import json  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from machine import describe  # noqa: E402
+from machine import describe, emit  # noqa: E402
 
+from tsid_py.controllers.recovery import RecoveryParams  # noqa: E402
 from tsid_py.loop import Push  # noqa: E402
 from tsid_py.scenarios import balance  # noqa: E402
 
@@ -46,7 +53,9 @@ def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dic
         plant="mujoco",
         mode=args.mode,
         push=push_along(direction, force, args.at, args.duration),
-        check_every=0,
+        check_every=10,  # every 10th step checked against the physics: torques within limits
+        recovery=args.recovery_mode,
+        recovery_params=args.recovery_params if args.recovery_mode != "none" else None,
     ).summary
     runs.append(
         {
@@ -56,6 +65,10 @@ def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dic
             "fell_at_s": summary["fell_at_s"],
             "recovered_at_s": summary["recovered_at_s"],
             "simulated_s": summary["simulated_time_s"],
+            "qp_failures": summary["qp_failures"],
+            "steps": summary.get("recovery_steps", 0),
+            "max_torque_ratio": summary["max_torque_ratio"],
+            "dynamics_residual_max": summary["dynamics_residual_max"],
             "wall_s": time.perf_counter() - started,
         }
     )
@@ -73,10 +86,17 @@ def largest_recovered(direction: str, args: argparse.Namespace) -> dict[str, obj
         middle = 0.5 * (low + high)
         low, high = (middle, high) if judge(direction, middle, args, runs) else (low, middle)
     failed = next(run for run in runs if run["force_n"] == high)
+    below = []
+    if args.grid:
+        done = {run["force_n"] for run in runs}
+        for force in [args.grid * k for k in range(1, int(low // args.grid) + 1)]:
+            if force not in done and not judge(direction, force, args, runs):
+                below.append(force)
     return {
         "largest_recovered_n": low,
         "smallest_not_recovered_n": high,
         "its_verdict": failed["verdict"],
+        "not_recovered_below_n": below,
         "runs": runs,
     }
 
@@ -89,8 +109,13 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=0.1, help="of the push [s]")
     parser.add_argument("--at", type=float, default=1.0, help="when the push starts [s]")
     parser.add_argument("--mode", choices=("torque", "position"), default="torque")
+    parser.add_argument("--recovery", default="none,step", help="the controller's modes, comma separated")
+    parser.add_argument("--grid", type=float, default=0.0, help="also run every GRID N below the largest [N]")
+    parser.add_argument("--params", default="", help="RecoveryParams overrides, as JSON")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    modes = [m.strip() for m in args.recovery.split(",")]
+    args.recovery_params = RecoveryParams(**json.loads(args.params)) if args.params else None
     directions = [d.strip() for d in args.directions.split(",")]
     for direction in directions:
         if len(direction) != 2 or direction[0] not in "+-" or direction[1] not in AXES:
@@ -102,13 +127,19 @@ def main() -> None:
         "plant": "mujoco",
         "mode": args.mode,
         "push": {"duration_s": args.duration, "at_s": args.at, "resolution_n": args.resolution},
-        "directions": {direction: largest_recovered(direction, args) for direction in directions},
+        "params": args.params,
+        "recovery": {},
     }
+    for mode in modes:
+        args.recovery_mode = mode
+        out["recovery"][mode] = {direction: largest_recovered(direction, args) for direction in directions}  # type: ignore[index]
+    first = out["recovery"][modes[0]]  # type: ignore[index]
+    for mode in modes[1:]:
+        for direction, result in out["recovery"][mode].items():  # type: ignore[index]
+            base = first[direction]["largest_recovered_n"]
+            result["ratio_to_" + modes[0]] = result["largest_recovered_n"] / base if base else None
     out["wall_s"] = time.perf_counter() - started
-    text = json.dumps(out, indent=1)
-    if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(out, args.out)
 
 
 if __name__ == "__main__":

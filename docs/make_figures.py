@@ -1,7 +1,7 @@
 """Make the documentation's figures with the library's own plots: ``python docs/make_figures.py``.
 
-The sweeps page's push map is the sweep it shows (about a minute on two cores, with [sim] and
-[cluster]): ``python docs/make_figures.py --push-map``.
+The push maps (the sweeps page's and the push-recovery tutorial's two) are the sweeps they show
+(about ten minutes on two cores, with [sim] and [cluster]): ``python docs/make_figures.py --push-map``.
 
 The performance page's three figures come from the benchmarks' JSON instead:
 
@@ -46,17 +46,29 @@ RUNS = [
     ),
     (["step"], {"step_foot_heights.png": "step_foot_heights.png", "step_com.png": "step_com.png"}),
     (["walk"], {"walk_top_view.png": "walk_top_view.png"}),
+    (
+        ["balance", "--plant", "mujoco", "--push", "450,0,0@1+0.1", "--recovery", "step", "--duration", "3"],
+        {
+            "balance_capture_point.png": "push_recovery_capture_point.png",
+            "balance_top_view.png": "push_recovery_top_view.png",
+        },
+    ),
     (["walk", "--robot", "romeo"], {"walk_top_view.png": "walk_romeo_top_view.png"}),
     (["reach"], {"reach-target_end_effector.png": "reach-target_end_effector.png"}),
     (["quadruped"], {"quadruped_top_view.png": "quadruped_top_view.png"}),
 ]
 
 
-# docs/sweeps.md's push map: Talos on MuJoCo, lateral pushes of 100 to 600 N at 0.5 to 1.5 s
-PUSH_MAP = [
-    "sweep", "balance", "--robot", "talos", "--param", "plant=mujoco", "--param", "push_fy=100:600:50",
-    "--param", "push_t=0.5:1.5:0.25", "--workers", "2",
-]  # fmt: skip
+# The push maps, each a sweep on Talos in MuJoCo: docs/sweeps.md's (lateral pushes of 100 to 600 N
+# at 0.5 to 1.5 s), and the push-recovery tutorial's two polar ones (0.1 s at 1 s, every 45 deg,
+# 100 to 800 N), without and with the stepping
+_TALOS_MUJOCO = ["sweep", "balance", "--robot", "talos", "--param", "plant=mujoco", "--workers", "2"]
+_POLAR = ["--param", "push_force=100:800:100", "--param", "push_angle=0:315:45"]
+PUSH_MAPS = {
+    "push_map_talos.png": [*_TALOS_MUJOCO, "--param", "push_fy=100:600:50", "--param", "push_t=0.5:1.5:0.25"],
+    "push_map_polar_none.png": [*_TALOS_MUJOCO, *_POLAR, "--param", "recovery=none"],
+    "push_map_polar_step.png": [*_TALOS_MUJOCO, *_POLAR, "--param", "recovery=step"],
+}
 
 
 def save_small(source: Path, target: Path) -> None:
@@ -249,19 +261,17 @@ def main(argv: list[str] | None = None) -> int:
         help="make only the flat and tuned steps' figure, from benchmarks/python_floor.py's --out JSON",
     )
     parser.add_argument(
-        "--push-map", action="store_true", help="make only the sweeps page's push map (runs its sweep)"
+        "--push-map", action="store_true", help="make only the push maps (runs their sweeps: minutes)"
     )
     args = parser.parse_args(argv)
     IMAGES.mkdir(exist_ok=True)
     if args.push_map:
         with tempfile.TemporaryDirectory() as scratch:
-            picture = Path(scratch) / "pushes.png"
-            subprocess.run(
-                [*TSID_PY, *PUSH_MAP, "--out", str(Path(scratch) / "pushes.csv"), "--plot", str(picture)],
-                check=True,
-            )
-            save_small(picture, IMAGES / "push_map_talos.png")
-            print("docs/images/push_map_talos.png")
+            for name, sweep in PUSH_MAPS.items():
+                picture, table = Path(scratch) / name, Path(scratch) / f"{name}.csv"
+                subprocess.run([*TSID_PY, *sweep, "--out", str(table), "--plot", str(picture)], check=True)
+                save_small(picture, IMAGES / name)
+                print(f"docs/images/{name}")
         return 0
     if args.step_time is not None or args.floor is not None:
         with tempfile.TemporaryDirectory() as scratch:

@@ -48,8 +48,10 @@ def test_backend_matches_quadprog_on_every_demo(monkeypatch, backend, scenario, 
     ``builder`` is the module that builds the scenario's controller (None: a SwayScenario's field)."""
     comparing = ComparingSolver(backend)
 
-    def controller_with_comparing_solver(robot, params=None, solver=None):  # solver: the scenario's own
-        return BipedController(robot, params, solver=comparing)
+    def controller_with_comparing_solver(
+        robot, params=None, solver=None, **options
+    ):  # solver: the scenario's
+        return BipedController(robot, params, solver=comparing, **options)
 
     if builder is None:  # a sway scenario: its controller class is a field
         scenario = dataclasses.replace(scenario, controller=controller_with_comparing_solver)

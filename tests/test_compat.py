@@ -309,7 +309,30 @@ def test_formulation_solution_and_data_copy(biped: tsid.RobotWrapper) -> None:
     assert biped.com(formulation.data())[2] > 0.3
 
 
+def test_update_rigid_contact_weights_sets_each_weight_where_tsid_does(biped: tsid.RobotWrapper) -> None:
+    """updateRigidContactWeights(name, force_regularization_weight, motion_weight): TSID's order
+    (InverseDynamicsFormulationAccForce::updateRigidContactWeights); each lands on its own cost."""
+    model = biped.model()
+    q = pin.neutral(model)
+    q[2] = 0.9
+    formulation = tsid.InverseDynamicsFormulationAccForce("f", biped, False)
+    formulation.computeProblemData(0.0, q, np.zeros(biped.nv))
+    points = np.matrix([[-0.05, -0.05, 0.1, 0.1], [-0.05, 0.05, -0.05, 0.05], [-0.07] * 4])
+    contact = tsid.Contact6d("rf", biped, "RAnkleRoll", points, np.matrix([0, 0, 1.0]).T, 0.3, 5.0, 1000.0)
+    contact.setReference(biped.framePosition(formulation.data(), model.getFrameId("RAnkleRoll")))
+    formulation.addRigidContact(contact, 1e-5, 1.0, 1)  # the motion as a cost: its weight shows
+    assert formulation.updateRigidContactWeights("rf", 2e-3, 7.0)
+    costs = {c.name: w for w, c in formulation.computeProblemData(0.0, q, np.zeros(biped.nv)).problem()[1]}
+    motion = next(name for name in costs if "force" not in name.lower())
+    force = next(name for name in costs if "force" in name.lower())
+    assert (costs[force], costs[motion]) == pytest.approx((2e-3, 7.0))
+    formulation.updateRigidContactWeights("rf", 5e-4)  # the motion weight left as it was
+    costs = {c.name: w for w, c in formulation.computeProblemData(0.0, q, np.zeros(biped.nv)).problem()[1]}
+    assert (costs[force], costs[motion]) == pytest.approx((5e-4, 7.0))
+
+
 def test_hand_built_problem_is_solved_with_its_constraints_as_they_are_at_solve_time() -> None:
+
     cost = tsid.ConstraintEquality("cost", np.eye(2), np.array([1.0, 2.0]))
     bound = tsid.ConstraintInequality("ineq", np.array([[1.0, 0.0]]), np.array([-1e10]), np.array([0.5]))
     hard, soft = tsid.ConstraintLevel(), tsid.ConstraintLevel()

@@ -65,3 +65,29 @@ def test_point_contact_has_three_forces(solo12):
     contact = tsid.ContactPoint("fl", solo12, "FL_FOOT", [0, 0, 1], 0.5, 1.0, 100.0)
     assert contact.n_force == 3 and contact.motion_constraint.rows == 3
     np.testing.assert_allclose(contact.force_generator, np.eye(3))
+
+
+def test_the_normal_force_setters_set_their_own_bound_and_the_solution_keeps_it(talos):
+    """set_min/max_normal_force each change their bound, read back and in the force constraint's
+    last row; standing Talos with one foot capped at 200 N puts the rest of its weight on the other."""
+    from tsid_py.controllers import BipedController
+
+    contact = foot(talos)
+    contact.set_max_normal_force(700.0)
+    contact.set_min_normal_force(20.0)
+    assert (contact.min_normal_force, contact.max_normal_force) == pytest.approx((20.0, 700.0))
+    row = contact.force_constraint
+    assert (row.lower_bound[-1], row.upper_bound[-1]) == pytest.approx((20.0, 700.0))
+
+    biped = BipedController(talos)
+    left = biped.contacts["left"]
+    out = biped.compute(0.0, biped.q0, talos.zero_velocity())
+    assert left.get_normal_force(out.forces[left.name]) > 300.0  # half of ~870 N
+    left.set_max_normal_force(200.0)
+    out = biped.compute(0.0, biped.q0, talos.zero_velocity())
+    right = biped.contacts["right"]
+    weight = talos.total_mass * 9.81
+    assert left.get_normal_force(out.forces[left.name]) <= 200.0 + 1e-6
+    assert left.get_normal_force(out.forces[left.name]) + right.get_normal_force(
+        out.forces[right.name]
+    ) == pytest.approx(weight, rel=0.05)

@@ -90,6 +90,26 @@ def test_a_wrong_shape_is_a_dimension_error_naming_the_task(talos):
     with pytest.raises(tsid.DimensionError, match="lopsided.*error must have shape"):
         controller.compute(0.0, controller.q0, talos.zero_velocity())
 
+    class NarrowJacobian(TaskTorsoUpright):
+        def compute_jacobian(self, t, q, v, data):
+            return super().compute_jacobian(t, q, v, data)[:, :-1]
+
+    class NoNumbers(TaskTorsoUpright):
+        def compute_drift(self, t, q, v, data):
+            return "drift"
+
+    q, v = controller.q0, talos.zero_velocity()  # the checker says the same, naming the method
+    for task, words in (
+        (ThreeRows("lopsided", talos, BASE), r"'lopsided': compute_error returned shape \(3,\), expected 2"),
+        (
+            NarrowJacobian("narrow", talos, BASE),
+            r"'narrow': compute_jacobian returned shape \(2, 37\), expected m x 38",
+        ),
+        (NoNumbers("words", talos, BASE), "'words': compute_drift returned str, not an array of numbers"),
+    ):
+        with pytest.raises(tsid.DimensionError, match=words):
+            assert_task_derivatives(task, q, v)
+
 
 class Tilt(StepHooks):
     """Record the base's tilt (x, y of its z axis) after every step."""

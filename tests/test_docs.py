@@ -2,7 +2,8 @@
 
 - Every code block marked runnable (an HTML comment ``<!-- runnable -->`` on the line before a
   fenced python block) in README.md and docs/ runs; a page's blocks run in order, in one
-  namespace, as a reader would paste them.
+  namespace, as a reader would paste them (a block that imports mujoco, and the page's blocks
+  after it, only where the [sim] extra is installed).
 - README.md is at most 12 kB, its links to files resolve, and each command in its ``sh`` blocks is
   either run here (the ``tsid-py`` ones) or by CI (.ci/run or .ci/check_wheel, where it is written
   as in the README).
@@ -80,6 +81,8 @@ def test_runnable_blocks_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a block that writes files writes them here
     namespace: dict[str, object] = {"__name__": f"docs_{path.stem}"}
     for k, code in enumerate(runnable_blocks(path)):
+        if re.search(r"^import mujoco$", code, re.M):
+            pytest.importorskip("mujoco", reason=f"{name(path)} block {k + 1} needs the [sim] extra (mujoco)")
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(code, f"{name(path)} (runnable block {k + 1})", "exec"), namespace)
 

@@ -99,3 +99,41 @@ def test_the_physics_checks_can_be_spaced_out(talos, monkeypatch):
     for bad in (-1, 1.5, True, "2"):
         with pytest.raises(tsid.InvalidParameterError, match="check_every"):
             ControlLoop(controller, DT, check_every=bad)
+
+
+class Commands(IntegratorPlant):
+    """An integrator that keeps every command and the state each was computed from."""
+
+    def __init__(self, robot: tsid.RobotWrapper) -> None:
+        super().__init__(robot)
+        self.commands: list[tuple[PlantState, Command]] = []
+        self._state: PlantState | None = None
+
+    def state(self) -> PlantState:
+        self._state = super().state()
+        return self._state
+
+    def apply(self, command: Command) -> None:
+        self.commands.append((self._state, command))
+        super().apply(command)
+
+
+def test_position_mode_sends_the_state_integrated_one_period_ahead(ur5):
+    """q_des = q (+) (v + dv dt / 2) dt and v_des = v + dv dt from the measured state, with tau as the
+    feed-forward: the targets lead the measured state by a period (not the measured q itself)."""
+    from tsid_py.controllers import ArmController
+    from tsid_py.integration import integrate
+
+    arm = ArmController(ur5, DT)
+    target = arm.ee_placement().translation + np.array([0.1, 0.0, 0.0])
+    arm.set_ee_reference(tsid.TrajectorySample(target))
+    plant = Commands(ur5)
+    ControlLoop(arm, DT, plant, mode="position").run(40)
+    led = 0.0
+    for state, command in plant.commands:
+        assert command.mode == "position"
+        q_des, v_des = integrate(ur5, state.q, state.v, command.dv, DT)
+        np.testing.assert_allclose(command.q_des, q_des, rtol=0.0, atol=1e-12)
+        np.testing.assert_allclose(command.v_des, v_des, rtol=0.0, atol=1e-12)
+        led = max(led, float(np.abs(command.q_des - state.q).max()))
+    assert led > 1e-4  # the arm moved: a target equal to the measured q would differ by this

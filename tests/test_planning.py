@@ -58,7 +58,30 @@ def test_swing_foot_velocity_and_acceleration_are_the_derivatives_of_the_placeme
         np.testing.assert_allclose(now.acc, (after.vel - before.vel) / (2 * h), atol=1e-5)
 
 
+@pytest.mark.parametrize("duration", [0.4, 2.5])
+def test_euclidian_trajectories_velocity_and_acceleration_are_their_derivatives(duration, rng):
+    """Central differences of pos and vel against vel and acc, for durations other than 1 s (a
+    duration's power wrong in a derivative shows only there), and the ends held at rest."""
+    start, end = rng.standard_normal(3), rng.standard_normal(3)
+    trajectories = [
+        tsid.TrajectoryEuclidianMinJerk("jerk", start, end, t0=0.3, duration=duration),
+        tsid.TrajectoryEuclidianSinusoid("sine", start, end, 1.0 / duration),
+    ]
+    h = 1e-6
+    for trajectory in trajectories:
+        for t in 0.3 + duration * np.linspace(0.05, 0.95, 7):
+            before, now, after = (trajectory.sample(t + d) for d in (-h, 0.0, h))
+            np.testing.assert_allclose(now.vel, (after.pos - before.pos) / (2 * h), rtol=1e-6, atol=1e-6)
+            np.testing.assert_allclose(now.acc, (after.vel - before.vel) / (2 * h), rtol=1e-5, atol=1e-5)
+    jerk = trajectories[0]
+    for t, point in ((0.3, start), (0.3 + duration, end)):
+        sample = jerk.sample(t)
+        np.testing.assert_allclose(sample.pos, point, atol=1e-12)
+        np.testing.assert_allclose([sample.vel, sample.acc], 0.0, atol=1e-12)
+
+
 def test_swing_foot_is_a_task_se3_reference(talos, swing):
+
     task = tsid.TaskSE3Equality("foot", talos, "leg_right_sole_fix_joint")
     task.set_reference(swing.sample(1.3))
     assert task.reference.pos.shape == (12,) and task.reference.vel.shape == (6,)

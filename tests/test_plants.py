@@ -27,12 +27,12 @@ from tsid_py.scenarios import balance, com_sinusoid, walk
 
 
 # ------------------------------------------------------------ contact feedback
-def _measured(controller, touching: dict[str, bool]) -> PlantState:
+def _measured(controller, touching: dict[str, bool], t: float = 0.0) -> PlantState:
     q = controller.q0
-    q[2] += 0.001  # the feet 1 mm lower than planned (soft ground)
+    q[2] += 0.001  # the feet 1 mm higher than planned
     feet = controller.robot.spec.feet
     return PlantState(
-        0.0,
+        t,
         q,
         controller.robot.zero_velocity(),
         {feet[side]: ContactMeasurement(np.zeros(6), touching[side]) for side in feet},
@@ -43,14 +43,22 @@ def test_standing_contacts_follow_the_measured_feet_and_a_lost_foot_is_released_
     controller = BipedController(talos)
     both = {"right": True, "left": True}
     controller.observe(_measured(controller, both))
-    placed = controller.contacts["right"].reference.translation
-    assert placed[2] == pytest.approx(controller.foot_placement("right").translation[2] + 0.001, abs=1e-9)
+    placed = controller.contacts["right"].reference
+    # held where measured, flat: the sole's lowest corner where it was measured, 1 mm up
+    sole = talos.spec.sole.corners()
+    planned = controller.foot_placement("right")
+    lowest_measured = (planned.rotation[2] @ sole).min() + planned.translation[2] + 0.001
+    np.testing.assert_allclose(placed.rotation[2], [0.0, 0.0, 1.0], atol=1e-12)
+    assert placed.translation[2] - talos.spec.sole.lz == pytest.approx(lowest_measured, abs=1e-9)
 
     lifted = {"right": False, "left": True}
-    for _ in range(2):
-        controller.observe(_measured(controller, lifted))
+    controller.observe(_measured(controller, lifted, 0.04))
+    assert controller.in_contact("right")  # landed 40 ms ago: it may bounce, it is held
+    for t in (0.06, 0.062):
+        controller.observe(_measured(controller, lifted, t))
     assert controller.in_contact("right")  # two steps are not enough (debounce)
-    controller.observe(_measured(controller, lifted))
+    controller.observe(_measured(controller, lifted, 0.064))
+
     assert "right" in controller.released and "task-right-foot" in controller.formulation.tasks
     for _ in range(3):  # the left foot alone: the last contact is never released
         controller.observe(_measured(controller, {"right": False, "left": False}))

@@ -184,7 +184,7 @@ def test_cli_plots_on_the_pinocchio_plant_read_the_streamed_log(tmp_path, monkey
     arrays = seen["arrays"]
     assert seen["streamed"] and seen["in_memory"] <= 40 and len(arrays["t"]) == summary["steps"] == 150
     assert sorted(p.name for p in out.iterdir()) == [
-        f"balance_{name}.png" for name in ("com", "contact_forces", "top_view", "torques")
+        f"balance_{name}.png" for name in ("capture_point", "com", "contact_forces", "top_view", "torques")
     ]
     com_axes = seen["com"].axes
     measured = _lines(com_axes[1])["CoM measured"].get_ydata()
@@ -271,7 +271,7 @@ def test_plots_of_a_long_run_read_back_a_bounded_number_of_steps(tmp_path, monke
     sampled = np.array(result.log.sampled(4).t)
     np.testing.assert_array_equal(lines["CoM measured"].get_xdata(), sampled)  # exact: the logged times
     written = plots.write_plots(result, tmp_path / "plots")
-    assert len(written) == 4 and [p.name for p in tmp_path.iterdir()] == ["plots"]
+    assert len(written) == 5 and [p.name for p in tmp_path.iterdir()] == ["plots"]  # with the capture point
 
 
 def test_a_stepping_run_streams_its_log_too(stepping):

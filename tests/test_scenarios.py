@@ -91,6 +91,9 @@ def test_bench_command_times_every_backend(capsys):
         (["balance", "--duration", "-1", "--json"], "duration"),
         (["balance", "--robot", "nao", "--json"], "nao"),
         (["balance", "--check-every", "-1", "--json"], "--check-every"),
+        (["com-sinusoid", "--amplitude", "5", "--json"], "reaches 0.149 m to each side of it"),
+        (["com-sinusoid", "--amplitude", "-0.2", "--json"], "amplitude = -0.2 m"),
+        (["quadruped", "--amplitude", "0.3", "--json"], "reaches 0.169 m"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, message):

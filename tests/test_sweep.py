@@ -136,7 +136,22 @@ def fake_points(stop: int = 3) -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize("suffix", TABLES)
+def test_pandas_reads_the_table_as_the_sweep_wrote_it(tmp_path, suffix):
+    """The docs' recipe: pandas (from the [cluster] extra) reads both table formats back."""
+    pd = pytest.importorskip("pandas", reason="pandas comes with the [cluster] extra")
+    out = tmp_path / f"table{suffix}"
+    run_sweep(ScenarioJob(fake_run), fake_points(), out, workers=1)
+    table = pd.read_parquet(out) if suffix == ".parquet" else pd.read_csv(out, keep_default_na=False)
+    rows, _ = read_table(out)
+    assert list(table.columns) == list(rows[0]) and len(table) == len(rows)
+    assert list(table.x) == [row["x"] for row in rows] and list(table.error) == [row["error"] for row in rows]
+    ran = table[table.error == ""]
+    assert len(ran) == 5 and list(ran.point) == [0, 1, 2, 4, 5]
+
+
+@pytest.mark.parametrize("suffix", TABLES)
 def test_serial_sweep_table_records_errors_and_goes_on(tmp_path, suffix):
+
     out = tmp_path / f"table{suffix}"
     report = run_sweep(ScenarioJob(fake_run), fake_points(), out, workers=1)
     assert (report.points, report.ran, report.errors, report.skipped, report.backend) == (
@@ -458,7 +473,38 @@ def exit_code(args: list[str]) -> int:
         return stop.code
 
 
+def test_a_sweep_whose_runs_raise_exits_3_and_a_push_without_physics_is_refused(tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    args = [
+        "sweep",
+        "balance",
+        "--param",
+        "dt=0.002,0.2",
+        "--duration",
+        "0.1",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
+    assert exit_code(args) == 3  # dt = 0.2 s raised: recorded in the table, said, and not exit 0
+    assert "1 runs raised" in capsys.readouterr().err
+    assert [row["error"] != "" for row in read_table(out)[0]] == [False, True]
+    assert exit_code([*args, "--allow-errors", "--retry-errors"]) == 0
+    capsys.readouterr()
+    refused = tmp_path / "pushes.csv"
+    for plants in ([], ["--param", "plant=integrator,mujoco"]):
+        assert (
+            exit_code(["sweep", "balance", "--param", "push_fy=100,200", *plants, "--out", str(refused)]) == 2
+        )
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "a push needs a plant with physics" in err
+    assert not refused.exists()  # refused before any run
+
+
 # ------------------------------------------------------------------ analyze --batch
+
+
 def smooth_motion(robot: tsid.RobotWrapper, frames: int, dt: float, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     t = dt * np.arange(frames)[:, None]
@@ -475,9 +521,11 @@ def test_analyze_batch_one_row_per_recording(tmp_path, capsys, talos):
     (recordings / "broken.npz").write_bytes(b"not a zip")
     out = tmp_path / "results"
     args = ["analyze", "--batch", str(recordings / "*.npz"), "--out", str(out), "--robot", "talos"]
-    assert cli.main([*args, "--workers", "1", "--json"]) == 0
+    assert cli.main([*args, "--workers", "1", "--json"]) == 3  # a file raised
     report = json.loads(capsys.readouterr().out)
     assert (report["points"], report["ran"], report["errors"]) == (4, 4, 1)
+    assert cli.main([*args, "--workers", "1", "--json", "--allow-errors"]) == 0  # the table is done
+    capsys.readouterr()
     table = out / ("summary.parquet" if has_pyarrow() else "summary.csv")
     rows = {Path(row["file"]).name: row for row in read_table(table)[0]}
     assert list(rows) == ["broken.npz", "walk0.npz", "walk1.npz", "walk2.npz"]
@@ -591,6 +639,22 @@ def columns_but_seconds(path: Path):
 
     table = pq.read_table(path)
     return table.drop_columns(["seconds"])
+
+
+def test_a_small_sweep_without_workers_stays_serial(monkeypatch, tmp_path):
+    """--workers not given: the first run's time says whether Ray pays (SERIAL_BELOW seconds of
+    work); given, it is obeyed."""
+    pytest.importorskip("ray", reason="Ray comes with the [cluster] extra")
+    import tsid_py.sweep.engine as engine
+
+    calls = []
+    monkeypatch.setattr("tsid_py.sweep.ray_runner.run_on_ray", lambda *args: calls.append(args) or iter(()))
+
+    small = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "small.csv")
+    assert (small.backend, small.ran, calls) == ("serial", 6, [])  # microseconds of work
+    monkeypatch.setattr(engine, "SERIAL_BELOW", 0.0)  # as if each run took long
+    large = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "large.csv")
+    assert large.backend == "ray" and len(calls) == 1 and len(calls[0][1]) == 5  # the first ran here
 
 
 def test_ray_gives_the_serial_table_bitwise(local_ray, tmp_path):

@@ -131,7 +131,19 @@ def test_recovery_counts_only_after_the_last_push_ends(talos, standing):
     assert [v.verdict for v in judge.push_verdicts()] == ["recovered"]
 
 
+def test_each_push_has_its_verdict(talos, standing):
+    """At rest between two pushes: the first is recovered in its window, the run after the second."""
+    judge = BalanceJudge(talos, standing, disturbances=[(0.2, 0.3), (1.2, 1.3)])
+    for k in range(int(2.0 / DT) + 1):
+        moving = 0.2 <= k * DT < 0.35 or 1.2 <= k * DT < 1.35
+        judge.observe(_state(talos, standing, k * DT, base_velocity=(0.1 if moving else 0.0, 0.0, 0.0)))
+    assert [v.verdict for v in judge.push_verdicts()] == ["recovered", "recovered"]
+    assert judge.push_verdicts()[0].recovered_at == pytest.approx(0.35, abs=DT)
+    assert judge.verdict().recovered_at == pytest.approx(1.35, abs=DT)
+
+
 def _tilted(q0, degrees):
+
     q = q0.copy()
     tilt = pin.utils.rotate("x", math.radians(degrees))
     rotation = tilt @ pin.Quaternion(q[6], *q[3:6]).toRotationMatrix()

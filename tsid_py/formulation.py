@@ -249,6 +249,10 @@ class InverseDynamicsFormulation(Sealed):
             )
         return workspace.tau_map.dot(x) + workspace.h_a
 
+    def check_task(self, name: str) -> bool:
+        """Whether a task of this name is in the problem (without building :attr:`tasks`)."""
+        return name in self._structure.tasks
+
     def check_contact(self, name: str, sol: HqpOutput | None = None) -> bool:
         """Whether a contact of this name is active: given a solution (TSID's ``checkContact(name,
         sol)``), whether that solution holds its force variables (it must be of this layout)."""

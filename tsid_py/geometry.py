@@ -156,3 +156,62 @@ def support_margin(point: object, support: object) -> float:
     length2 = float(along @ along)
     s = 0.0 if length2 == 0.0 else float(np.clip((point[:2] - start) @ along / length2, 0.0, 1.0))
     return -float(np.linalg.norm(point[:2] - start - s * along))
+
+
+def clamp_into_polygon(point: np.ndarray, hull: np.ndarray, inset: float = 0.0) -> np.ndarray:
+    """The point of a counter-clockwise convex polygon (n x 2), shrunk by ``inset`` [m] (grown when
+    negative), nearest to a 2-D point: the point itself (a copy) when it is inside. The shrunk
+    polygon's edges are the polygon's moved inward by ``inset``; one that shrinks to nothing is its
+    centroid.
+    """
+    return SupportPolygon(hull).clamp(np.array(point, dtype=float)[:2], inset)
+
+
+class SupportPolygon:
+    """A counter-clockwise convex polygon (x-y) with its edges' inward unit normals kept, so that a
+    margin costs one product: for a controller that asks of the same support every step.
+
+    Args:
+        hull: Its corners, counter-clockwise (n x 2, n >= 3) [m]: a :func:`convex_hull`.
+    """
+
+    def __init__(self, hull: np.ndarray) -> None:
+        self.hull = hull
+        self.edges = _edges(hull)
+        lengths = np.sqrt((self.edges * self.edges).sum(axis=1))
+        self.normals = np.column_stack([-self.edges[:, 1], self.edges[:, 0]]) / lengths[:, None]  # inward
+        self._offsets = (self.normals * hull).sum(axis=1)  # margin(p) = min(normals p - offsets)
+
+    def margin(self, point: np.ndarray) -> float:
+        """How far ``point`` (x-y) is inside [m] (outside: negative; as :func:`polygon_margin`)."""
+        return float((self.normals @ point[:2] - self._offsets).min())
+
+    def reach(self, point: np.ndarray, direction: np.ndarray) -> float:
+        """How far from ``point`` (x-y, inside) the polygon goes along ``direction`` (x-y) [m]: the
+        largest s with point + s d / |d| inside."""
+        d = np.asarray(direction, dtype=float)[:2]
+        d = d / np.linalg.norm(d)
+        slack = self.normals @ np.asarray(point, dtype=float)[:2] - self._offsets  # >= 0 inside
+        closing = self.normals @ d  # < 0: the edge comes nearer along d
+        ahead = closing < 0.0
+        return float((slack[ahead] / -closing[ahead]).min())
+
+    def clamp(self, point: np.ndarray, inset: float = 0.0) -> np.ndarray:
+        """The point of the polygon shrunk by ``inset`` [m] nearest ``point`` (x-y, of size 2): the
+        argument itself, not a copy, when it is inside (see :func:`clamp_into_polygon`)."""
+        if self.margin(point) >= inset:
+            return point
+        hull, edges = self.hull, self.edges
+        starts = hull + inset * self.normals  # each edge line moved inward, corner i = lines i-1 and i meet
+        corners = np.empty_like(hull)
+        for i in range(hull.shape[0]):
+            (p1, d1), (p2, d2) = (starts[i - 1], edges[i - 1]), (starts[i], edges[i])
+            denominator = d1[0] * d2[1] - d1[1] * d2[0]
+            s = ((p2[0] - p1[0]) * d2[1] - (p2[1] - p1[1]) * d2[0]) / denominator
+            corners[i] = p1 + s * d1
+        along = _edges(corners)
+        if np.any((along * edges).sum(axis=1) <= 0.0):  # an edge turned around: shrunk to nothing
+            return hull.mean(axis=0)
+        s = np.clip(((point - corners) * along).sum(axis=1) / (along * along).sum(axis=1), 0.0, 1.0)
+        nearest = corners + s[:, None] * along
+        return nearest[np.argmin(((nearest - point) ** 2).sum(axis=1))]

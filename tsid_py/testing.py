@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError
+from tsid_py.errors import DimensionError, InvalidParameterError
 from tsid_py.tasks.task_base import TaskMotionTracking
 from tsid_py.validation import as_scalar
 
@@ -56,14 +56,20 @@ def check_task_derivatives(
         robot.compute_all_terms(data, configuration, v)
         return data
 
+    J = _shaped(task, "compute_jacobian", task.compute_jacobian(t, q, v, at(q)), (None, robot.nv))
+    rows = J.shape[0]
+
     def error(configuration: np.ndarray) -> np.ndarray:
-        return np.array(task.compute_error(t, configuration, v, at(configuration)), dtype=float)
+        return _shaped(
+            task, "compute_error", task.compute_error(t, configuration, v, at(configuration)), (rows,)
+        )
 
     def jacobian(configuration: np.ndarray) -> np.ndarray:
-        return np.array(task.compute_jacobian(t, configuration, v, at(configuration)), dtype=float)
+        return _shaped(
+            task, "compute_jacobian", task.compute_jacobian(t, configuration, v, at(configuration)), J.shape
+        )
 
-    J = jacobian(q)
-    drift = np.array(task.compute_drift(t, q, v, at(q)), dtype=float)
+    drift = _shaped(task, "compute_drift", task.compute_drift(t, q, v, at(q)), (rows,))
     J_fd = np.empty_like(J)
     for k in range(robot.nv):
         step = np.zeros(robot.nv)
@@ -81,6 +87,27 @@ def check_task_derivatives(
         ),
         worst_column=int(np.argmax(column_errors)) if column_errors.size else 0,
     )
+
+
+def _shaped(
+    task: TaskMotionTracking, method: str, value: object, shape: tuple[int | None, ...]
+) -> np.ndarray:
+    """``value`` as a float array of ``shape`` (None: any size), else a DimensionError naming the task."""
+    try:
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise DimensionError(
+            f"task {task.name!r}: {method} returned {type(value).__name__}, not an array of numbers"
+        ) from None
+    if array.ndim != len(shape) or any(
+        n is not None and n != m for n, m in zip(shape, array.shape, strict=True)
+    ):
+        wanted = " x ".join("m" if n is None else str(n) for n in shape)
+        raise DimensionError(
+            f"task {task.name!r}: {method} returned shape {array.shape}, expected {wanted} "
+            "(m rows of the error, nv columns of the Jacobian)"
+        )
+    return array
 
 
 def assert_task_derivatives(

@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--batch", metavar="PATTERN", help="analyse every file of a glob, e.g. 'rec/*.npz'")
     batch.add_argument("--workers", type=int, default=None, help="--batch on Ray with N workers (1: serial)")
     batch.add_argument("--address", default=None, help="--batch on a Ray cluster (default: $RAY_ADDRESS)")
+    batch.add_argument(
+        "--allow-errors", action="store_true", help="--batch: exit 0 when files raised (without it, exit 3)"
+    )
     parser.add_argument("--robot", default="talos", help="robot spec name (default: talos)")
     parser.add_argument(
         "--contacts", default=None, help="comma-separated contact frames (default: the spec's feet)"

@@ -3,6 +3,7 @@
 from tsid_py.controllers.arm import ArmController, ArmParams
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.controllers.quadruped import QuadrupedController, QuadrupedParams
+from tsid_py.controllers.recovery import PushRecovery, RecoveryParams
 
 __all__ = [
     "ArmController",
@@ -10,5 +11,7 @@ __all__ = [
     "BipedController",
     "BipedParams",
     "QuadrupedController",
+    "PushRecovery",
     "QuadrupedParams",
+    "RecoveryParams",
 ]

@@ -8,18 +8,24 @@ override them in its ``[biped]`` table.
 A foot can leave the ground and come back (:meth:`BipedController.remove_contact`,
 :meth:`BipedController.add_contact`): while it is off the ground an SE3 task (level 1) tracks
 its reference (:meth:`BipedController.set_foot_reference`), as TsidBiped's foot tasks.
+
+Pushed, the controller can recover (``recovery="ankle"`` or ``"step"``: capture point feedback,
+and a step when it must, :mod:`tsid_py.controllers.recovery`); ``"none"`` keeps TSID's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.controllers.legged import CONTACT_RAMP, LeggedController
+from tsid_py.controllers.recovery import RECOVERIES, PushRecovery, RecoveryParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
+from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.plant import PlantState
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_am_equality import TaskAMEquality
@@ -53,15 +59,31 @@ class BipedParams:
         """Defaults overridden by the spec's ``[biped]`` table."""
         return robot.controller_params(cls(), "biped")
 
+    @classmethod
+    def for_stepping(cls, robot: Robot, **overrides: float) -> BipedParams:
+        """The robot's parameters for stepping: stiffer swing feet and a lighter posture task.
+
+        kp_foot = 100 (instead of TsidBiped's 10) and w_posture <= 1e-3 (TSID's walking exercise
+        uses 1e-4) let the swing foot track its trajectory to a fraction of a millimetre at
+        touch-down; with the balance defaults the posture task holds the leg back (Talos lifts
+        4 cm of 10).
+        """
+        base = cls.for_robot(robot)
+        defaults = {"kp_foot": 100.0, "w_posture": min(base.w_posture, 1e-3)}
+        return replace(base, **{**defaults, **overrides})
+
 
 class BipedController(LeggedController):
     """Balance controller of a biped standing on both feet.
 
     Args:
         robot: A robot loaded from a spec with ``[feet] right``/``left`` and a ``[sole]``.
-        params: Gains and weights; ``BipedParams.for_robot(robot)`` when omitted.
+        params: Gains and weights; ``BipedParams.for_robot(robot)`` when omitted
+            (``BipedParams.for_stepping(robot)`` with a recovery).
         q0: Initial configuration; the spec's reference posture, lowered so the soles touch z = 0.
         solver: QP backend (quadprog by default).
+        recovery: "none" (TSID's controller), "ankle" or "step" (:class:`PushRecovery`).
+        recovery_params: Its gains and times (:class:`RecoveryParams`).
     """
 
     def __init__(
@@ -70,12 +92,18 @@ class BipedController(LeggedController):
         params: BipedParams | None = None,
         q0: np.ndarray | None = None,
         solver: Solver | None = None,
+        recovery: str = "none",
+        recovery_params: RecoveryParams | None = None,
     ) -> None:
+        if recovery not in RECOVERIES:
+            raise InvalidParameterError(f"recovery must be one of {', '.join(RECOVERIES)}, got {recovery!r}")
         spec = robot.spec
         if "right" not in spec.feet or "left" not in spec.feet or spec.sole is None:
             raise RobotSpecError(f"{robot.name} is not a biped spec: it needs [feet] right/left and [sole]")
         super().__init__(robot, "biped", solver, q0)
-        self.params = params = params or BipedParams.for_robot(robot)
+        if params is None:
+            params = BipedParams.for_robot(robot) if recovery == "none" else BipedParams.for_stepping(robot)
+        self.params = params
         form = self.formulation
         self._contacts: dict[str, Contact6d] = {}
         self.foot_tasks: dict[str, TaskSE3Equality] = {}
@@ -108,6 +136,25 @@ class BipedController(LeggedController):
         effort = robot.effort_limit()
         self._add_torque_bounds(np.where(effort > 0, params.tau_max_scaling * effort, np.inf))
         self.set_static_force_references()
+        self.recovery = None if recovery == "none" else PushRecovery(self, recovery, recovery_params)
+
+    def set_com_reference(self, sample: TrajectorySample) -> None:
+        """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame; with a recovery, the
+        nominal one it rests the CoM over (moved with the feet when they step)."""
+        if self.recovery is None:
+            super().set_com_reference(sample)
+        else:
+            self.recovery.set_nominal(sample)
+
+    def observe(self, state: PlantState) -> None:
+        super().observe(state)
+        if self.recovery is not None:
+            self.recovery.observe(state)
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
+        if self.recovery is not None:
+            self.recovery.update(t, q, v)
+        return super().compute(t, q, v)
 
     def set_static_force_references(self) -> None:
         """Centre each foot's force regularization on its share of the robot's weight.
@@ -133,7 +180,7 @@ class BipedController(LeggedController):
 
     def lifted(self) -> set[str]:
         """The feet whose swing task is in the problem: lifted, or being unloaded to lift."""
-        return {side for side, task in self.foot_tasks.items() if task.name in self.formulation.tasks}
+        return {side for side, task in self.foot_tasks.items() if self.formulation.check_task(task.name)}
 
     def in_contact(self, side: str) -> bool:
         """Whether the ``right`` or ``left`` foot is a contact of the problem (also while unloading)."""
@@ -150,7 +197,7 @@ class BipedController(LeggedController):
         if side in self.released:  # contact feedback lifted it already: the plan takes the foot over
             self.released.discard(side)
             return
-        if task.name in self.formulation.tasks:
+        if self.formulation.check_task(task.name):
             raise InvalidParameterError(f"the {side} foot is already lifted (or being unloaded)")
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         task.set_reference(self.foot_placement(side) if placement is None else placement)
@@ -169,7 +216,8 @@ class BipedController(LeggedController):
                 f"the {side} foot is in contact (or its contact is still being unloaded): nothing to add"
             )
         self.released.discard(side)
-        self._landed.discard(side)  # contact feedback waits for the touch-down
+        self._landed.pop(side, None)  # contact feedback waits for the touch-down
+
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         contact.set_reference(self.foot_placement(side) if placement is None else placement)
         self.formulation.remove_task(self.foot_tasks[side].name)
@@ -183,7 +231,7 @@ class BipedController(LeggedController):
         pulling on the ground). The last foot in contact is never released: without a contact
         the robot is falling, which the loop measures."""
         others = [side for side in self._contacts if side != key and self.in_contact(side)]
-        if others and self.foot_tasks[key].name not in self.formulation.tasks:  # the last one stays
+        if others and not self.formulation.check_task(self.foot_tasks[key].name):  # the last one stays
             self.remove_contact(key, CONTACT_RAMP, placement)
             self.released.add(key)
 

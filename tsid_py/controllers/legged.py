@@ -21,6 +21,7 @@ from tsid_py.validation import as_vector, lookup
 
 CONTACT_DEBOUNCE = 3  # measured control steps a contact must be lost (or back) before the controller acts
 CONTACT_RAMP = 0.02  # [s] over which a contact lost unplanned is unloaded, or a regained one loaded
+CONTACT_SETTLE = 0.05  # [s] after its touch-down a contact is not released: a landing foot bounces
 
 
 class LeggedController(Controller):
@@ -45,7 +46,8 @@ class LeggedController(Controller):
         robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
         self._feedback_data = robot.create_data()  # the measured feet, for contact feedback
         self._feedback_counts: dict[str, int] = {}
-        self._landed: set[str] = set()  # contacts that touched since they were added
+        self._landed: dict[str, float] = {}  # contacts that touched since they were added: when [s]
+        self._landing_yaw: dict[str, float] = {}  # and their yaw then [rad]
         self.released: set[str] = set()  # feet released by contact feedback, not by a plan
 
     def _add_com_and_posture(
@@ -84,14 +86,16 @@ class LeggedController(Controller):
     def observe(self, state: PlantState) -> None:
         """Contact feedback, from a plant that measures its contacts (the integrator measures none).
 
-        Each contact of the problem that touches is re-anchored at its measured placement, so that
-        ground compliance (soles sinking a millimetre) does not turn, through the contact's
-        position gain, into the robot rising off its CoM reference. A contact of the problem that
-        stops touching for ``CONTACT_DEBOUNCE`` measured steps, after it touched once since it was
-        added (a contact added for a planned touch-down first waits for the foot to land), was lost
-        unplanned (a push lifted the foot): :meth:`contact_lost` releases it; a foot released that
-        way touches again for as many steps: :meth:`contact_regained` puts it back where it landed.
-        Planned swings (contacts removed by the caller) are the caller's.
+               Each contact of the problem that touches is re-anchored where it is measured on the ground
+               (its x, y and yaw; flat at its height: :meth:`_on_ground`), so that ground compliance
+               (soles sinking a millimetre) does not turn, through the contact's position gain, into the
+               robot rising off its CoM reference, and a foot that rolls on an edge is brought back flat.
+        A contact of the problem that
+               stops touching for ``CONTACT_DEBOUNCE`` measured steps, after it touched once since it was
+               added (a contact added for a planned touch-down first waits for the foot to land), was lost
+               unplanned (a push lifted the foot): :meth:`contact_lost` releases it; a foot released that
+               way touches again for as many steps: :meth:`contact_regained` puts it back where it landed.
+               Planned swings (contacts removed by the caller) are the caller's.
         """
         if not state.contacts:
             return
@@ -105,10 +109,12 @@ class LeggedController(Controller):
             active = self.formulation.check_contact(contact.name)
             if active and measured.touching:
                 counts[key] = 0
-                self._landed.add(key)
-                contact.set_reference(placement)
-            elif active and key not in self._landed:  # added by a plan, not down yet: wait for it
-                counts[key] = 0
+                if key not in self._landed:
+                    self._landed[key] = state.t
+                    self._landing_yaw[key] = _yaw(placement.rotation)
+                contact.set_reference(self._on_ground(placement, self._landing_yaw[key]))
+            elif active and (key not in self._landed or state.t - self._landed[key] < CONTACT_SETTLE):
+                counts[key] = 0  # added by a plan and not down yet, or just landed (it may bounce)
             elif active or (key in self.released and measured.touching):
                 counts[key] = counts.get(key, 0) + 1
                 if counts[key] >= CONTACT_DEBOUNCE:
@@ -134,8 +140,25 @@ class LeggedController(Controller):
     def stepping(self) -> bool:
         return bool(self.lifted() - self.released)
 
+    def _on_ground(self, placement: pin.SE3, yaw: float) -> pin.SE3:
+        """A measured foot placement as a contact holds it: where it is (x, y), flat, turned as it
+        landed (``yaw`` [rad]), its sole's lowest corner where it was measured (a sole sunk a
+        millimetre into soft ground stays there; the ground is flat). A foot that a push rolls on
+        an edge, where it can pivot, is then held back flat and facing as it landed instead of
+        where it rolled and turned to."""
+        height = float(placement.translation[2])
+        sole = self.robot.spec.sole
+        if sole is not None:
+            lowest = float((placement.rotation[2] @ sole.corners()).min()) + height
+            height = lowest + sole.lz
+        position = np.array([placement.translation[0], placement.translation[1], height])
+
+        return pin.SE3(pin.utils.rotate("z", yaw), position)
+
     def contact_lost(self, key: str, placement: pin.SE3) -> None:
         """A contact of the problem stopped touching, unplanned; ``placement`` is the foot's now.
+
+
         Nothing by default (the foot stays a contact); the biped releases it."""
 
     def contact_regained(self, key: str, placement: pin.SE3) -> None:
@@ -144,3 +167,8 @@ class LeggedController(Controller):
     def foot_placement(self, key: str) -> pin.SE3:
         """Placement of a foot frame (a key of the spec's ``[feet]``) at the last computed state."""
         return self.robot.frame_placement(self.data, lookup("foot", key, self.robot.spec.feet))
+
+
+def _yaw(rotation: np.ndarray) -> float:
+    """The heading of a rotation about the world's z [rad]."""
+    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))

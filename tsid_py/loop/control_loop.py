@@ -295,6 +295,10 @@ class _Run:
             robot, q, v, out.dv, loop.dt
         )  # the plan for t + dt: logged, position targets
         loop.log.record_step(t, q, v, out, state.contacts, q_des)
+        if self.judge is not None:  # what the verdict saw, for plots and replays
+            loop.log.capture_point.append(self.judge.last.capture_point)
+            loop.log.capture_margin.append(self.judge.last.margin)
+
         outcome.steps += 1
         outcome.simulated_time = t + loop.dt - self.t_start
         self.hooks.after_step(t, q, v, out)

@@ -55,6 +55,9 @@ class RunLog:
             is its measured q: nothing was planned before it). On the integrator plant it is q
             itself; on a plant with physics, q - q_plan is what the plant did not do as planned.
         com, com_ref: Measured CoM and its reference [m] (scenarios of legged robots).
+        capture_point, capture_margin: The measured capture point (x-y) [m] and how far it is
+            inside the support polygon of the feet that touch [m] (negative: outside), as the
+            run's verdict judged them (legged robots: :mod:`tsid_py.loop.verdict`).
         forces: Each contact's force variables as the QP planned them [N], by contact name.
         wrenches: The ground wrench each contact frame measured, as the plant reported it at the
             start of the step (the outcome of the previous command): world axes, at the frame's
@@ -77,6 +80,9 @@ class RunLog:
     q_plan: MutableSequence[np.ndarray] = field(default_factory=list)
     com: MutableSequence[np.ndarray] = field(default_factory=list)
     com_ref: MutableSequence[np.ndarray] = field(default_factory=list)
+    capture_point: MutableSequence[np.ndarray] = field(default_factory=list)
+    capture_margin: MutableSequence[float] = field(default_factory=list)
+
     forces: dict[str, MutableSequence[np.ndarray]] = field(default_factory=dict)
     wrenches: dict[str, MutableSequence[np.ndarray]] = field(default_factory=dict)
     window: int | None = None

@@ -11,6 +11,7 @@ PLANTS = {
     "pinocchio": "rigid contacts with Pinocchio's constraint dynamics (physics outside the QP)",
     "mujoco": "MuJoCo, built from the same robot spec (pip install 'tsid_py[sim]')",
 }
+PUSHABLE = ("pinocchio", "mujoco")  # the plants with physics a push acts on (the integrator has none)
 
 
 def make_plant(name: str, robot: Robot) -> Plant:

@@ -263,7 +263,7 @@ class BalanceJudge:
         if self._outside_since is not None and t - self._outside_since >= limits.persistence - 1e-9:
             self._lose(self._outside_since, _outside_reason(sample))
         resting = (
-            t >= self._calm_from - 1e-9
+            t >= self._last_push_end(t) - 1e-9
             and not stepping
             and sample.margin >= 0.0
             and float(np.linalg.norm(sample.com_velocity)) < limits.rest_speed
@@ -280,7 +280,12 @@ class BalanceJudge:
         if not counted and not (events.lost and events.lost[-1] > began):
             events.recovered.append((began, t))
 
+    def _last_push_end(self, t: float) -> float:
+        """When the latest push that had started by t ends (-inf: none had)."""
+        return max((end for start, end in self.disturbances if start <= t + 1e-9), default=-math.inf)
+
     def _fall(self, t: float, reason: str) -> None:
+
         self._events.fell, self._events.fell_reason = t, reason
 
     def _lose(self, t: float, reason: str) -> None:

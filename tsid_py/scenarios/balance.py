@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from tsid_py.controllers.biped import BipedController
+from tsid_py.controllers.recovery import RECOVERIES, RecoveryParams
 from tsid_py.loop.control_loop import Observer
 from tsid_py.loop.plant import Push
 from tsid_py.robot_specs import load_robot
@@ -36,16 +37,25 @@ def run(
     mode: str = "torque",
     push: Push | None = None,
     check_every: int = 1,
+    recovery: str = "none",
+    recovery_params: RecoveryParams | None = None,
 ) -> RunResult:
     """Stand still for ``duration`` seconds on ``plant`` with ``mode`` commands, optionally pushed,
-    the solutions checked against the physics every ``check_every`` steps (0 never); returns the
-    summary and the per-step log."""
+    the solutions checked against the physics every ``check_every`` steps (0 never), with TSID's
+    balance controller (``recovery="none"``) or one that recovers from pushes (``"ankle"``,
+    ``"step"``: :mod:`tsid_py.controllers.recovery`, its ``recovery_params``); returns the summary
+    and the per-step log."""
     setup = LoopSetup(plant, mode, () if push is None else (push,), check_every=check_every)
-    return _run(robot, duration, dt, backend, progress, observer, setup)
+    return _run(robot, duration, dt, backend, progress, observer, setup, recovery, recovery_params)
 
 
-def _run(robot, duration, dt, backend, progress, observer, setup: LoopSetup) -> RunResult:
-    controller = BipedController(load_robot(robot), solver=make_solver(backend))
+def _run(
+    robot, duration, dt, backend, progress, observer, setup: LoopSetup, recovery="none", recovery_params=None
+) -> RunResult:
+    controller = BipedController(
+        load_robot(robot), solver=make_solver(backend), recovery=recovery, recovery_params=recovery_params
+    )
+
     com_reference = TrajectoryEuclidianConstant("com", controller.com_initial)
     return run_biped(controller, duration, dt, com_reference.sample, "balance", progress, observer, setup)
 
@@ -53,10 +63,26 @@ def _run(robot, duration, dt, backend, progress, observer, setup: LoopSetup) -> 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="talos", duration=2.0)
     add_plant_arguments(parser)
+    parser.add_argument(
+        "--recovery",
+        choices=RECOVERIES,
+        default="none",
+        help="none: TSID's balance controller; ankle: capture point feedback at the ankles; step: and a "
+        "step when the capture point leaves the feet (default: none)",
+    )
 
 
 def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return _run(args.robot, args.duration, args.dt, args.backend, not args.json, observer, loop_setup(args))
+    return _run(
+        args.robot,
+        args.duration,
+        args.dt,
+        args.backend,
+        not args.json,
+        observer,
+        loop_setup(args),
+        args.recovery,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,8 @@ logger = logging.getLogger("tsid_py")
 SUMMARY_LABELS = {
     "steps": ("control steps", ""),
     "qp_failures": ("QP failures", ""),
+    "recovery": ("push recovery", ""),
+    "recovery_steps": ("steps the recovery chose", ""),
     "com_error_max_m": ("CoM error, max", "m"),
     "com_error_rms_m": ("CoM error, rms", "m"),
     "foot_drift_max_m": ("foot drift, max", "m"),
@@ -33,7 +35,7 @@ SUMMARY_LABELS = {
     "ee_error_max_m": ("end-effector error, max", "m"),
     "ee_error_rms_m": ("end-effector error, rms", "m"),
     "ee_error_final_m": ("end-effector error, final", "m"),
-    "max_friction_ratio": ("|f_t| / (mu f_n), max", ""),
+    "max_friction_ratio": ("|f_t|/(mu f_n) max, pyramid <= 1.41", ""),
     "max_torque_ratio": ("|tau| / tau_max, max", ""),
     "max_velocity_ratio": ("|v| / v_max, max", ""),
     "dynamics_residual_max": ("dynamics residual, max (relative)", ""),
@@ -238,6 +240,13 @@ def report(result: RunResult, as_json: bool) -> str:
     for held in summary.get("contacts_not_touching") or ():  # type: ignore[attr-defined]
         when = f"from {held['from_s']:.3g} s for {held['for_s']:.3g} s"
         lines.append(f"  {'held contact not touching':<36} {held['frame']} {when}")
+    for step in summary.get("steps_taken") or ():  # type: ignore[attr-defined]
+        kind = "step" if step["chosen"] else "foot put down again"
+        x, y = step["landing_m"][:2]
+        lines.append(
+            f"  {kind:<36} {step['foot']}: lifted at {step['t_lift_s']:.3g} s, "
+            f"landed at {step['t_land_s']:.3g} s at x = {x:.3f}, y = {y:.3f} m"
+        )
     for key, (label, unit) in SUMMARY_LABELS.items():
         if summary.get(key) is None:
             continue

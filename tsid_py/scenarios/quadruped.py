@@ -1,4 +1,4 @@
-"""Quadruped: Solo12 on four point feet sways its CoM along a sinusoid.
+"""Quadruped: a robot on point feet (Solo12 by default) sways its CoM along a sinusoid.
 
 TSID's quadruped demo (demo/demo_quadruped.py) on the ODRI Solo12: four hard ContactPoints
 (FL, FR, HL, HR feet, forces in world axes, mu 0.3, 1 N <= f_n <= 100 N), a CoM task and a posture

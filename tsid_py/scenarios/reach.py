@@ -1,4 +1,4 @@
-"""Reach: a UR5 arm (fixed base) moves its end effector to a target or along a circle.
+"""Reach: an arm (fixed base; UR5 by default) moves its end effector to a target or along a circle.
 
 TSID's manipulator exercise (exercizes/ex_1_ur5.py with ur5_reaching_conf.py / ur5_conf.py):
 q0 = (0, -1, 0.7, 0, 0, 0), end effector ``ee_fixed_joint``, position-only task in world axes.

@@ -17,6 +17,8 @@ import numpy as np
 
 from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.quadruped import QuadrupedController
+from tsid_py.errors import InvalidParameterError
+from tsid_py.geometry import SupportPolygon, convex_hull
 from tsid_py.loop.control_loop import ControlLoop, Observer, StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
@@ -79,7 +81,11 @@ class BalanceHooks(StepHooks):
     """Set the CoM reference before each step; after it, log the CoM, its reference and each
     contact's planned forces, and keep the CoM error and the feet's drift (measured: each foot
     frame from where it stood at the start) as the run goes. ``step_error`` and ``step_drift`` are
-    the last step's [m]; :meth:`summary` the run's."""
+    the last step's [m]; :meth:`summary` the run's.
+
+    With a push recovery (``controller.recovery``) the reference is the CoM it rests over (the
+    nominal one moved with the feet) and a foot's drift is from where it last landed, a swinging
+    foot's not counted: a step is not a drift."""
 
     def __init__(self, controller, com_reference: Callable[[float], TrajectorySample], log: RunLog) -> None:
         self.controller, self.com_reference, self.log = controller, com_reference, log
@@ -96,16 +102,22 @@ class BalanceHooks(StepHooks):
     def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
         controller, log, reference = self.controller, self.log, cast(TrajectorySample, self.reference)
         com = controller.robot.com(controller.data)
+        recovery = getattr(controller, "recovery", None)
+        target = reference.pos if recovery is None else recovery.resting_com()
         log.com.append(com)
-        log.com_ref.append(reference.pos)
+        log.com_ref.append(target)
         log.record_forces(out.forces, self.force_sizes)
-        self.step_error = error = float(np.linalg.norm(com - reference.pos))
+        self.step_error = error = float(np.linalg.norm(com - target))
         self.com_error_max = max(self.com_error_max, error)
         self.com_error_squares += error * error
         self.steps += 1
+        feet = self.feet_start if recovery is None else recovery.standing_feet(self.feet_start)
         self.step_drift = max(
-            float(np.linalg.norm(controller.foot_placement(key).translation - start))
-            for key, start in self.feet_start.items()
+            (
+                float(np.linalg.norm(controller.foot_placement(key).translation - at))
+                for key, at in feet.items()
+            ),
+            default=0.0,
         )
         self.foot_drift_max = max(self.foot_drift_max, self.step_drift)
 
@@ -156,6 +168,9 @@ def run_biped(
         **setup.summary(),
         **outcome.summary(),
     }
+    recovery = getattr(controller, "recovery", None)
+    if recovery is not None:
+        summary.update(recovery.summary())
     return RunResult(summary, log, controller)
 
 
@@ -170,8 +185,30 @@ def run_sway(
     observer: Observer | None = None,
     setup: LoopSetup | None = None,
 ) -> RunResult:
-    """Sway the CoM along y, c(t) = c0 + a sin(2 pi f t) e_y (a [m], f [Hz]), with :func:`run_biped`."""
+    """Sway the CoM along y, c(t) = c0 + a sin(2 pi f t) e_y (a [m], f [Hz]), with :func:`run_biped`.
+
+    An amplitude that takes the CoM beyond the support polygon of the feet is refused: a sway
+    no standing robot can do (a value meant in centimetres, say)."""
+    amplitude = as_scalar("amplitude", amplitude)
+    reach = _sideways_reach(controller)
+    if abs(amplitude) > reach:
+        raise InvalidParameterError(
+            f"amplitude = {amplitude:g} m would take the CoM beyond its support polygon, which reaches "
+            f"{reach:.3f} m to each side of it (the amplitude is in metres)"
+        )
     sway = TrajectoryEuclidianSinusoid(
         "com", controller.com_initial, [0.0, amplitude, 0.0], [0.0, frequency, 0.0]
     )
     return run_biped(controller, duration, dt, sway.sample, scenario, progress, observer, setup)
+
+
+def _sideways_reach(controller: BipedController | QuadrupedController) -> float:
+    """How far the initial CoM can move along y, either way, and stay over the support polygon of
+    the controller's contacts (their points where the contacts hold them) [m]."""
+    points = [
+        (c.reference.rotation @ c.local_points() + c.reference.translation[:, None])[:2].T
+        for c in controller.contacts.values()
+    ]
+    polygon = SupportPolygon(convex_hull(np.vstack(points)))
+    com = controller.com_initial
+    return min(polygon.reach(com, np.array([0.0, 1.0])), polygon.reach(com, np.array([0.0, -1.0])))

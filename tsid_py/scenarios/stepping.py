@@ -15,7 +15,7 @@ problem has zero force), the touch-down error of every swing and the swing heigh
 from __future__ import annotations
 
 from collections.abc import Callable, MutableSequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -42,15 +42,8 @@ EVENT_TOLERANCE = 1e-9  # [s] an event at time t_e fires at the first control st
 
 
 def stepping_params(robot: Robot, **overrides: float) -> BipedParams:
-    """The robot's biped parameters for stepping: stiffer swing feet and a lighter posture task.
-
-    kp_foot = 100 (instead of TsidBiped's 10) and w_posture <= 1e-3 (TSID's walking exercise uses
-    1e-4) let the swing foot track its trajectory to a fraction of a millimetre at touch-down;
-    with the balance defaults the posture task holds the leg back (Talos lifts 4 cm of 10).
-    """
-    base = BipedParams.for_robot(robot)
-    defaults = {"kp_foot": 100.0, "w_posture": min(base.w_posture, 1e-3)}
-    return replace(base, **{**defaults, **overrides})
+    """The robot's biped parameters for stepping (:meth:`BipedParams.for_stepping`)."""
+    return BipedParams.for_stepping(robot, **overrides)
 
 
 def stepping_controller(robot: str, params: BipedParams | None, backend: str) -> BipedController:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tsid_py.analysis import cli as analysis_cli
+from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_dir
 from tsid_py.robot_specs import load_robot
@@ -62,7 +63,8 @@ class AnalysisJob:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    """The ``--batch`` mode of ``tsid-py analyze`` (its parsed arguments); exit code 0."""
+    """The ``--batch`` mode of ``tsid-py analyze`` (its parsed arguments); exit code 0, or 3 when a
+    file raised (its error is in the table) without ``--allow-errors``."""
     if args.motion is not None:
         raise InvalidParameterError(f"give one MOTION file or --batch PATTERN, not both ({args.motion})")
     if args.plot is not None:
@@ -99,4 +101,6 @@ def run_batch(args: argparse.Namespace) -> int:
             f"analyze --batch: {report.points} files, {report.skipped} already in {table}, "
             f"{report.ran} analysed ({report.errors} raised) in {report.seconds:.1f} s ({report.backend})"
         )
-    return 0
+    if report.errors and not args.allow_errors:
+        return EXIT_CONTROLLER_FAILED
+    return EXIT_OK

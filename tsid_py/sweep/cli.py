@@ -3,7 +3,7 @@
 tsid-py sweep SCENARIO --param NAME=START:STOP:STEP [--param ...] [--samples N --seed S]
     [--robot NAME] [--duration S] [--dt S] [--backend NAME] [--keep FIELD,...]
     --out TABLE.parquet|TABLE.csv [--workers N] [--address ADDR] [--retry-errors]
-    [--plot FILE.png] [--plot-metric FIELD] [--force] [--json]
+    [--plot FILE.png] [--plot-metric FIELD] [--force] [--allow-errors] [--json]
 
 e.g. tsid-py sweep com-sinusoid --param amplitude=0.01:0.05:0.01 --param frequency=0.25:1:0.25 \\
          --duration 2 --workers 2 --out sway.parquet --plot sway.png
@@ -19,11 +19,11 @@ import logging
 import sys
 from pathlib import Path
 
-from tsid_py.command import Parser, run_command
+from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, Parser, run_command
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_file
 from tsid_py.sweep.engine import run_sweep
-from tsid_py.sweep.plots import check_plottable, plot_sweep
+from tsid_py.sweep.plots import check_plottable, plot_sweep, varying
 from tsid_py.sweep.scenario import ScenarioJob, check_keywords, scenario_function, whole_numbers
 from tsid_py.sweep.space import Axis, grid_points, parse_param, sample_points
 
@@ -72,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "--retry-errors", action="store_true", help="run again the points whose row has an error"
     )
+    out.add_argument(
+        "--allow-errors",
+        action="store_true",
+        help="exit 0 when runs raised (their errors are in the table); without it, exit 3",
+    )
     out.add_argument("--plot", type=Path, default=None, metavar="FILE.png", help="a picture of the table")
     out.add_argument(
         "--plot-metric",
@@ -88,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="processes: 1 runs serially here; more run on Ray (default: every core; serial without Ray)",
+        help="processes: 1 runs serially here; more run on Ray (default: every core, or serially when "
+        "the first run shows the sweep is under 15 s of work, or without Ray)",
     )
     run.add_argument(
         "--address",
@@ -154,7 +160,10 @@ def _sweep(args: argparse.Namespace) -> int:
         progress=not args.json,
     )
     if args.plot is not None:
-        title = f"{args.scenario}: {len(report.rows)} runs"
+        held = [name for name in inputs if name not in varying(report.rows, inputs)]
+        fixed = ", ".join(f"{name}={report.rows[0][name]}" for name in held if report.rows)
+        title = f"{args.scenario}: {len(report.rows)} runs" + (f", {fixed}" if fixed else "")
+
         plot_sweep(report.rows, inputs, args.plot, args.plot_metric, title)
     if args.json:
         print(json.dumps(report.summary()))
@@ -165,4 +174,5 @@ def _sweep(args: argparse.Namespace) -> int:
         )
     if report.errors:
         print(f"tsid-py sweep: {report.errors} runs raised: their error is in the table", file=sys.stderr)
-    return 0
+        return EXIT_OK if args.allow_errors else EXIT_CONTROLLER_FAILED
+    return EXIT_OK

@@ -18,6 +18,7 @@ gives the same table (``seconds`` apart) whatever the number of workers.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import time
@@ -34,6 +35,10 @@ from tsid_py.sweep.task import Job, Outcome, Task
 logger = logging.getLogger("tsid_py")
 
 CHECKPOINT = 5.0  # [s] between two writes of the table while runs finish
+# [s] of serial work (estimated from the first run) below which a sweep whose --workers was not
+# given stays serial: starting a local Ray and importing tsid_py in its workers costs 8-12 s on a
+# 2-core machine (docs/sweeps.md), which 2 workers win back only from about 15 s of runs
+SERIAL_BELOW = 15.0
 MAX_RETRIES = 3  # times Ray runs a point again after its worker died
 
 
@@ -148,7 +153,9 @@ def run_sweep(
             their points skipped (see :func:`prepare_table`).
         keep: The summary fields to keep (default: the scalar ones, see :func:`~tsid_py.sweep.task.select`).
         workers: Processes running points: 1 runs them here, serially; more run on Ray, started
-            on this machine with that many CPUs (default: all its cores; serial without Ray).
+            on this machine with that many CPUs (default: all its cores, unless the first run
+            shows the sweep is less than SERIAL_BELOW seconds of work: then serially; serial
+            without Ray).
         address: A running Ray cluster ("auto", "ray://HOST:10001", ...; default: the
             ``RAY_ADDRESS`` environment variable, else a new local Ray).
         retry_errors: Run again the points whose row records an error.
@@ -175,17 +182,24 @@ def run_sweep(
     report = SweepReport(out, len(points), len(done), 0, 0, 0.0, backend)
     written = False
     last_write = time.monotonic()
-    outcomes: Iterator[Outcome] = iter(())
+    source: Iterator[Outcome] = iter(())
     try:
+        first: list[Outcome] = []
+        if backend == "ray" and workers is None and address is None and todo:
+            first.append(task(todo[0], points[todo[0]]))  # how long a run takes, to choose
+            if first[0].seconds * (len(todo) - 1) < SERIAL_BELOW:
+                backend = report.backend = "serial"
+            todo = todo[1:]
         if backend == "serial":
-            outcomes = (task(point, points[point]) for point in todo)
+            source = (task(point, points[point]) for point in todo)
         elif todo:
             from tsid_py.sweep.ray_runner import run_on_ray
 
-            outcomes = run_on_ray(
+            source = run_on_ray(
                 task, [(point, points[point]) for point in todo], workers, address, max_retries
             )
-        for outcome in progress_bar(_Sized(outcomes, len(todo)), progress, "sweep", unit="run"):
+        outcomes = _Sized(itertools.chain(first, source), len(first) + len(todo))
+        for outcome in progress_bar(outcomes, progress, "sweep", unit="run"):
             rows[outcome.point] = outcome.row()
             report.ran += 1
             report.errors += bool(outcome.error)
@@ -199,7 +213,7 @@ def run_sweep(
                 write_table(out, list(rows.values()), inputs)
                 written, last_write = True, time.monotonic()
     finally:
-        close = getattr(outcomes, "close", None)
+        close = getattr(source, "close", None)
         if close is not None:  # a generator: stop its runs (Ray: cancel them, stop a local Ray)
             close()
         if not written and rows:

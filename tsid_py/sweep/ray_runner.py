@@ -6,7 +6,9 @@ Where Ray runs:
 - ``address`` (``--address``, else ``RAY_ADDRESS``): a running cluster (``ray start --head`` on
   one machine, ``ray start --address HEAD:6379`` on the others), e.g. "auto" on one of its nodes
   or "ray://HEAD:10001" from outside;
-- otherwise a new local Ray with ``workers`` CPUs (default: every core), stopped at the end.
+- otherwise a new local Ray with ``workers`` CPUs (default: every core), stopped at the end;
+  its start-up notices (token authentication) are not printed unless ``--log-level debug``.
+
 
 A task that raises is recorded by :class:`~tsid_py.sweep.engine.Task` itself; a worker process that
 dies (a crash, a kill, a lost node) is retried by Ray (``max_retries``), and when the retries are
@@ -25,6 +27,9 @@ logger = logging.getLogger("tsid_py")
 
 IN_FLIGHT_PER_CPU = 2
 WAIT = 1.0  # [s] at most between two looks for finished runs
+# Ray's logger of the token-authentication notice it prints when a local Ray starts (Ray 2.5x):
+# shown only with --log-level debug, for the Ray a sweep starts for itself
+LOCAL_START_NOTICES = "ray._private.authentication.authentication_token_setup"
 
 
 def _execute(task: Task, point: int, values: dict[str, object]) -> Outcome:
@@ -46,8 +51,16 @@ def run_on_ray(
         options = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
         if address is not None:
             ray.init(address=address, **options)
-        else:
-            ray.init(address="local", num_cpus=workers, **options)
+        else:  # a Ray of the sweep's own, stopped after it: its start-up notices are not the user's
+            notices = logging.getLogger(LOCAL_START_NOTICES)
+            level = notices.level
+            if not logging.getLogger("tsid_py").isEnabledFor(logging.DEBUG):
+                notices.setLevel(logging.ERROR)
+            try:
+                ray.init(address="local", num_cpus=workers, **options)
+            finally:
+                notices.setLevel(level)
+
         started = True
     pending: dict[object, tuple[int, dict[str, object]]] = {}
     try:

@@ -14,12 +14,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tsid_py.errors import InvalidParameterError
+from tsid_py.loop.plants import PUSHABLE
 from tsid_py.robot_specs import load_spec
 from tsid_py.scenarios import SCENARIOS
 from tsid_py.solvers import installed_backends
 from tsid_py.sweep.space import PUSH_NAMES, Axis, scenario_kwargs
 
-NOT_SWEPT = ("progress", "observer", "params", "push", "setup")  # run() keywords that are no table values
+NOT_SWEPT = (
+    "progress",
+    "observer",
+    "params",
+    "push",
+    "setup",
+    "recovery_params",
+)  # run() keywords that are no table values
 
 
 def scenario_function(scenario: str | Callable[..., object]) -> Callable[..., object]:
@@ -90,6 +98,26 @@ def check_keywords(function: Callable[..., object], axes: list[Axis], label: str
                         f"--param backend: {value!r} is not an installed QP backend "
                         f"({', '.join(installed_backends())})"
                     )
+    _check_pushable(function, axes)
+
+
+def _check_pushable(function: Callable[..., object], axes: list[Axis]) -> None:
+    """A push needs a plant with physics: every point of a sweep that pushes runs on one."""
+    if not any(axis.name in PUSH_NAMES for axis in axes):
+        return
+    plant = next((axis for axis in axes if axis.name == "plant"), None)
+    if plant is not None:
+        plants = [str(value) for value in plant.values or ()]
+    else:
+        parameter = inspect.signature(function).parameters.get("plant")
+        default = inspect.Parameter.empty if parameter is None else parameter.default
+        plants = [] if default is inspect.Parameter.empty else [str(default)]
+    for name in plants:
+        if name not in PUSHABLE:
+            raise InvalidParameterError(
+                f"a push needs a plant with physics, and this sweep runs on the {name} plant: "
+                f"add --param plant={PUSHABLE[-1]} (or {', '.join(PUSHABLE[:-1])})"
+            )
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,9 @@ POINT_STYLES = {
     "ee_ref": (0.04, 0xE03030, 0.5),
     "zmp": (0.02, 0x8030E0, 1.0),
     "zmp_ref": (0.025, 0x30C0C0, 0.5),
+    "capture_point": (0.025, 0xE030E0, 0.9),  # on the ground
 }
+
 FOOT_TARGET_STYLE = (0.02, 0x3060F0, 0.6)
 ARROW_COLOR, ARROW_RADIUS, HEAD_LENGTH = 0xF0C000, 0.008, 0.03  # [m]
 POLYGON_COLOR, POLYGON_RADIUS = 0x2090F0, 0.004  # [m]

@@ -4,8 +4,10 @@ Each figure comes from the run's log and its controller only, so it works for ev
 skips what does not apply: the CoM (legged robots) and the end effector (arms) against their
 references, contact normal forces and friction ratios, joint torques against their limits, a top
 view with the support polygons, the CoM and the centre of pressure computed from the contact
-forces (plus the planned ZMP when the log has ``zmp_ref``), and the height of the feet when one
-of them swings. Figures are built on matplotlib's object API with the Agg canvas: no window, no
+forces (plus the planned ZMP when the log has ``zmp_ref``, the measured capture point and the
+steps of a push recovery), the height of the feet when one of them swings, and the capture
+point's margin in the support polygon with the run's verdict (legged robots).
+ Figures are built on matplotlib's object API with the Agg canvas: no window, no
 global state.
 
 Planned and measured side by side: where the plant is not the controller's own integrator, what
@@ -335,6 +337,14 @@ def top_view_figure(result):
         zmp = _series(log, name)
         if zmp is not None:
             ax.plot(zmp[:, 0], zmp[:, 1], style, color="tab:purple", label=f"{name} (log)")
+    xi = _series(log, "capture_point")
+    if xi is not None:
+        ax.plot(xi[:, 0], xi[:, 1], color="tab:pink", linewidth=1, label="capture point (measured)")
+    for k, step in enumerate(result.summary.get("steps_taken") or ()):
+        x, y = step["landing_m"][:2]
+        label = "foot frame where a step landed" if k == 0 else None
+        ax.plot(x, y, "s", color="k", markersize=6, fillstyle="none", label=label)
+
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
@@ -409,6 +419,47 @@ def foot_heights_figure(result):
     return figure
 
 
+def capture_point_figure(result):
+    """How far the measured capture point is inside the support polygon of the feet that touch,
+    over time [m], with the verdict's margin and times and the steps taken (legged robots)."""
+    result = plotted(result)
+    log = result.log
+    margin, xi = _series(log, "capture_margin"), _series(log, "capture_point")
+    if margin is None or xi is None:
+        return None
+    figure, axes = _figure(2, _title(result, "capture point"))
+    t = np.asarray(log.t, dtype=float)
+    axes[0].plot(
+        t, np.where(np.isfinite(margin), margin, np.nan), color="tab:pink", label="inside the support"
+    )
+    axes[0].axhline(0.0, color="0.3", linewidth=1)
+    axes[0].axhline(-0.02, color="tab:orange", linestyle="--", linewidth=1, label="lost beyond (2 cm)")
+    axes[0].set_ylabel("capture point margin [m]")
+    for k, axis in enumerate(("x", "y")):
+        axes[1].plot(t, xi[:, k], label=f"capture point {axis}")
+    axes[1].set_ylabel("capture point [m]")
+    axes[1].set_xlabel("time [s]")
+    summary = result.summary
+    for key, color in (
+        ("lost_balance_at_s", "tab:orange"),
+        ("fell_at_s", "tab:red"),
+        ("recovered_at_s", "tab:green"),
+    ):
+        when = summary.get(key)
+        if isinstance(when, float):
+            for ax in axes:
+                ax.axvline(
+                    when, color=color, linewidth=1.5, label=key.removesuffix("_at_s").replace("_", " ")
+                )
+    for step in summary.get("steps_taken") or ():
+        for ax in axes:
+            ax.axvspan(step["t_lift_s"], step["t_land_s"], color="0.85", zorder=0)
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+    return figure
+
+
 def outcome_figure(result):
     """The scenario's own picture of its outcome (a sweep's error against its parameter, a heat map,
     a top view with the target), when its result draws one (``result.outcome_figure()``)."""
@@ -423,6 +474,7 @@ FIGURES = {
     "torques": torques_figure,
     "top_view": top_view_figure,
     "foot_heights": foot_heights_figure,
+    "capture_point": capture_point_figure,
     "outcome": outcome_figure,
 }
 

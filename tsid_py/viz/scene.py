@@ -23,7 +23,7 @@ ARROW_LENGTH_PER_WEIGHT = 0.5  # an arrow carrying the robot's whole weight m g 
 LOADED_CONTACT_FORCE = 1e-3  # [N] a contact with less total normal force is drawn as unloaded
 
 # Per-step position series a RunLog may carry (name -> attribute), drawn when present and non-empty.
-POINT_SERIES = ("com", "com_ref", "ee", "ee_ref", "zmp", "zmp_ref")
+POINT_SERIES = ("com", "com_ref", "ee", "ee_ref", "zmp", "zmp_ref", "capture_point")
 
 
 @dataclass

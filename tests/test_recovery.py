@@ -1,0 +1,256 @@
+"""Push recovery: the capture point's math, the step chooser on constructed states, the recovery's
+decisions inside a biped controller, and closed-loop recoveries on MuJoCo."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.controllers.biped import BipedController
+from tsid_py.controllers.recovery import PushRecovery, RecoveryParams
+from tsid_py.geometry import GRAVITY, SupportPolygon, clamp_into_polygon, convex_hull, polygon_margin
+from tsid_py.planning.capture import (
+    StepLimits,
+    capture_point,
+    capture_point_after,
+    choose_step,
+    dcm_feedback,
+    pendulum_frequency,
+)
+from tsid_py.planning.support import sole_center, sole_polygon
+
+SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+
+
+# ------------------------------------------------------------------ the pendulum
+def test_the_capture_point_runs_away_from_the_cmp_as_the_pendulum_does():
+    """xi(T) = r + (xi - r) e^(omega T) against the pendulum c'' = omega^2 (c - r) integrated."""
+    omega, r = pendulum_frequency(0.8), np.array([0.05, -0.02])
+    assert omega == pytest.approx(math.sqrt(GRAVITY / 0.8))
+    c, dc, dt = np.array([0.0, 0.0]), np.array([0.3, 0.1]), 1e-5
+    xi0 = capture_point(np.append(c, 0.8), np.append(dc, 0.0), omega)
+    for _ in range(int(0.4 / dt)):  # semi-implicit Euler, fine steps
+        dc = dc + dt * omega**2 * (c - r)
+        c = c + dt * dc
+    np.testing.assert_allclose(capture_point_after(xi0, r, omega, 0.4), c + dc / omega, atol=2e-4)
+    with pytest.raises(tp.InvalidParameterError, match="above the ground"):
+        pendulum_frequency(0.0)
+
+
+def test_dcm_feedback_asks_for_the_cmp_that_brings_the_capture_point_to_rest():
+    omega, k = 3.0, 2.0
+    com, xi, rest = np.array([0.5, 0.5]), np.array([0.6, 0.5]), np.array([0.5, 0.5])
+    command = dcm_feedback(com, xi, omega, rest, k)
+    np.testing.assert_allclose(command.cmp, xi + k / omega * (xi - rest), atol=1e-15)
+    np.testing.assert_allclose(command.com_acceleration, omega**2 * (com - command.cmp), atol=1e-15)
+    # the capture point's error decays at k: xi_dot = omega (xi - r) = -k (xi - rest)
+    np.testing.assert_allclose(omega * (xi - command.cmp), -k * (xi - rest), atol=1e-15)
+
+
+def test_clamp_into_a_shrunk_or_grown_polygon():
+    assert clamp_into_polygon([0.5, 0.5], SQUARE, 0.1) == pytest.approx([0.5, 0.5])
+    assert clamp_into_polygon([2.0, 2.0], SQUARE, 0.1) == pytest.approx([0.9, 0.9])
+    assert clamp_into_polygon([2.0, 2.0], SQUARE, -0.1) == pytest.approx([1.1, 1.1])
+    assert clamp_into_polygon([2.0, 0.3], SQUARE, 0.6) == pytest.approx([0.5, 0.5])  # shrunk to nothing
+
+
+def test_a_support_polygon_kept_gives_the_margins_and_clamps_of_the_functions():
+    rng = np.random.default_rng(3)
+    hull = convex_hull(rng.normal(size=(12, 2)))
+    polygon = SupportPolygon(hull)
+    for point in rng.normal(scale=1.5, size=(50, 2)):
+        assert polygon.margin(point) == pytest.approx(polygon_margin(point, hull), abs=1e-12)
+        clamped = polygon.clamp(point, 0.05)
+        if polygon_margin(point, hull) >= 0.05:
+            assert clamped is point  # inside: the point itself, no copy
+        else:
+            assert polygon_margin(clamped, hull) == pytest.approx(0.05, abs=1e-9)
+    square = SupportPolygon(SQUARE)
+    assert square.reach([0.5, 0.5], [1.0, 0.0]) == pytest.approx(0.5)
+    assert square.reach([0.25, 0.5], [-3.0, 0.0]) == pytest.approx(
+        0.25
+    )  # the direction's length does not count
+    assert square.reach([0.5, 0.5], [1.0, 1.0]) == pytest.approx(0.5 * math.sqrt(2.0))
+
+
+# ------------------------------------------------------------------ the step chooser
+@pytest.fixture(scope="module")
+def standing(talos):
+    """Talos's feet as the chooser takes them, standing."""
+    controller = BipedController(talos)
+    feet = {side: controller.foot_placement(side) for side in ("right", "left")}
+    sole = talos.spec.sole
+    return {
+        side: (convex_hull(sole_polygon(sole, placement)), sole_center(sole, placement)[:2], 0.0)
+        for side, placement in feet.items()
+    }
+
+
+LIMITS = StepLimits(reach=0.41, min_width=0.17, max_width=0.45)
+
+
+def test_pushed_left_the_left_foot_steps_outward(standing):
+    left_centre = standing["left"][1]
+    xi = left_centre + np.array([0.0, 0.1])  # beyond the left sole's outer edge
+    choice = choose_step(xi, 3.35, 0.38, standing, LIMITS)
+    assert choice.side == "left" and choice.landing[1] > left_centre[1] + 0.1
+    assert choice.predicted[1] > xi[1]  # it ran on during the swing
+    right_centre = standing["right"][1]
+    right = choose_step(right_centre + np.array([0.0, -0.1]), 3.35, 0.38, standing, LIMITS)  # pushed right
+    assert right.side == "right" and right.landing[1] < right_centre[1] - 0.1
+
+
+def test_pushed_forward_a_foot_steps_ahead_within_reach(standing):
+    centre = 0.5 * (standing["left"][1] + standing["right"][1])
+    choice = choose_step(centre + np.array([0.2, 0.0]), 3.35, 0.38, standing, LIMITS)
+    stance = "left" if choice.side == "right" else "right"
+    ahead = choice.landing[0] - standing[stance][1][0]
+    assert 0.2 < ahead <= LIMITS.reach + 1e-12 and choice.miss > 0.0  # the reach cut it short
+    sideways = abs(choice.landing[1] - standing[stance][1][1])
+    assert LIMITS.min_width - 1e-12 <= sideways <= LIMITS.max_width + 1e-12  # clear of the other foot
+
+
+def test_limits_keep_a_foot_on_its_side():
+    assert LIMITS.clip(np.array([0.6, -0.3]), 1.0) == pytest.approx([0.41, 0.17])  # left: never crosses
+    assert LIMITS.clip(np.array([-0.1, -0.3]), -1.0) == pytest.approx([-0.1, -0.3])
+    with pytest.raises(tp.InvalidParameterError, match="min_width <= max_width"):
+        StepLimits(reach=0.4, min_width=0.5, max_width=0.3)
+
+
+# ------------------------------------------------------------------ the recovery's decisions
+def _moving(talos, q0, velocity):
+    """q0 with the base (and the whole robot) moving at ``velocity`` [m/s] in world axes."""
+    v = talos.zero_velocity()
+    rotation = pin.Quaternion(q0[6], *q0[3:6]).toRotationMatrix()
+    v[:3] = rotation.T @ np.asarray(velocity, dtype=float)
+    return v
+
+
+def test_a_capture_point_inside_takes_no_step_and_one_outside_does(talos):
+    controller = BipedController(talos, recovery="step")
+    recovery = controller.recovery
+    assert isinstance(recovery, PushRecovery)
+    assert controller.params.kp_foot == 100.0  # exact: a parameter as set (for stepping)
+
+    q0 = controller.q0
+    recovery.update(0.5, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
+    assert recovery._swing is None and not controller.lifted()  # inside: the ankles do it
+    recovery.update(0.502, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
+    q_fast = q0.copy()
+    recovery.update(0.504, q_fast, _moving(talos, q0, (0.0, 0.6, 0.0)))  # pushed left, hard
+    assert recovery._swing is not None and recovery._swing.side == "left" and controller.lifted() == {"left"}
+    landing = recovery._swing.trajectory.end
+    assert landing.translation[1] > controller.foot_placement("left").translation[1] + 0.05
+
+
+def test_the_ankle_mode_never_steps(talos):
+    controller = BipedController(talos, recovery="ankle")
+    q0 = controller.q0
+    controller.recovery.update(0.5, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
+    controller.recovery.update(0.502, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
+    assert controller.recovery._swing is None and not controller.lifted()
+
+
+def test_a_foot_rolled_on_an_edge_is_put_down_flat_again(talos):
+    """A foot in contact tilted by more than ``tilt`` does not stand: it is lifted and goes down
+    flat (here where it stood: the capture point between the feet needs it back); a foot tilted
+    less stands."""
+
+    controller = BipedController(talos, recovery="step")
+    recovery, q = controller.recovery, controller.q0.copy()
+    ankle_roll = talos.model.joints[talos.model.getJointId("leg_left_6_joint")].idx_q
+    q[ankle_roll] += 0.5 * recovery.params.tilt  # within: it stands
+    recovery.update(0.5, q, talos.zero_velocity())
+    assert recovery.last.standing == ["right", "left"] and recovery._swing is None
+    q[ankle_roll] += recovery.params.tilt  # 1.5 tilt: it rolled
+    recovery.update(0.502, q, talos.zero_velocity())
+    swing = recovery._swing
+    assert recovery.last.rolled == ["left"] and recovery.last.standing == ["right"]
+    assert swing is not None and swing.side == "left" and controller.lifted() == {"left"}
+
+    np.testing.assert_allclose(swing.landing.rotation[2], [0.0, 0.0, 1.0], atol=1e-12)  # flat
+    start = controller.foot_placement("left").translation
+    assert abs(swing.landing.translation[1] - start[1]) < 0.01  # where it stood
+
+
+def test_recovery_refuses_nonsense(talos):
+
+    with pytest.raises(tp.InvalidParameterError, match="recovery must be one of"):
+        BipedController(talos, recovery="jump")
+    with pytest.raises(tp.InvalidParameterError, match="swing_time must be > 0"):
+        RecoveryParams(swing_time=0.0)
+
+
+# ------------------------------------------------------------------ in MuJoCo
+def _mujoco():
+    return pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
+
+
+def _feet_apart(result) -> float:
+    """The smallest distance between the two feet's collision geometries over the run [m]."""
+    robot = result.controller.robot
+    geometry = robot.load_collision_model()
+    joints = [robot.model.frames[robot.frame_id(f)].parentJoint for f in robot.spec.feet.values()]
+    shapes = [[i for i, o in enumerate(geometry.geometryObjects) if o.parentJoint == j] for j in joints]
+    for a in shapes[0]:
+        for b in shapes[1]:
+            geometry.addCollisionPair(pin.CollisionPair(a, b))
+    geometry_data, data = pin.GeometryData(geometry), robot.create_data()
+    closest = np.inf
+    for q in list(result.log.q)[::5]:
+        pin.forwardKinematics(robot.model, data, q)
+        pin.updateGeometryPlacements(robot.model, data, geometry, geometry_data)
+        pin.computeDistances(geometry, geometry_data)
+        closest = min(closest, min(r.min_distance for r in geometry_data.distanceResults))
+    return closest
+
+
+def test_a_forward_push_the_standing_controller_falls_from_is_recovered_by_a_step():
+    """450 N forward for 0.1 s: TSID's controller falls; with stepping, Talos steps forward, closes
+    its stance and stands, without a QP failure, within its torque limits, feet apart."""
+    _mujoco()
+    from tsid_py.loop.plant import Push
+    from tsid_py.scenarios import balance
+
+    push = Push((450.0, 0.0, 0.0), 1.0, 0.1)
+    standing = balance.run(duration=2.0, plant="mujoco", push=push).summary
+    assert standing["verdict"] in ("fell", "lost")
+    result = balance.run(duration=2.0, plant="mujoco", push=push, recovery="step")
+    s = result.summary
+    assert s["verdict"] == "recovered" and s["qp_failures"] == 0 and s["max_torque_ratio"] <= 1.0 + 1e-9
+    assert s["recovery_steps"] >= 1 and s["steps_taken"][0]["landing_m"][0] > 0.2  # forward
+    assert s["dynamics_residual_max"] < 1e-8 and _feet_apart(result) > 0.0
+    from tsid_py.viz.scene import SceneBuilder, contacts_of
+
+    k = int(np.argmin(result.log.capture_margin))  # the replays show the capture point on the ground
+    frame = SceneBuilder(result.controller.robot, contacts_of(result.controller)).frame_at(result.log, k)
+    np.testing.assert_allclose(frame.points["capture_point"], [*result.log.capture_point[k], 0.0], atol=1e-12)
+
+
+@pytest.mark.slow
+def test_two_pushes_two_seconds_apart_and_no_push_at_all():
+    _mujoco()
+    from tsid_py.loop.plant import Push
+    from tsid_py.scenarios import balance
+    from tsid_py.scenarios.runner import LoopSetup
+
+    pushes = (Push((450.0, 0.0, 0.0), 1.0, 0.1), Push((0.0, -300.0, 0.0), 3.0, 0.1))
+    result = balance._run(
+        "talos", 5.0, 0.002, "quadprog", False, None, LoopSetup("mujoco", pushes=pushes), "step"
+    )
+    s = result.summary
+    assert s["push_verdicts"] == ["recovered", "recovered"] and s["qp_failures"] == 0
+    assert s["recovered_at_s"] > 3.1
+
+    assert _feet_apart(result) > 0.0
+    for mode in ("ankle", "step"):  # no push: it stands as the TSID controller does
+        still = balance.run(duration=10.0, plant="mujoco", recovery=mode, check_every=0).summary
+        assert (
+            still["verdict"] == "recovered"
+            and still["com_drift_max_m"] < 1e-3
+            and still["recovery_steps"] == 0
+        )

@@ -1,0 +1,424 @@
+"""Push recovery for a standing biped: capture point feedback at the ankles, and a step when it must.
+
+:class:`PushRecovery` runs inside a :class:`~tsid_py.controllers.biped.BipedController` (its
+``recovery`` argument), before every control step, from the measured state:
+
+- **ankle** (``recovery="ankle"``): the CoM task follows DCM feedback instead of a CoM PD
+  (:func:`~tsid_py.planning.capture.dcm_feedback`, Englsberger et al. 2015): its reference
+  acceleration is the one that brings the capture point back to rest over the centre of the feet
+  at the rate ``gain``. The centre of pressure moves within the soles to give it; where the CMP it
+  asks for is outside them, the soles' forces stop at the edge and the QP takes the rest from the
+  angular momentum (TSID's task, weight 1e-3, yields): the upper body turns, and the posture and
+  angular-momentum tasks bring it back afterwards (the hip strategy). A foot a push lifted
+  (released by contact feedback), or that rolled on an edge (tilted more than ``tilt``), is put
+  down again flat where it is.
+- **step** (``recovery="step"``): the same, and when the measured capture point leaves the
+  support polygon of the feet that stand, or a push lifted a foot and the other alone will not
+  hold it, a step: the foot whose
+  landing misses the predicted capture point least (:func:`~tsid_py.planning.capture.choose_step`:
+  the capture point at touch-down, with the stance foot's CoP at its nearest point; within the
+  leg's reach and clear of the other foot). Its contact unloads over ``unload_time``, it swings
+  for ``swing_time`` on a swing-foot trajectory whose landing keeps following the capture point
+  for the first ``replan`` of the swing, goes on down until the plant says it touches, and its
+  contact comes back there with a loading ramp; then, if the capture point is still outside,
+  another step. The robot comes to rest over the centre of its feet where they landed.
+
+With ``recovery="none"`` (the default) the controller is TSID's, untouched.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.errors import InvalidParameterError
+from tsid_py.geometry import SupportPolygon, convex_hull
+from tsid_py.loop.plant import PlantState
+from tsid_py.planning.capture import (
+    StepLimits,
+    capture_point,
+    choose_step,
+    dcm_feedback,
+    pendulum_frequency,
+)
+from tsid_py.planning.support import sole_center, sole_polygon
+from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
+from tsid_py.trajectories import TrajectorySample
+
+RECOVERIES = ("none", "ankle", "step")
+SIDES = ("right", "left")
+
+
+@dataclass(frozen=True)
+class RecoveryParams:
+    """The push recovery's gains, times [s] and distances [m].
+
+    Attributes:
+        gain: k [1/s] of the DCM feedback: the capture point's error decays as exp(-k t).
+        trigger: A step starts when the capture point is less than this inside the support
+            polygon (0: on its edge; extrapolating it at its measured rate, to step earlier,
+            held pushes of 500 N or more back for less).
+        unload_time, swing_time, load_time: Of a step: the contact's unloading, the swing, the
+            contact's loading after touch-down.
+        swing_height: The foot's lift at mid-swing (None: 5 % of the leg's length).
+        replan: The fraction of the swing during which the landing follows the capture point.
+        touch_height: A falling foot whose sole is this close to the ground (where the plant
+            does not say it touches) has landed.
+        tilt: [rad] A foot in contact whose sole tilts more than this from the ground rolls on
+            an edge: it no longer stands, and, while the other foot stands, is lifted and put
+            down again flat, as a foot a push lifted.
+
+        descent_speed: [m/s] a foot that has not touched at the planned time goes on down at it.
+        reach, max_width: How far a foot may land from the other, forward or backward and sideways
+            (None: 0.6 of the leg's length, each).
+        min_width: How close sideways (None: the feet's distance when standing).
+    """
+
+    gain: float = 3.0
+    trigger: float = 0.0
+    unload_time: float = 0.03
+    swing_time: float = 0.3
+    load_time: float = 0.05
+    swing_height: float | None = None
+    replan: float = 0.6
+    touch_height: float = 0.004
+    tilt: float = 0.05
+
+    descent_speed: float = 0.2
+    reach: float | None = None
+    min_width: float | None = None
+    max_width: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("gain", "swing_time", "descent_speed"):
+            if not getattr(self, name) > 0.0:
+                raise InvalidParameterError(f"RecoveryParams.{name} must be > 0, got {getattr(self, name)!r}")
+        for name in ("unload_time", "load_time", "touch_height", "tilt"):
+            if not getattr(self, name) >= 0.0:
+                raise InvalidParameterError(
+                    f"RecoveryParams.{name} must be >= 0, got {getattr(self, name)!r}"
+                )
+        if not 0.0 <= self.replan <= 1.0:
+            raise InvalidParameterError(f"RecoveryParams.replan must be in [0, 1], got {self.replan!r}")
+
+
+@dataclass(frozen=True)
+class Step:
+    """A step taken: the foot, when it lifted and landed [s], where it landed (sole frame) [m], and
+    whether a push lifted it (a foot put back) or the recovery chose it."""
+
+    foot: str
+    t_lift: float
+    t_land: float
+    landing: np.ndarray
+    chosen: bool = True
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "foot": self.foot,
+            "t_lift_s": self.t_lift,
+            "t_land_s": self.t_land,
+            "landing_m": [float(x) for x in self.landing],
+            "chosen": self.chosen,
+        }
+
+
+@dataclass
+class _Swing:
+    side: str
+    trajectory: TrajectorySE3SwingFoot
+    landing: pin.SE3
+    t_land: float
+
+    lift: float
+    chosen: bool
+
+
+@dataclass
+class _Measured:
+    """The balance quantities of the state a step starts from."""
+
+    com: np.ndarray
+    com_velocity: np.ndarray
+    omega: float
+    xi: np.ndarray
+    margin: float  # of xi in the support polygon [m] (-inf: no foot stands)
+    feet: dict[str, pin.SE3]
+
+    standing: list[str]
+    rolled: list[str]  # in contact, tilted on an edge
+    support: SupportPolygon | None
+
+
+class PushRecovery:
+    """The recovery strategy of a biped controller (see the module docstring).
+
+    Args:
+        controller: The :class:`~tsid_py.controllers.biped.BipedController` it drives.
+        mode: "ankle" or "step".
+        params: Its gains, times and distances.
+    """
+
+    def __init__(self, controller, mode: str, params: RecoveryParams | None = None) -> None:
+        if mode not in RECOVERIES[1:]:
+            raise InvalidParameterError(f"recovery must be one of {RECOVERIES}, got {mode!r}")
+        self.controller, self.mode = controller, mode
+        self.params = params = params or RecoveryParams()
+        robot = controller.robot
+        self.robot, self.sole = robot, robot.spec.sole
+        self._data = robot.create_data()
+        self._sole_centre = sole_center(self.sole, pin.SE3.Identity())  # in the foot frame
+
+        self._frames = {side: robot.frame_id(robot.spec.feet[side]) for side in SIDES}
+        leg = robot.leg_length()
+        feet = {side: controller.foot_placement(side) for side in SIDES}
+        width = float(
+            np.linalg.norm(
+                sole_center(self.sole, feet["left"])[:2] - sole_center(self.sole, feet["right"])[:2]
+            )
+        )
+        self.limits = StepLimits(
+            reach=params.reach if params.reach is not None else 0.6 * leg,
+            min_width=params.min_width if params.min_width is not None else width,
+            max_width=params.max_width if params.max_width is not None else max(0.6 * leg, width),
+        )
+        self.swing_height = params.swing_height if params.swing_height is not None else 0.05 * leg
+        self._support = _Support(self.sole.corners())
+        self._flat_enough = math.cos(params.tilt)  # the least z-z entry of a flat foot's rotation
+
+        self._home = self._centre(feet)  # the feet's centre the nominal CoM reference stands over
+        self._stance = {  # each sole's centre from the other's, in the other's axes: standing
+            side: feet[other].rotation[:2, :2].T
+            @ (sole_center(self.sole, feet[side]) - sole_center(self.sole, feet[other]))[:2]
+            for side, other in (("right", "left"), ("left", "right"))
+        }
+        self._nominal = TrajectorySample(controller.com_initial)
+        self._rest = self._nominal.pos[:2]  # where the CoM comes to rest (x-y) [m]
+        self._touching: dict[str, bool] | None = None  # the plant's, at the last observed state
+        self._swing: _Swing | None = None
+
+        self.steps: list[Step] = []
+        self.last: _Measured | None = None
+
+    # ------------------------------------------------------------------ inputs
+    def set_nominal(self, sample: TrajectorySample) -> None:
+        """The CoM reference the caller set; the recovery rests the CoM over it, moved with the feet."""
+        self._nominal = sample
+
+    def observe(self, state: PlantState) -> None:
+        """Which feet the plant measures as touching (none measured: geometry decides)."""
+        if state.contacts:
+            self._touching = {
+                side: state.contacts[self.robot.spec.feet[side]].touching
+                for side in SIDES
+                if self.robot.spec.feet[side] in state.contacts
+            }
+
+    # ------------------------------------------------------------------ one step
+    def update(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """Before the controller solves at (t, q, v): steps and swings, then the CoM reference."""
+        measured = self.last = self._measure(q, v)
+        if self._swing is not None:
+            self._continue_swing(t, measured)
+        elif self.controller.released:
+            self._take_over(t, measured, next(iter(self.controller.released)), unload=0.0)
+        elif measured.rolled and measured.standing:
+            self._take_over(t, measured, measured.rolled[0], unload=self.params.unload_time)
+
+        elif self.mode == "step" and len(measured.standing) == 2 and measured.margin < self.params.trigger:
+            self._start_step(t, measured, SIDES, unload=self.params.unload_time)
+        self._set_com_reference(measured)
+
+    def _measure(self, q: np.ndarray, v: np.ndarray) -> _Measured:
+        robot, data, controller = self.robot, self._data, self.controller
+        pin.centerOfMass(robot.model, data, q, v)
+        com, velocity = data.com[0].copy(), data.vcom[0].copy()
+        feet = {
+            side: pin.SE3(pin.updateFramePlacement(robot.model, data, self._frames[side])) for side in SIDES
+        }
+        lifted = controller.lifted()
+        held = [side for side in SIDES if controller.in_contact(side) and side not in lifted]
+        rolled = [side for side in held if feet[side].rotation[2, 2] < self._flat_enough]
+        standing = [side for side in held if side not in rolled and self._touches(side, feet)]
+
+        omega = pendulum_frequency(float(com[2]))
+        xi = capture_point(com, velocity, omega)
+        support = self._support.of([feet[side] for side in standing])
+        margin = support.margin(xi) if support is not None else -math.inf
+        return _Measured(com, velocity, omega, xi, margin, feet, standing, rolled, support)
+
+    def _touches(self, side: str, feet: dict[str, pin.SE3]) -> bool:
+        if self._touching is not None and side in self._touching:
+            return self._touching[side]
+        return float(sole_center(self.sole, feet[side])[2]) <= self.params.touch_height
+
+    # ------------------------------------------------------------------ steps
+    def _take_over(self, t: float, measured: _Measured, side: str, unload: float) -> None:
+        """A foot the push lifted or rolled on an edge: it steps where the capture point needs it
+        (step mode, when the other foot alone will not hold it), or goes down flat beside the other
+        foot as they stood at the start (step mode: after a step, the trailing foot closes the
+        stance), or where it is (ankle mode)."""
+        if self.mode == "step" and len(measured.standing) == 1 and measured.margin < self.params.trigger:
+            self._start_step(t, measured, (side,), unload=unload)
+            return
+
+        placement = measured.feet[side]
+        if self.mode == "step":
+            other = "left" if side == "right" else "right"
+            stance = measured.feet[other]
+            centre = sole_center(self.sole, stance)[:2] + _flat(stance.rotation)[:2, :2] @ self._stance[side]
+            self._begin(t, side, placement, self._landing(stance, centre), unload, chosen=False)
+            return
+        down = pin.SE3(_flat(placement.rotation), placement.translation.copy())
+        down.translation[2] -= float(sole_center(self.sole, placement)[2])  # the sole on the ground
+        self._begin(t, side, placement, down, unload, chosen=False)
+
+    def _start_step(self, t: float, measured: _Measured, sides: tuple[str, ...], unload: float) -> None:
+        duration = unload + self.params.swing_time
+        choice = choose_step(
+            measured.xi, measured.omega, duration, self._soles(measured.feet), self.limits, sides
+        )
+        start = measured.feet[choice.side]
+        self._begin(t, choice.side, start, self._landing(start, choice.landing), unload, chosen=True)
+
+    def _begin(self, t: float, side: str, start: pin.SE3, end: pin.SE3, unload: float, chosen: bool) -> None:
+        lift = t + unload
+        trajectory = TrajectorySE3SwingFoot(
+            f"recovery-{side}", start, end, lift, self.params.swing_time, self.swing_height
+        )
+        self.controller.remove_contact(side, unload, start)
+        self._swing = _Swing(side, trajectory, end, lift + self.params.swing_time, lift, chosen)
+
+    def _continue_swing(self, t: float, measured: _Measured) -> None:
+        swing, params, controller = self._swing, self.params, self.controller
+        assert swing is not None
+        if (
+            swing.chosen
+            and t < swing.lift + params.replan * params.swing_time
+            and len(measured.standing) == 1
+        ):
+            remaining = swing.t_land - t
+            choice = choose_step(
+                measured.xi, measured.omega, remaining, self._soles(measured.feet), self.limits, (swing.side,)
+            )
+            old = swing.trajectory
+            swing.landing = self._landing(old.start, choice.landing)
+            swing.trajectory = TrajectorySE3SwingFoot(
+                old.name, old.start, swing.landing, old.t0, old.duration, old.height
+            )
+        foot = measured.feet[swing.side]
+        if t < swing.t_land:
+            controller.set_foot_reference(swing.side, swing.trajectory.sample(t))
+        elif not self._touches(swing.side, measured.feet):  # late: on down until it touches
+            end = swing.landing
+            below = end.translation - np.array([0.0, 0.0, params.descent_speed * (t - swing.t_land)])
+            position = np.concatenate([below, end.rotation.ravel(order="F")])
+            velocity = np.array([0.0, 0.0, -params.descent_speed, 0.0, 0.0, 0.0])
+            controller.set_foot_reference(swing.side, TrajectorySample(position, velocity, tangent_size=6))
+        else:
+            controller.add_contact(swing.side, params.load_time, foot)
+            self.steps.append(Step(swing.side, swing.lift, t, foot.translation.copy(), swing.chosen))
+            self._swing = None
+
+    def _soles(self, feet: dict[str, pin.SE3]) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+        return {
+            side: (
+                convex_hull(sole_polygon(self.sole, placement)),
+                sole_center(self.sole, placement)[:2],
+                math.atan2(placement.rotation[1, 0], placement.rotation[0, 0]),
+            )
+            for side, placement in feet.items()
+        }
+
+    def _landing(self, start: pin.SE3, centre: np.ndarray) -> pin.SE3:
+        """The foot frame's placement whose flat sole is centred on ``centre`` (x-y) on the ground."""
+        rotation = _flat(start.rotation)
+        offset = rotation @ sole_center(self.sole, pin.SE3.Identity())  # the sole's centre from the frame
+        return pin.SE3(rotation, np.array([centre[0], centre[1], 0.0]) - offset)
+
+    # ------------------------------------------------------------------ the CoM
+    def _centre(self, feet: dict[str, pin.SE3]) -> np.ndarray:
+        """The middle of the two soles' centres (x-y) [m]."""
+        return 0.5 * (feet["right"].act(self._sole_centre) + feet["left"].act(self._sole_centre))[:2]
+
+    def _set_com_reference(self, measured: _Measured) -> None:
+        """DCM feedback toward the nominal CoM, moved with the feet (x-y); the nominal height."""
+        feet = measured.feet
+        if self._swing is not None:
+            feet = {**feet, self._swing.side: self._swing.landing}  # rest over where the foot lands
+        rest = self._rest = self._nominal._pos[:2] + self._centre(feet) - self._home
+        command = dcm_feedback(measured.com, measured.xi, measured.omega, rest, self.params.gain)
+
+        nominal = self._nominal  # x-y from the measured state and the feedback, z its own
+        position, velocity, acceleration = (
+            measured.com.copy(),
+            measured.com_velocity.copy(),
+            nominal._acc.copy(),
+        )
+        position[2], velocity[2], acceleration[:2] = (
+            nominal._pos[2],
+            nominal._vel[2],
+            command.com_acceleration,
+        )
+        self.controller.com_task.set_reference(TrajectorySample._owning(position, velocity, acceleration))
+
+    def resting_com(self) -> np.ndarray:
+        """The CoM the robot comes to rest over now: the nominal one moved with the feet (where a
+        swinging foot lands) [m]."""
+        return np.array([self._rest[0], self._rest[1], self._nominal._pos[2]])
+
+    def standing_feet(self, start: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Where each foot frame stands (x-y-z) [m]: where it last landed, else ``start``; a foot
+        in its swing is left out."""
+        feet = dict(start)
+        for step in self.steps:
+            feet[step.foot] = step.landing
+        if self._swing is not None:
+            del feet[self._swing.side]
+        return feet
+
+    def summary(self) -> dict[str, object]:
+        """The steps taken (chosen, and feet put back) for a run's summary."""
+        return {
+            "recovery": self.mode,
+            "recovery_steps": sum(step.chosen for step in self.steps),
+            "steps_taken": [step.summary() for step in self.steps],
+        }
+
+
+class _Support:
+    """The support polygon of the feet that stand (of their soles' corners, x-y), made again only
+    when a foot moved or the feet that stand changed."""
+
+    MOVED = 1e-4  # [m, rad] a foot that moved less than this has not moved: the polygon is as good
+
+    def __init__(self, corners: np.ndarray) -> None:
+        self.corners = corners  # of a sole, in its foot frame (3 x 4)
+        self._placements: list[pin.SE3] = []
+        self.polygon: SupportPolygon | None = None
+
+    def of(self, placements: list[pin.SE3]) -> SupportPolygon | None:
+        """The polygon of soles at ``placements`` (None: no foot)."""
+        if len(placements) == len(self._placements) and all(
+            old.actInv(new).isIdentity(self.MOVED)
+            for old, new in zip(self._placements, placements, strict=True)
+        ):
+            return self.polygon
+        self._placements = placements
+        if not placements:
+            self.polygon = None
+        else:
+            points = np.vstack(
+                [(p.rotation @ self.corners + p.translation[:, None])[:2].T for p in placements]
+            )
+            self.polygon = SupportPolygon(convex_hull(points))
+        return self.polygon
+
+
+def _flat(rotation: np.ndarray) -> np.ndarray:
+    """The rotation about z nearest ``rotation`` (its yaw): a foot flat on the ground."""
+    yaw = math.atan2(rotation[1, 0], rotation[0, 0])
+    return pin.utils.rotate("z", yaw)
