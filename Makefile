@@ -4,14 +4,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint docs oracle clean
+.PHONY: setup demo test test-fast lint docs oracle lock clean
+
+# The versions of every dependency (and of every extra's) that CI last passed with: `make setup`
+# and .ci/run install within them, so a fresh clone gets what CI tested; `make lock` refreshes the
+# file from the newest releases (then run .ci/run before committing it). `pip install .` keeps the
+# ranges of pyproject.toml.
+CONSTRAINTS := constraints.txt
+EXTRAS := test,cluster,sim,daqp,docs
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[test]"
 	touch $(STAMP)
 
 demo: setup
@@ -21,6 +28,12 @@ test: setup
 	$(BIN)/ruff check tsid_py tests demos benchmarks
 	$(BIN)/python -m pytest -q
 
+# The unit tests alone, for the edit-test loop (under 30 s on 2 cores): the tests marked slow
+# (closed loops, MuJoCo, Ray, subprocesses: each over 0.3 s) and those against the C++ TSID are
+# left to `make test`, which runs everything.
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow and not oracle"
+
 # mypy comes with the [test] extra; its strictness is stated in pyproject.toml ([tool.mypy]).
 lint: setup
 	$(BIN)/ruff check tsid_py tests demos benchmarks
@@ -29,7 +42,7 @@ lint: setup
 
 # The documentation site (the [docs] extra): fails on a broken link or an unresolved API reference.
 docs: setup
-	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[docs]"
 	$(BIN)/mkdocs build --strict
 
 # The C++ TSID 1.10.0, a test oracle (never a dependency): the registry's prebuilt wheels do not
@@ -46,6 +59,14 @@ oracle: setup
 	  CMEEL_RUN_TESTS=OFF $(BIN)/python -m pip install -q --no-deps --no-binary libtsid,tsid libtsid==1.10.0 && \
 	  CMEEL_RUN_TESTS=OFF $(BIN)/python -m pip install -q --no-deps --no-binary tsid tsid==1.10.0 && \
 	  $(BIN)/python -c "$(ORACLE_CHECK); print('the TSID oracle is installed')"; fi
+
+lock:
+	rm -rf build/lock && $(PYTHON) -m venv build/lock
+	build/lock/bin/python -m pip install --quiet --upgrade pip
+	build/lock/bin/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	(echo "# pip constraints: what CI last passed with (make lock; Python $$(build/lock/bin/python -c 'import platform; print(platform.python_version())'))"; \
+	  build/lock/bin/python -m pip freeze --exclude-editable) > $(CONSTRAINTS)
+	rm -rf build/lock
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -663,6 +663,7 @@ def test_slightly_unnormalized_quaternions_are_normalized(talos):
 
 
 # ------------------------------------------------------------------ CLI
+@pytest.mark.slow
 def test_cli_analyze_writes_json_outputs_and_plots(tmp_path, capsys, talos):
     import matplotlib.image
 
@@ -818,6 +819,7 @@ def test_cli_analyze_reports_bad_input(arrays, options, message, tmp_path, capsy
     assert message in captured.err and "Traceback" not in captured.err and captured.out == ""
 
 
+@pytest.mark.slow
 def test_demo_records_then_analyzes(tmp_path):
     import json
     import subprocess

@@ -118,6 +118,7 @@ def test_positions_alone_match_within_the_finite_difference_error(
     assert np.max(np.abs(guided.joint_torques - log["tau"])) < torque_error
 
 
+@pytest.mark.slow
 def test_step_recording_with_its_contact_schedule(talos, controller):
     """The step scenario lifts the right foot: the schedule switches a contact off and on again.
 

@@ -32,6 +32,7 @@ class ComparingSolver(tsid.Solver):
         return expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", OTHER_BACKENDS)
 @pytest.mark.parametrize(
     ("scenario", "builder", "arguments", "steps"),

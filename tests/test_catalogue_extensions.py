@@ -524,6 +524,7 @@ def test_self_collision_jacobian_and_drift_match_finite_differences(talos, hand_
     assert np.all(np.isinf(c.upper_bound))
 
 
+@pytest.mark.slow
 def test_the_hand_driven_into_the_torso_stops_at_the_limit(talos, hand_torso):
     """An SE3 task pulls the left gripper toward the middle of the torso's collision hull; with the
     self-collision task (priority 0) no hand-torso pair comes closer than d_min = 8 cm, measured at
@@ -563,6 +564,7 @@ def test_the_hand_driven_into_the_torso_stops_at_the_limit(talos, hand_torso):
     assert hooks.distances[0] > hand_torso.d_min + 0.05
 
 
+@pytest.mark.slow
 def test_self_collision_pairs_from_the_spec_or_all_and_bad_input(talos):
     from_spec = tsid.TaskSelfCollision("spec", talos, DT)
     assert len(from_spec.pair_names) == len(set(from_spec.pair_names)) > 10

@@ -94,6 +94,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str],
 
 
 # ------------------------------------------------------------------------- TSID's own tests
+@pytest.mark.slow
 @pytest.mark.parametrize("name", upstream.TESTS)
 def test_tsid_python_test_passes_through_compat(runs: dict, name: str) -> None:
     run = runs[("test", f"tests/python/{name}", "compat")].result()
@@ -111,6 +112,7 @@ def _load(run: Run, name: str) -> dict[str, np.ndarray]:
         return {key: arrays[key] for key in arrays.files}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(upstream.RECIPES))
 def test_exercise_runs_through_compat(runs: dict, name: str) -> None:
     """It runs to its end and the robot keeps its footing (the base height stays within 5 cm of the

@@ -50,6 +50,7 @@ def test_the_course_is_registered_as_scenarios():
 
 
 # ---------------------------------------------------------------------------------- com-outside
+@pytest.mark.slow
 def test_com_outside_level_0_stops_with_the_target_distance_outside_the_polygon(capsys, tmp_path):
     summary, err = run_cli(capsys, ["com-outside", "--level", "0", "--dt", "0.004"], tmp_path, code=3)
     lines = err.strip().splitlines()
@@ -65,6 +66,7 @@ def test_com_outside_level_0_stops_with_the_target_distance_outside_the_polygon(
     assert_plots(tmp_path, "com-outside")
 
 
+@pytest.mark.slow
 def test_com_outside_level_1_crosses_the_edge_and_falls():
     """TSID's weights: the CoM task (a cost) pulls on, the angular momentum (weight 1e-3) gives way,
     the CoM leaves the polygon at 2.7 s and the robot falls over its left foot."""
@@ -77,6 +79,7 @@ def test_com_outside_level_1_crosses_the_edge_and_falls():
     assert summary["dynamics_residual_max"] < RESIDUAL
 
 
+@pytest.mark.slow
 def test_com_outside_with_the_capture_point_stops_at_the_edge(capsys, tmp_path):
     argv = ["com-outside", "--capture-point", "--duration", "3.5", "--dt", "0.004", "--backend", FAST]
     summary, _ = run_cli(capsys, argv, tmp_path)
@@ -98,6 +101,7 @@ def test_distance_outside_a_polygon():
 
 
 # ------------------------------------------------------------------------------- sinusoid-sweep
+@pytest.mark.slow
 def test_sinusoid_sweep_finds_the_first_frequency_at_which_a_limit_binds(capsys, tmp_path):
     argv = ["sinusoid-sweep", "--frequencies", "0.5,1.5", "--cycles", "1", "--backend", FAST]
     summary, _ = run_cli(capsys, argv, tmp_path)
@@ -137,6 +141,7 @@ def test_smooth_sway_derivatives_are_exact():
 
 
 # -------------------------------------------------------------------------------- contact-gains
+@pytest.mark.slow
 def test_contact_gains_zero_lets_the_feet_drift(capsys, tmp_path):
     summary, _ = run_cli(capsys, ["contact-gains", "--duration", "2", "--backend", FAST], tmp_path)
     # with Kp = Kd = 0 nothing pulls a foot back: the integration errors accumulate
@@ -150,6 +155,7 @@ def test_contact_gains_zero_lets_the_feet_drift(capsys, tmp_path):
 
 
 # -------------------------------------------------------------------------------- gains-weights
+@pytest.mark.slow
 def test_gains_and_weights_trade_com_tracking_against_posture(capsys, tmp_path):
     argv = [
         "gains-weights",
@@ -194,6 +200,7 @@ def test_gains_and_weights_trade_com_tracking_against_posture(capsys, tmp_path):
 
 
 # --------------------------------------------------------------------------------- hand-contact
+@pytest.mark.slow
 def test_hand_contact_holds_30_newtons_on_the_wall_while_the_com_sways(capsys, tmp_path):
     summary, _ = run_cli(capsys, ["hand-contact", "--duration", "1", "--backend", FAST], tmp_path)
     assert summary["hand_force_n"] == 30.0  # exact: the force asked for
@@ -207,6 +214,7 @@ def test_hand_contact_holds_30_newtons_on_the_wall_while_the_com_sways(capsys, t
 
 
 # ------------------------------------------------------------------------------- self-collision
+@pytest.mark.slow
 def test_self_collision_keeps_the_arm_off_the_body(capsys, tmp_path):
     argv = ["self-collision", "--duration", "1.2", "--backend", FAST]
     summary, _ = run_cli(capsys, argv, tmp_path)

@@ -135,6 +135,7 @@ def run(talos, target: np.ndarray | None) -> tuple[np.ndarray, dict]:
     return np.array(hooks.tilts), outcome.summary()
 
 
+@pytest.mark.slow
 def test_the_task_tilts_the_torso_in_closed_loop_beside_the_library_tasks(talos):
     """Asked for a tilt of 0.03 (x component of the base's z axis, about 1.7 degrees of pitch),
     the torso gets there; without the task it stays where the posture task holds it."""

@@ -75,6 +75,7 @@ def test_the_markers_mark_blocks():
     assert len(marked_pages()) >= 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", marked_pages(), ids=name)
 def test_runnable_blocks_run(path, tmp_path, monkeypatch):
     tsid_py.limit_blas_threads()
@@ -124,6 +125,7 @@ def test_every_readme_command_is_run_here_or_by_ci():
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [

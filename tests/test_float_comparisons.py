@@ -130,6 +130,7 @@ def offending(source: str) -> list[tuple[int, str]]:
     return sorted(out)
 
 
+@pytest.mark.slow
 def test_no_unexplained_exact_float_comparison_in_the_tests():
     problems = [
         f"tests/{path.name}:{line}: {code}"

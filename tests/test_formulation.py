@@ -44,6 +44,7 @@ def test_talos_standing_still_for_two_seconds(talos):
     np.testing.assert_allclose(vertical, weight, rtol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("robot_name", ["talos", "romeo"])
 def test_every_solution_satisfies_the_physics(robot_name):
     robot = tsid.load_robot(robot_name)

@@ -51,6 +51,7 @@ def test_new_spec_finds_talos_soles_within_a_centimetre_of_the_shipped_ones():
         assert abs(getattr(guess.sole, side) - getattr(shipped, side)) < 0.01, side
 
 
+@pytest.mark.slow
 def test_new_spec_finds_romeo_soles_and_the_shipped_one_is_tsids_shorter_heel():
     """Romeo's shipped sole is TSID's (romeo_conf.py): 2.3 cm shorter at the heel and 1.7 cm at the
     toe than the URDF's foot, which new-spec finds; its width and depth agree within 1 cm."""
@@ -75,6 +76,7 @@ def test_new_spec_finds_point_feet_and_their_radius(name, radius):
     assert shipped.point_foot_radius == pytest.approx(radius, abs=1e-3)
 
 
+@pytest.mark.slow
 def test_new_spec_on_an_arm_and_on_a_robot_without_srdf():
     panda = _guess("panda")
     assert not panda.floating_base and panda.end_effector == "panda_hand_tcp" and not panda.feet
@@ -85,6 +87,7 @@ def test_new_spec_on_an_arm_and_on_a_robot_without_srdf():
     assert any("no SRDF state" in note for note in g1.notes)
 
 
+@pytest.mark.slow
 def test_new_spec_writes_a_spec_that_check_spec_accepts_and_that_stands(tmp_path):
     out = tmp_path / "my_g1.toml"
     code, _, err = _cli("new-spec", str(ROBOTS / FILES["g1"][0]), "--name", "my_g1", "--out", str(out))
@@ -108,6 +111,7 @@ def _bad_spec(tmp_path: Path, robot: str, edit) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_calf_named_as_a_foot_is_refused_at_start_up(tmp_path):
     spec = _bad_spec(
         tmp_path,
@@ -120,6 +124,7 @@ def test_a_calf_named_as_a_foot_is_refused_at_start_up(tmp_path):
     assert found and int(found.group(1)) > 150, err  # the calf frames stand 19 cm above the feet
 
 
+@pytest.mark.slow
 def test_soles_tilted_by_the_starting_posture_are_refused_at_start_up(tmp_path):
     tilt = 0.2007  # [rad] 11.5 deg of ankle pitch
     spec = _bad_spec(
@@ -135,6 +140,7 @@ def test_soles_tilted_by_the_starting_posture_are_refused_at_start_up(tmp_path):
     assert code == 2 and report.count("error:") >= 2  # both soles
 
 
+@pytest.mark.slow
 def test_a_typo_in_a_top_level_key_is_refused_with_a_suggestion(tmp_path):
     spec = _bad_spec(
         tmp_path, "ur5", lambda text: text.replace("initial_configuration", "initial_configuraton")
@@ -192,6 +198,7 @@ def test_a_configuration_table_by_joint_name(tmp_path, ur5):
         tp.Robot(load_spec(str(bad)))
 
 
+@pytest.mark.slow
 def test_every_shipped_spec_stands_as_its_urdf_says():
     for name in tp.available_robots():
         errors = [f.message for f in check_robot(tp.load_robot(name)) if f.severity == "error"]
@@ -204,6 +211,7 @@ def test_visual_meshes_beside_the_spec_are_found():
 
 
 # ------------------------------------------------------------------ the new robots' scenarios
+@pytest.mark.slow
 def test_g1_balances_and_walks_on_the_integrator():
     from tsid_py.scenarios import balance, walk
 
@@ -215,6 +223,7 @@ def test_g1_balances_and_walks_on_the_integrator():
     assert walking["touchdown_error_max_m"] < 2e-3
 
 
+@pytest.mark.slow
 def test_go2_and_panda_run_their_scenarios_on_the_integrator():
     from tsid_py.scenarios import quadruped, reach
 

@@ -56,6 +56,7 @@ def com_sinusoid_port(robot: tsid.RobotWrapper, copy_offset: bool, steps: int = 
     return np.array(coms)
 
 
+@pytest.mark.slow
 def test_a_reference_read_before_the_loop_stays_put(romeo):
     """1000 steps of Romeo: the offset read without a copy tracks exactly as with one."""
     uncopied, copied = com_sinusoid_port(romeo, False), com_sinusoid_port(romeo, True)

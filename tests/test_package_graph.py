@@ -114,6 +114,7 @@ def test_the_cycle_finder_finds_cycles():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()))
 def test_each_subpackage_imports_in_a_fresh_interpreter(name):
     result = subprocess.run([sys.executable, "-c", f"import tsid_py.{name}"], capture_output=True, text=True)

@@ -33,6 +33,7 @@ def relative(a, b):
     return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PROBLEMS))
 def test_matches_tsid_every_step(name):
     problem = PROBLEMS[name]

@@ -161,6 +161,7 @@ def _mujoco():
     return pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", tp.available_robots())
 def test_the_mujoco_model_is_pinocchios(name):
     """Every shipped robot (Panda's finger slides along 0 -1 0: any joint axis converts)."""
@@ -200,6 +201,7 @@ def _cli(*args: str) -> tuple[int, dict, str]:
     return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {}, done.stderr
 
 
+@pytest.mark.slow
 def test_mujoco_balance_holds_the_com_within_a_millimetre_in_both_modes():
     _mujoco()
     torque = balance.run(duration=10.0, plant="mujoco")
@@ -210,6 +212,7 @@ def test_mujoco_balance_holds_the_com_within_a_millimetre_in_both_modes():
     assert position["verdict"] == "recovered" and position["com_drift_max_m"] < 1e-3
 
 
+@pytest.mark.slow
 def test_mujoco_tracks_the_com_sinusoid_as_the_integrator_does():
     _mujoco()
     ideal = com_sinusoid.run(duration=4.0).summary["com_error_max_m"]
@@ -236,6 +239,7 @@ def test_mujoco_walks_eight_steps(mode):
     assert 0 < s["foot_drift_max_m"] < (5e-3 if mode == "torque" else 1.5e-2)
 
 
+@pytest.mark.slow
 def test_a_pushed_run_waits_for_its_verdict_and_exits_4_when_the_robot_falls():
     """300 N for 0.1 s at 1 s knocks Talos over, but not before 2 s: the run goes on past its
     requested duration until the fall, and the command exits 4; 150 N is recovered, and the
@@ -256,6 +260,7 @@ def test_a_pushed_run_waits_for_its_verdict_and_exits_4_when_the_robot_falls():
     assert knocked["simulated_time_s"] == pytest.approx(knocked["fell_at_s"], abs=0.003)  # it stops there
 
 
+@pytest.mark.slow
 def test_pushes_are_parsed_and_checked_before_the_run():
     """A negative force is a push's value, not an option; a push that starts after the run, or whose
     times look like milliseconds, is refused in one line; the integrator cannot be pushed."""

@@ -110,6 +110,7 @@ def test_three_level_humanoid_keeps_the_com_level_optimal(talos, solver):
     assert level_cost(hqp[2], three.x) < level_cost(hqp[2], two.x)
 
 
+@pytest.mark.slow
 def test_three_level_humanoid_balances_while_swaying(talos, solver):
     controller = three_level_biped(talos, solver)
     sway = TrajectoryEuclidianSinusoid("com", controller.com_initial, [0.0, 0.05, 0.0], [0.0, 0.5, 0.0])

@@ -209,6 +209,7 @@ def _feet_apart(result) -> float:
     return closest
 
 
+@pytest.mark.slow
 def test_a_forward_push_the_standing_controller_falls_from_is_recovered_by_a_step():
     """450 N forward for 0.1 s: TSID's controller falls; with stepping, Talos steps forward, closes
     its stance and stands, without a QP failure, within its torque limits, feet apart."""

@@ -43,6 +43,7 @@ def _good_motion(path: Path) -> None:
     np.savez(path, q=np.tile(robot.default_configuration(), (5, 1)), dt=0.01)
 
 
+@pytest.mark.slow
 def test_analyze_refuses_empty_truncated_oversized_and_complex_files(tmp_path):
     empty = tmp_path / "empty.npz"
     empty.write_bytes(b"")
@@ -83,6 +84,7 @@ def _rewrite_shape(path: Path, name: str, old: str, new: str) -> None:
             archive.writestr(member, content)
 
 
+@pytest.mark.slow
 def test_outputs_are_checked_before_the_run_and_never_overwritten_silently(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
@@ -103,6 +105,7 @@ def test_outputs_are_checked_before_the_run_and_never_overwritten_silently(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "run.html"]  # no temporary left
 
 
+@pytest.mark.slow
 def test_robot_names_stay_in_robots_and_a_spec_with_a_missing_urdf_is_one_line(tmp_path):
     one_line_error(tsid_py("balance", "--robot", "../robots/talos"), 2, "unknown robot")
     spec = (specs_dir() / "talos.toml").read_text().replace("talos_reduced.urdf", "missing.urdf")
@@ -110,10 +113,12 @@ def test_robot_names_stay_in_robots_and_a_spec_with_a_missing_urdf_is_one_line(t
     one_line_error(tsid_py("balance", "--robot", str(tmp_path / "broken.toml")), 2, "URDF file not found")
 
 
+@pytest.mark.slow
 def test_a_period_beyond_sense_is_refused(tmp_path):
     one_line_error(tsid_py("balance", "--dt", "1"), 2, "dt = 1 s is above")
 
 
+@pytest.mark.slow
 def test_a_failing_qp_exits_3_with_its_cause_and_counts_in_the_json(tmp_path):
     """Torque limits 1000x too small: level 0 is infeasible at the first step."""
     spec = (specs_dir() / "talos.toml").read_text() + "\n[biped]\ntau_max_scaling = 0.001\n"
@@ -147,6 +152,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc (Linux)")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_a_killed_run_leaves_no_server_and_no_partial_output(tmp_path, signum):
@@ -292,6 +298,7 @@ VALUES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @hypothesis.settings(max_examples=150, deadline=None, derandomize=True)
 @hypothesis.given(
     setter=st.sampled_from(["kp", "kd", "mask", "reference", "weight", "points", "bounds", "sample"]),

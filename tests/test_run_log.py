@@ -161,6 +161,7 @@ def test_foot_plot_draws_reference_planned_and_measured_heights(stepping):
     np.testing.assert_allclose(lines[f"{right} planned"].get_ydata(), heights["planned"])
 
 
+@pytest.mark.slow
 def test_cli_plots_on_the_pinocchio_plant_read_the_streamed_log(tmp_path, monkeypatch, capsys):
     """``tsid-py balance --plant pinocchio --plot DIR``: the figures written hold the planned and
     measured series of the whole run, read back from the log streamed in chunks."""
@@ -260,6 +261,7 @@ def test_a_streamed_log_keeps_few_rows_in_memory_and_gives_back_the_whole_run(tm
         log.series("q")
 
 
+@pytest.mark.slow
 def test_plots_of_a_long_run_read_back_a_bounded_number_of_steps(tmp_path, monkeypatch):
     monkeypatch.setattr(log_module, "CHUNK_STEPS", 40)
     monkeypatch.setattr(plots, "PLOT_STEPS", 25)
@@ -318,6 +320,7 @@ def test_a_window_keeps_the_measured_wrenches_bounded():
     assert len(log.q_plan) == 20
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads open files from /proc (Linux)")
 def test_a_killed_run_leaves_no_log_file(tmp_path):
     """SIGKILL while the log streams into the plot directory: nothing is left there."""

@@ -49,6 +49,7 @@ def test_cli_readable_summary_and_unknown_scenario(capsys):
     assert "unknown scenario 'dance'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_demo_script_runs_as_a_program():
     done = subprocess.run(
         [sys.executable, "demos/balance.py", "--duration", "0.05", "--json"],
@@ -102,6 +103,7 @@ def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, message):
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("demo", ["balance", "com_sinusoid", "step", "walk", "reach", "quadruped"])
 def test_every_demo_script_answers_help(demo):
     """`python demos/NAME.py --help` works for every demo (the scripts are thin wrappers)."""

@@ -23,6 +23,7 @@ def assert_physics(summary):
     assert summary["max_torque_ratio"] <= 1.0 + 1e-6
 
 
+@pytest.mark.slow
 def test_talos_takes_a_step(talos):
     result = step.run("talos")
     summary, log = result.summary, result.log
@@ -50,6 +51,7 @@ def test_talos_takes_a_step(talos):
     np.testing.assert_allclose(arrays["feet/right"][-1], arrays["feet/right"][0], atol=1e-3)
 
 
+@pytest.mark.slow
 def test_the_step_and_walk_scenarios_are_registered_and_walk_two_steps(capsys):
     assert SCENARIOS["step"] is step and SCENARIOS["walk"] is walk
     assert cli.main(["walk", "--steps", "2", "--json"]) == 0

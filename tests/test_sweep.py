@@ -135,6 +135,7 @@ def fake_points(stop: int = 3) -> list[dict[str, object]]:
     return grid_points([parse_param(f"x=1:{stop}:1"), parse_param("y=a,b")])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", TABLES)
 def test_pandas_reads_the_table_as_the_sweep_wrote_it(tmp_path, suffix):
     """The docs' recipe: pandas (from the [cluster] extra) reads both table formats back."""
@@ -582,6 +583,7 @@ def test_analyze_batch_bad_input(extra, message, tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ a real push sweep
+@pytest.mark.slow
 def test_push_sweep_on_mujoco(tmp_path):
     """A small push map of balance on MuJoCo (the integrator plant cannot be pushed): 0.4 s runs,
     each extended until its verdict is decided."""
@@ -657,6 +659,7 @@ def test_a_small_sweep_without_workers_stays_serial(monkeypatch, tmp_path):
     assert large.backend == "ray" and len(calls) == 1 and len(calls[0][1]) == 5  # the first ran here
 
 
+@pytest.mark.slow
 def test_ray_gives_the_serial_table_bitwise(local_ray, tmp_path):
     """200 seeded random points on 2 Ray workers: the serial run's table, bit for bit (but the
     wall times). The speed-up is measured by benchmarks/sweep_speed.py."""
@@ -687,6 +690,7 @@ def dying_sway(marker: str, die_at: float, always: bool = False, **kwargs) -> ob
     return com_sinusoid.run(**kwargs)
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_retried_and_the_table_is_complete(local_ray, tmp_path):
     points = grid_points([parse_param("amplitude=0.01:0.08:0.01"), parse_param("duration=0.02")])
     marker = tmp_path / "died"
@@ -703,6 +707,7 @@ def test_a_killed_worker_is_retried_and_the_table_is_complete(local_ray, tmp_pat
         }
 
 
+@pytest.mark.slow
 def test_a_point_that_always_kills_its_worker_is_recorded(local_ray, tmp_path):
     points = grid_points([parse_param("amplitude=0.01,0.02,0.03"), parse_param("duration=0.02")])
     job = ScenarioJob(partial(dying_sway, str(tmp_path / "died"), 0.02, always=True))
@@ -716,6 +721,7 @@ def test_a_point_that_always_kills_its_worker_is_recorded(local_ray, tmp_path):
     assert "Worker" in rows[1]["error"] or "worker" in rows[1]["error"]
 
 
+@pytest.mark.slow
 def test_cli_sweep_on_ray(local_ray, tmp_path, capsys):
     out = tmp_path / "sway.parquet"
     args = ["sweep", "com-sinusoid", "--param", "amplitude=0.01:0.02:0.01", "--samples", "6", "--seed", "5"]

@@ -68,6 +68,7 @@ def test_scene_of_a_robot_at_rest(balance_run):
     assert builder.arrow_scale * weight == pytest.approx(0.5)
 
 
+@pytest.mark.slow
 def test_plots_are_pngs_and_show_the_run_numbers(solo_run, tmp_path):
     from tsid_py.viz import plots
 
@@ -144,6 +145,7 @@ def test_plots_skip_what_a_log_lacks(solo_run, tmp_path):
     assert plots.write_plots(bare, tmp_path) == []
 
 
+@pytest.mark.slow
 def test_cli_writes_plots_and_replay_headless(tmp_path, capsys):
     html = tmp_path / "replay.html"
     assert (
@@ -157,6 +159,7 @@ def test_cli_writes_plots_and_replay_headless(tmp_path, capsys):
     assert "http://" not in page.split("<script>", 2)[-1]  # the recorded scene fetches nothing
 
 
+@pytest.mark.slow
 def test_headless_run_loads_no_graphics():
     code = (
         "import sys; from tsid_py import cli, viz; cli.main(['quadruped', '--duration', '0.02', '--json']);"
@@ -166,6 +169,7 @@ def test_headless_run_loads_no_graphics():
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("demo", ["reach", "quadruped"])
 def test_demo_scripts_run_as_programs(demo):
     done = subprocess.run(
@@ -208,6 +212,7 @@ async def _scene_messages(url: str, quiet: float = 1.0) -> list[dict]:
     return messages
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from Linux /proc")
 def test_live_viewer_on_localhost_receives_the_robot():
     from urllib.parse import urlparse

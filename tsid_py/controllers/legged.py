@@ -86,16 +86,16 @@ class LeggedController(Controller):
     def observe(self, state: PlantState) -> None:
         """Contact feedback, from a plant that measures its contacts (the integrator measures none).
 
-               Each contact of the problem that touches is re-anchored where it is measured on the ground
-               (its x, y and yaw; flat at its height: :meth:`_on_ground`), so that ground compliance
-               (soles sinking a millimetre) does not turn, through the contact's position gain, into the
-               robot rising off its CoM reference, and a foot that rolls on an edge is brought back flat.
-        A contact of the problem that
-               stops touching for ``CONTACT_DEBOUNCE`` measured steps, after it touched once since it was
-               added (a contact added for a planned touch-down first waits for the foot to land), was lost
-               unplanned (a push lifted the foot): :meth:`contact_lost` releases it; a foot released that
-               way touches again for as many steps: :meth:`contact_regained` puts it back where it landed.
-               Planned swings (contacts removed by the caller) are the caller's.
+        Each contact of the problem that touches is re-anchored where it is measured on the ground
+        (its x, y and yaw; flat at its height: :meth:`_on_ground`), so that ground compliance (soles
+        sinking a millimetre) does not turn, through the contact's position gain, into the robot
+        rising off its CoM reference, and a foot that rolls on an edge is brought back flat. A
+        contact of the problem that stops touching for ``CONTACT_DEBOUNCE`` measured steps, after
+        it touched once since it was added (a contact added for a planned touch-down first waits
+        for the foot to land) and ``CONTACT_SETTLE`` after its touch-down (a landing foot bounces),
+        was lost unplanned (a push lifted the foot): :meth:`contact_lost` releases it; a foot
+        released that way touches again for as many steps: :meth:`contact_regained` puts it back
+        where it landed. Planned swings (contacts removed by the caller) are the caller's.
         """
         if not state.contacts:
             return
@@ -157,7 +157,6 @@ class LeggedController(Controller):
 
     def contact_lost(self, key: str, placement: pin.SE3) -> None:
         """A contact of the problem stopped touching, unplanned; ``placement`` is the foot's now.
-
 
         Nothing by default (the foot stays a contact); the biped releases it."""
 

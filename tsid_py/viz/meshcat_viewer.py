@@ -9,6 +9,7 @@ contact force arrows, support polygon) at ``rate`` frames per second of simulate
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import sys
 import time
@@ -65,11 +66,18 @@ class LiveViewer:
         if self.zmq_url is None:
             self.server = start_local_server()
             self.zmq_url = self.server.zmq_url
-        with contextlib.redirect_stdout(sys.stderr):  # meshcat prints its URL; stdout may carry JSON
+        with contextlib.redirect_stdout(io.StringIO()):  # meshcat prints its URL: said once, below
             self.visualizer = meshcat.Visualizer(zmq_url=self.zmq_url)
         self.builder = SceneBuilder(controller.robot, contacts_of(controller))
         self.scene = MeshcatScene(self.visualizer, controller.robot, self.builder, list(POINT_SERIES))
-        logger.warning("meshcat viewer: open %s", self.web_url)
+        kept = (
+            ""
+            if self.server is None
+            else " (this server stops with the run: to keep the scene, start `meshcat-server` and "
+            "pass the zmq_url it prints as --viewer-url)"
+        )
+        print(f"meshcat viewer: open {self.web_url}{kept}", file=sys.stderr)
+
         if self.wait_for_browser:
             logger.warning("waiting for a browser to open the viewer page")
             self.visualizer.wait()
