@@ -149,7 +149,44 @@ def test_the_task_tilts_the_torso_in_closed_loop_beside_the_library_tasks(talos)
     assert np.linalg.norm(tilts[-1] - free[-1]) > 0.02
 
 
+class TaskTorsoLean(tsid.TaskMotionTracking):
+    """The torso's z axis at a pitch set by a method after construction (a state of the task's
+    own, which the library does not know): e = x, y of z_b - (sin pitch, 0)."""
+
+    def __init__(self, name: str, robot: tsid.RobotWrapper, frame: str) -> None:
+        super().__init__(name, robot, 2)
+        self.upright = TaskTorsoUpright(f"{name}-axis", robot, frame)  # its Jacobian and drift
+
+    def lean_to(self, pitch: float) -> None:
+        self.lean = np.array([np.sin(pitch), 0.0])  # first set here, after construction
+
+    def compute_error(self, t, q, v, data):
+        return self.upright.axis(data)[:2] - self.lean
+
+    def compute_jacobian(self, t, q, v, data):
+        return self.upright.compute_jacobian(t, q, v, data)
+
+    def compute_drift(self, t, q, v, data):
+        return self.upright.compute_drift(t, q, v, data)
+
+
+@pytest.mark.slow
+def test_a_task_with_its_own_state_set_after_construction_runs_and_checks(talos, rng):
+    task = TaskTorsoLean("lean", talos, BASE)
+    task.lean_to(0.03)
+    for _ in range(2):
+        assert_task_derivatives(task, *random_state(talos, rng))
+    task.kp = 20.0
+    controller = BipedController(talos)
+    controller.formulation.add_motion_task(task, weight=10.0, priority=1)
+    hooks = Tilt(controller)
+    summary = ControlLoop(controller, 0.002).run(750, hooks).summary()
+    assert summary["qp_failures"] == 0 and summary["dynamics_residual_max"] < 1e-8
+    assert np.linalg.norm(hooks.tilts[-1] - [np.sin(0.03), 0.0]) < 1e-3
+
+
 def test_this_file_touches_no_underscore_name():
+
     tree = ast.parse(Path(__file__).read_text())
     private = [
         node.attr

@@ -61,6 +61,42 @@ def test_every_public_object_refuses_unknown_attributes(talos, build):
         thing.some_new_name = 1.0
 
 
+def test_a_users_subclass_keeps_attributes_of_its_own_and_still_catches_a_misspelt_gain(talos):
+    class Leaning(tp.TaskComEquality):  # defined outside tsid_py: a user's class
+        def set_lean(self, lean: float) -> None:
+            self.lean = lean  # an attribute of its own, first set after construction
+
+    task = Leaning("com", talos)
+    task.set_lean(0.1)
+    task.note = "mine"
+    assert task.lean == 0.1 and task.note == "mine"  # exact: as set
+    with pytest.raises(tp.UnknownAttributeError, match="did you mean 'kp'"):
+        task.Kp = 100.0  # the library's gain but for case: the typo sealing is for
+    with pytest.raises(tp.UnknownAttributeError):
+        task.set_reference_ = 1.0  # a public name but for underscores
+
+
+def test_a_gain_handed_out_cannot_be_written_in_place(talos):
+    """task.kp[0] = 99 on a copy would change nothing: the copies handed out are read-only."""
+    task = tp.TaskJointPosture("posture", talos)
+    contact = tp.Contact6d("foot", talos, "leg_left_6_joint", SOLE, [0, 0, 1], 0.3, 1.0, 1e3)
+    am = tp.TaskAMEquality("am", talos)
+    for owner, name in (
+        (task, "kp"),
+        (task, "kd"),
+        (task, "mask"),
+        (contact, "kp"),
+        (contact, "kd"),
+        (am, "kp"),
+    ):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(owner, name)[0] = 99.0
+    gains = task.kp.copy()
+    gains[0] = 99.0
+    task.kp = gains  # the way: set the whole
+    assert task.kp[0] == 99.0 and contact.kp.shape == (6,)  # exact: as set
+
+
 def test_angular_momentum_task_has_no_kd_to_ignore(talos):
     """TSID's TaskAMEquality stores a Kd it never uses; here there is none to set."""
     task = tp.TaskAMEquality("am", talos)

@@ -5,6 +5,11 @@ reads, and the gain stays what it was. A :class:`Sealed` object refuses it, nami
 attribute it has (``did you mean 'kp'?``). Names starting with ``_`` are the object's own; the
 values a task or formulation keeps from one control step to the next live in a plain namespace
 (``self._last``), so the step itself pays nothing for the check.
+
+The library seals its own classes only. A user's subclass (a class defined outside ``tsid_py``)
+may add attributes of its own at any time (``self.target = ...`` in a ``set_target`` method);
+it is refused only a name that differs from one of the class's public names by case or
+underscores alone (``Kp`` for ``kp``), the typo sealing is there to catch.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ class Sealed:
 
     _building = 0
     _public: frozenset[str] | set[str] = frozenset()
+    _open = False  # a user's subclass: new attributes allowed (see the module docstring)
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
+        cls._open = cls._open or not (cls.__module__ == "tsid_py" or cls.__module__.startswith("tsid_py."))
         init = cls.__dict__.get("__init__")
         if init is None:
             return
@@ -47,9 +54,15 @@ class Sealed:
         if name[0] != "_" and name not in self._public:
             if self._building:
                 self._public.add(name)  # type: ignore[union-attr]
-            elif not hasattr(type(self), name):
+            elif not hasattr(type(self), name) and not (self._open and not self._lookalike(name)):
                 raise UnknownAttributeError(self._unknown(name))
         object.__setattr__(self, name, value)
+
+    def _lookalike(self, name: str) -> bool:
+        """Whether ``name`` is one of the public names but for case and underscores."""
+        key = name.lower().replace("_", "")
+        public = {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)
+        return any(key == n.lower().replace("_", "") for n in public)
 
     def _unknown(self, name: str) -> str:
         public = {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)

@@ -37,6 +37,14 @@ class Copied:
         return getattr(obj, self._attribute).copy()
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` marked read-only, for a getter whose attribute has a setter: a copy handed out
+    that ``task.kp[0] = 99`` could change would change nothing, silently; written to, it raises
+    ``ValueError: assignment destination is read-only``, and ``task.kp = ...`` is the way."""
+    array.flags.writeable = False
+    return array
+
+
 def is_plain_vector(value: object, size: int | None = None) -> TypeGuard[np.ndarray]:
     """Whether ``value`` is already a 1-D float64 ndarray (of ``size`` entries, if given): the common
     case, which hot paths check cheaply; a NaN or inf in it makes ``value.dot(value)`` non-finite."""

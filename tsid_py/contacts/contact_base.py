@@ -32,7 +32,7 @@ from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.sealed import Sealed
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
-from tsid_py.validation import as_gain, as_scalar, as_unit_vector, as_vector
+from tsid_py.validation import as_gain, as_scalar, as_unit_vector, as_vector, read_only
 
 
 class ContactBase(Sealed):
@@ -124,8 +124,9 @@ class ContactBase(Sealed):
     # ContactPoint::Kp); the motion task holds them in its 6 components.
     @property
     def kp(self) -> np.ndarray:
-        """Gains of the contact motion constraint, one per constrained row [1/s^2] (a copy)."""
-        return self.motion_task.kp[self._gain_rows()]
+        """Gains of the contact motion constraint, one per constrained row [1/s^2] (a read-only
+        copy: set them with ``contact.kp = ...``)."""
+        return read_only(self.motion_task.kp[self._gain_rows()])
 
     @kp.setter
     def kp(self, value: object) -> None:
@@ -135,7 +136,7 @@ class ContactBase(Sealed):
     def kd(self) -> np.ndarray:
         """Damping of the contact motion constraint, one per constrained row [1/s] (a copy);
         2 sqrt(kp) when never set."""
-        return self.motion_task.kd[self._gain_rows()]
+        return read_only(self.motion_task.kd[self._gain_rows()])
 
     @kd.setter
     def kd(self, value: object) -> None:
@@ -145,9 +146,9 @@ class ContactBase(Sealed):
         return np.flatnonzero(self.motion_mask)
 
     def _task_gains(self, name: str, value: object, current: np.ndarray) -> np.ndarray:
-        rows = self._gain_rows()
-        current[rows] = as_gain(f"{name} of contact {self.name!r}", value, rows.size)
-        return current
+        rows, gains = self._gain_rows(), current.copy()
+        gains[rows] = as_gain(f"{name} of contact {self.name!r}", value, rows.size)
+        return gains
 
     # ------------------------------------------------------------- references
     def set_reference(self, placement: pin.SE3) -> None:

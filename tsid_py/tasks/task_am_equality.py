@@ -9,7 +9,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_gain
+from tsid_py.validation import as_gain, read_only
 
 
 class TaskAMEquality(TaskMotion):
@@ -35,8 +35,8 @@ class TaskAMEquality(TaskMotion):
 
     @property
     def kp(self) -> np.ndarray:
-        """Proportional gain on the momentum error [1/s] (a copy)."""
-        return self._kp.copy()
+        """Proportional gain on the momentum error [1/s] (a read-only copy)."""
+        return read_only(self._kp.copy())
 
     @kp.setter
     def kp(self, value: object) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 from tsid_py.constraints import ConstraintBase, ConstraintBound, ConstraintEquality, new_constraint
 from tsid_py.errors import DimensionError, TsidError
 from tsid_py.sealed import Sealed
-from tsid_py.validation import as_gain, as_mask, as_vector, mask_rows
+from tsid_py.validation import as_gain, as_mask, as_vector, mask_rows, read_only
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -199,8 +199,8 @@ class PdGains:
 
     @property
     def kp(self) -> np.ndarray:
-        """Proportional gains [1/s^2] (a copy)."""
-        return self._kp.copy()
+        """Proportional gains [1/s^2] (a read-only copy: set them with ``task.kp = ...``)."""
+        return read_only(self._kp.copy())
 
     @kp.setter
     def kp(self, value: object) -> None:
@@ -210,8 +210,8 @@ class PdGains:
 
     @property
     def kd(self) -> np.ndarray:
-        """Derivative gains [1/s] (a copy); 2 sqrt(kp) when never set."""
-        return self._kd.copy()
+        """Derivative gains [1/s] (a read-only copy); 2 sqrt(kp) when never set."""
+        return read_only(self._kd.copy())
 
     @kd.setter
     def kd(self, value: object) -> None:
@@ -236,8 +236,9 @@ class Masked:
 
     @property
     def mask(self) -> np.ndarray:
-        """The mask, one 0/1 float per entry (see the task's ``_mask_size``)."""
-        return self._mask.astype(float)
+        """The mask, one 0/1 float per entry (see the task's ``_mask_size``; read-only: set it
+        with ``task.mask = ...``)."""
+        return read_only(self._mask.astype(float))
 
     @mask.setter
     def mask(self, value: object) -> None:
@@ -294,7 +295,7 @@ class GainVector:
     def __get__(self, task: object, owner: type | None = None) -> np.ndarray:
         if task is None:
             return self  # type: ignore[return-value]
-        return getattr(task, self._attribute).copy()
+        return read_only(getattr(task, self._attribute).copy())
 
     def __set__(self, task: object, value: object) -> None:
         setattr(task, self._attribute, as_gain(self._name, value, task.gain_size))  # type: ignore[attr-defined]

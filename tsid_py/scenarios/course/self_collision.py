@@ -105,7 +105,7 @@ def run(
     setup = setup or LoopSetup()
     model = load_robot(robot)
     controller = BipedController(model, solver=make_solver(backend))
-    gains = controller.posture_task.kp
+    gains = controller.posture_task.kp.copy()
     for k in range(1, 8):
         name = f"arm_{hand}_{k}_joint"
         if not model.model.existJointName(name):
