@@ -142,3 +142,47 @@ def test_limit_blas_threads_sets_one_thread_in_every_loaded_blas():
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(tsid.InvalidParameterError, match="threads"):
             tsid.limit_blas_threads(bad)
+
+
+def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, ur5):
+    """compute_problem_data, solve and solve_step run with every BLAS at one thread and restore
+    the caller's counts; step_blas_threads(None) leaves the caller's; an unchanged script that set
+    nothing gets it (the README's case)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from tsid_py.controllers import BipedController
+
+    def counts() -> list[int]:
+        return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+    seen: list[list[int]] = []
+
+    class Probe(tsid.TaskMotionTracking):  # a user's task: it runs inside compute_problem_data
+        def compute_error(self, t, q, v, data):
+            seen.append(counts())
+            return q[7:8] - controller.q0[7:8]  # the first joint at its start
+
+        def compute_jacobian(self, t, q, v, data):
+            return np.eye(1, talos.nv, 6)
+
+        def compute_drift(self, t, q, v, data):
+            return np.zeros(1)
+
+    controller = BipedController(talos)
+    controller.formulation.add_motion_task(Probe("probe", talos, 1), weight=1e-6)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert set(counts()) == {2}
+        controller.compute(0.0, controller.q0, talos.zero_velocity())  # solve_step
+        controller.formulation.compute_problem_data(0.0, controller.q0, talos.zero_velocity())
+        assert seen and all(set(c) == {1} for c in seen)  # inside: one thread
+        assert set(counts()) == {2}  # outside: the caller's, given back
+        seen.clear()
+        tsid.step_blas_threads(None)
+        try:
+            controller.formulation.compute_problem_data(0.0, controller.q0, talos.zero_velocity())
+        finally:
+            tsid.step_blas_threads(1)
+        assert seen and all(set(c) == {2} for c in seen)  # off: the caller's settings inside too
+    with pytest.raises(tsid.InvalidParameterError, match="1 or None"):
+        tsid.step_blas_threads(2)

@@ -65,7 +65,7 @@ from tsid_py.tasks import (
     TaskSelfCollision,
     TaskTwoFramesEquality,
 )
-from tsid_py.threads import limit_blas_threads
+from tsid_py.threads import limit_blas_threads, step_blas_threads
 from tsid_py.trajectories import (
     TrajectoryEuclidianConstant,
     TrajectoryEuclidianMinJerk,
@@ -146,4 +146,5 @@ __all__ = [
     "limit_blas_threads",
     "load_robot",
     "make_solver",
+    "step_blas_threads",
 ]

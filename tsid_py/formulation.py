@@ -33,6 +33,7 @@ from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.sealed import Sealed
 from tsid_py.solvers.hqp_output import HqpOutput
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
+from tsid_py.threads import one_blas_thread
 from tsid_py.validation import as_scalar, lookup
 
 
@@ -178,6 +179,7 @@ class InverseDynamicsFormulation(Sealed):
         self._structure.update_contact_weights(name, force_reg_weight, motion_weight)
 
     # ------------------------------------------------------------- the problem
+    @one_blas_thread
     def compute_problem_data(self, t: float, q: object, v: object) -> HqpData:
         """Compute every task and contact at (t, q, v) and return the HQP on x = [dv; f].
 

@@ -17,6 +17,7 @@ from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.sealed import Sealed
 from tsid_py.solvers.hqp_output import HqpOutput
 from tsid_py.solvers.solver_base import Solver
+from tsid_py.threads import one_blas_thread
 
 
 @dataclass
@@ -53,6 +54,7 @@ def failure_cause(solution: HqpOutput) -> str:
     return "; ".join(parts)
 
 
+@one_blas_thread
 def solve_step(
     formulation: InverseDynamicsFormulation, solver: Solver, t: float, q: np.ndarray, v: np.ndarray
 ) -> ControlOutput:

@@ -10,6 +10,7 @@ from tsid_py.hqp import HqpData
 from tsid_py.sealed import Sealed
 from tsid_py.solvers.cascade import solve_hierarchy
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
+from tsid_py.threads import one_blas_thread
 
 if TYPE_CHECKING:
     from tsid_py.solvers.dense_qp import DenseQp
@@ -21,6 +22,7 @@ class Solver(Sealed):
     def __init__(self, name: str = "solver") -> None:
         self.name = name
 
+    @one_blas_thread
     def solve(self, hqp: HqpData) -> HqpOutput:
         """Solve every priority level (:func:`~tsid_py.solvers.cascade.solve_hierarchy`); the output
         carries the problem's ``variables`` and ``stamp``, so a formulation can refuse a solution of
