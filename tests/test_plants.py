@@ -275,7 +275,7 @@ def test_pushes_are_parsed_and_checked_before_the_run():
     with pytest.raises(tp.UnsupportedProblemError, match="no physics to push"):
         balance.run(duration=0.1, push=Push((0.0, 100.0, 0.0), 0.02, 0.01))
     with pytest.raises(tp.InvalidParameterError, match="when the 0.1 s run has ended"):
-        balance.run(duration=0.1, plant="mujoco", push=Push((0.0, 100.0, 0.0), 0.5, 0.01))
+        balance.run(duration=0.1, plant="pinocchio", push=Push((0.0, 100.0, 0.0), 0.5, 0.01))
 
 
 def test_mujoco_plant_refuses_bad_periods_and_commands():
