@@ -60,13 +60,18 @@ def test_clamp_into_a_shrunk_or_grown_polygon():
 
 def test_a_support_polygon_kept_gives_the_margins_and_clamps_of_the_functions():
     rng = np.random.default_rng(3)
-    hull = convex_hull(rng.normal(size=(12, 2)))
-    polygon = SupportPolygon(hull)
+    points = rng.normal(size=(12, 2))
+    hull = convex_hull(points)
+    polygon = SupportPolygon(points)
+    np.testing.assert_allclose(polygon.hull, hull, atol=0.0)  # exact: the same corners
+    with pytest.raises(ValueError, match="read-only"):
+        polygon.hull[0, 0] = 1.0
     for point in rng.normal(scale=1.5, size=(50, 2)):
         assert polygon.margin(point) == pytest.approx(polygon_margin(point, hull), abs=1e-12)
         clamped = polygon.clamp(point, 0.05)
+        assert clamped is not point
         if polygon_margin(point, hull) >= 0.05:
-            assert clamped is point  # inside: the point itself, no copy
+            np.testing.assert_allclose(clamped, point, atol=0.0)  # exact: inside, as it was
         else:
             assert polygon_margin(clamped, hull) == pytest.approx(0.05, abs=1e-9)
     square = SupportPolygon(SQUARE)

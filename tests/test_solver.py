@@ -1,5 +1,7 @@
 """Every installed backend on problems with known solutions and on an infeasible one."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -177,6 +179,13 @@ def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, 
         controller.formulation.compute_problem_data(0.0, controller.q0, talos.zero_velocity())
         assert seen and all(set(c) == {1} for c in seen)  # inside: one thread
         assert set(counts()) == {2}  # outside: the caller's, given back
+        seen.clear()
+        worker = threading.Thread(target=controller.compute, args=(0.0, controller.q0, talos.zero_velocity()))
+        worker.start()
+        worker.join()
+        assert seen and all(set(c) == {1} for c in seen)  # a step in another Python thread too
+        assert set(counts()) == {2}
+
         seen.clear()
         tsid.step_blas_threads(None)
         try:

@@ -16,6 +16,17 @@ GROUND_NORMAL.flags.writeable = False
 COLLINEAR_TOLERANCE = 1e-12  # [m^2] a hull corner whose turn is below this is dropped (collinear)
 
 
+def heading(rotation: np.ndarray) -> float:
+    """The yaw of a rotation matrix [rad]: the angle of its x axis about the world's z."""
+    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+
+
+def flat_rotation(yaw: float) -> np.ndarray:
+    """The rotation of ``yaw`` [rad] about the world's z: a foot flat on the ground, facing yaw."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
 def convex_hull_indices(points: object) -> np.ndarray:
     """Indices of the convex hull of 2-D points (n x 2), counter-clockwise, collinear points dropped.
 
@@ -164,23 +175,29 @@ def clamp_into_polygon(point: np.ndarray, hull: np.ndarray, inset: float = 0.0) 
     polygon's edges are the polygon's moved inward by ``inset``; one that shrinks to nothing is its
     centroid.
     """
-    return SupportPolygon(hull).clamp(np.array(point, dtype=float)[:2], inset)
+    return SupportPolygon(hull).clamp(point, inset)
 
 
 class SupportPolygon:
-    """A counter-clockwise convex polygon (x-y) with its edges' inward unit normals kept, so that a
+    """The convex hull of ground points (x-y) with its edges' inward unit normals kept, so that a
     margin costs one product: for a controller that asks of the same support every step.
 
     Args:
-        hull: Its corners, counter-clockwise (n x 2, n >= 3) [m]: a :func:`convex_hull`.
+        points: The points (n x 2) [m]; their hull must have an area (:func:`convex_hull`).
+
+    Attributes:
+        hull, edges, normals: Its corners (counter-clockwise), edge vectors and inward unit
+            normals (k x 2 each, read-only).
     """
 
-    def __init__(self, hull: np.ndarray) -> None:
-        self.hull = hull
-        self.edges = _edges(hull)
+    def __init__(self, points: object) -> None:
+        self.hull = convex_hull(points)
+        self.edges = _edges(self.hull)
         lengths = np.sqrt((self.edges * self.edges).sum(axis=1))
         self.normals = np.column_stack([-self.edges[:, 1], self.edges[:, 0]]) / lengths[:, None]  # inward
-        self._offsets = (self.normals * hull).sum(axis=1)  # margin(p) = min(normals p - offsets)
+        self._offsets = (self.normals * self.hull).sum(axis=1)  # margin(p) = min(normals p - offsets)
+        for array in (self.hull, self.edges, self.normals):
+            array.flags.writeable = False
 
     def margin(self, point: np.ndarray) -> float:
         """How far ``point`` (x-y) is inside [m] (outside: negative; as :func:`polygon_margin`)."""
@@ -197,8 +214,9 @@ class SupportPolygon:
         return float((slack[ahead] / -closing[ahead]).min())
 
     def clamp(self, point: np.ndarray, inset: float = 0.0) -> np.ndarray:
-        """The point of the polygon shrunk by ``inset`` [m] nearest ``point`` (x-y, of size 2): the
-        argument itself, not a copy, when it is inside (see :func:`clamp_into_polygon`)."""
+        """The point of the polygon shrunk by ``inset`` [m] nearest ``point`` (x-y; a new array,
+        ``point``'s x-y when it is inside; see :func:`clamp_into_polygon`)."""
+        point = np.array(point, dtype=float)[:2]
         if self.margin(point) >= inset:
             return point
         hull, edges = self.hull, self.edges

@@ -54,16 +54,21 @@ class Sealed:
         if name[0] != "_" and name not in self._public:
             if self._building:
                 self._public.add(name)  # type: ignore[union-attr]
-            elif not hasattr(type(self), name) and not (self._open and not self._lookalike(name)):
-                raise UnknownAttributeError(self._unknown(name))
+            elif not hasattr(type(self), name):
+                if not self._open or self._lookalike(name):
+                    raise UnknownAttributeError(self._unknown(name))
+                if isinstance(self._public, frozenset):
+                    object.__setattr__(self, "_public", set())
+                self._public.add(name)  # type: ignore[union-attr]  # a user's own: checked once
         object.__setattr__(self, name, value)
+
+    def _public_names(self) -> set[str]:
+        return {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)
 
     def _lookalike(self, name: str) -> bool:
         """Whether ``name`` is one of the public names but for case and underscores."""
         key = name.lower().replace("_", "")
-        public = {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)
-        return any(key == n.lower().replace("_", "") for n in public)
+        return any(key == n.lower().replace("_", "") for n in self._public_names())
 
     def _unknown(self, name: str) -> str:
-        public = {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)
-        return unknown_name_message(f"attribute of {type(self).__name__}", name, sorted(public))
+        return unknown_name_message(f"attribute of {type(self).__name__}", name, sorted(self._public_names()))

@@ -9,7 +9,9 @@ So the library's own heavy calls (building a problem, ``InverseDynamicsFormulati
 compute_problem_data``; solving it, ``Solver.solve``; the two together, ``solve_step``) run with
 every BLAS library of the process (NumPy's, SciPy's: those loaded when the first step runs) at
 one thread, and give the caller's thread counts back when they return: a user's own script gets
-the one-thread speed without doing anything, and their other NumPy work keeps its threads.
+the one-thread speed without doing anything, and their NumPy work between steps keeps its threads.
+The counts are the process's: NumPy work in another Python thread while a step runs gets one
+thread too (for steps in several Python threads at once, call :func:`limit_blas_threads` once).
 Setting and restoring costs 2-3 us a call (reading the counts, 0.2 us, when they are already 1).
 
 - :func:`step_blas_threads` ``(None)`` turns this off: the library's calls then run with the
@@ -23,8 +25,9 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
@@ -33,23 +36,37 @@ from tsid_py.errors import InvalidParameterError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class _Blas(NamedTuple):
+    """How to read and write one BLAS library's thread count."""
+
+    read: Callable[[], int]
+    write: Callable[[int], object]
+
+
 class _StepThreads:
-    """The per-call policy's state: on or off, the BLAS libraries found (each with a function that
-    reads its thread count), whether a call is inside."""
+    """The per-call policy's state: on or off, the BLAS libraries found, and, per Python thread,
+    whether a call of the library is under way in it."""
 
     def __init__(self) -> None:
         self.enabled = os.environ.get("TSID_PY_STEP_THREADS", "one") != "caller"
-        self.libraries: list[tuple[Any, Callable[[], int]]] | None = None  # found at first use
-        self.inside = False
+        self.libraries: list[_Blas] | None = None  # found at first use
+        self.local = threading.local()  # .inside: a library call is under way in this thread
 
-    def find_libraries(self) -> list[tuple[Any, Callable[[], int]]]:
-        """threadpoolctl's controller of each BLAS loaded, and its thread count's reader: OpenBLAS's
-        own C function where threadpoolctl finds it (0.1 us a read, against its property's 0.3)."""
+    @staticmethod
+    def find_libraries() -> list[_Blas]:
+        """Each BLAS loaded, through OpenBLAS's own C functions where threadpoolctl finds them (a
+        read costs 0.1 us against 0.3 through threadpoolctl, and the count is the process's, from
+        any Python thread: threadpoolctl's setter acts only from the first thread that used it);
+        an OpenMP-built OpenBLAS or another BLAS through threadpoolctl's own methods."""
         found = []
         for library in ThreadpoolController().select(user_api="blas").lib_controllers:
-            symbol = getattr(library, "_get_symbol", None)  # threadpoolctl's OpenBLAS lookup
-            read = symbol("openblas_get_num_threads") if symbol is not None else None
-            found.append((library, read if read is not None else library.get_num_threads))
+            symbol = getattr(library, "_get_symbol", None)  # threadpoolctl's OpenBLAS symbol lookup
+            if symbol is not None and getattr(library, "threading_layer", "") != "openmp":
+                read, write = symbol("openblas_get_num_threads"), symbol("openblas_set_num_threads")
+                if read is not None and write is not None:
+                    found.append(_Blas(read, write))
+                    continue
+            found.append(_Blas(library.get_num_threads, library.set_num_threads))
         return found
 
 
@@ -66,29 +83,29 @@ def step_blas_threads(threads: int | None = 1) -> None:
 
 def one_blas_thread(function: F) -> F:
     """Run ``function`` with every BLAS at one thread, the caller's counts restored after (the
-    outermost such call sets and restores; nested ones run as they are)."""
+    outermost such call in a Python thread sets and restores; nested ones run as they are)."""
 
     @functools.wraps(function)
     def with_one_thread(*args: Any, **kwargs: Any) -> Any:
-        state = _STATE
-        if state.inside or not state.enabled:
+        state, local = _STATE, _STATE.local
+        if not state.enabled or getattr(local, "inside", False):
             return function(*args, **kwargs)
         libraries = state.libraries
         if libraries is None:
             libraries = state.libraries = state.find_libraries()
-        changed = []
-        for library, read in libraries:
-            threads = read()
-            if threads != 1:
-                library.set_num_threads(1)
-                changed.append((library, threads))
-        state.inside = True
+        changed: list[tuple[Callable[[int], object], int]] = []
+        local.inside = True
         try:
+            for read, write in libraries:
+                threads = read()
+                if threads != 1:
+                    changed.append((write, threads))
+                    write(1)
             return function(*args, **kwargs)
         finally:
-            state.inside = False
-            for library, threads in changed:
-                library.set_num_threads(threads)
+            local.inside = False
+            for write, threads in changed:
+                write(threads)
 
     return with_one_thread  # type: ignore[return-value]
 

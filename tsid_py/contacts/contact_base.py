@@ -134,8 +134,8 @@ class ContactBase(Sealed):
 
     @property
     def kd(self) -> np.ndarray:
-        """Damping of the contact motion constraint, one per constrained row [1/s] (a copy);
-        2 sqrt(kp) when never set."""
+        """Damping of the contact motion constraint, one per constrained row [1/s] (a read-only
+        copy); 2 sqrt(kp) when never set."""
         return read_only(self.motion_task.kd[self._gain_rows()])
 
     @kd.setter

@@ -7,6 +7,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.geometry import flat_rotation, heading
 from tsid_py.loop.controller import Controller
 from tsid_py.loop.plant import PlantState
 from tsid_py.robot_specs import Robot
@@ -111,7 +112,7 @@ class LeggedController(Controller):
                 counts[key] = 0
                 if key not in self._landed:
                     self._landed[key] = state.t
-                    self._landing_yaw[key] = _yaw(placement.rotation)
+                    self._landing_yaw[key] = heading(placement.rotation)
                 contact.set_reference(self._on_ground(placement, self._landing_yaw[key]))
             elif active and (key not in self._landed or state.t - self._landed[key] < CONTACT_SETTLE):
                 counts[key] = 0  # added by a plan and not down yet, or just landed (it may bounce)
@@ -153,7 +154,7 @@ class LeggedController(Controller):
             height = lowest + sole.lz
         position = np.array([placement.translation[0], placement.translation[1], height])
 
-        return pin.SE3(pin.utils.rotate("z", yaw), position)
+        return pin.SE3(flat_rotation(yaw), position)
 
     def contact_lost(self, key: str, placement: pin.SE3) -> None:
         """A contact of the problem stopped touching, unplanned; ``placement`` is the foot's now.
@@ -166,8 +167,3 @@ class LeggedController(Controller):
     def foot_placement(self, key: str) -> pin.SE3:
         """Placement of a foot frame (a key of the spec's ``[feet]``) at the last computed state."""
         return self.robot.frame_placement(self.data, lookup("foot", key, self.robot.spec.feet))
-
-
-def _yaw(rotation: np.ndarray) -> float:
-    """The heading of a rotation about the world's z [rad]."""
-    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))

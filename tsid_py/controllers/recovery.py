@@ -35,7 +35,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import SupportPolygon, convex_hull
+from tsid_py.geometry import SupportPolygon, convex_hull, flat_rotation, heading
 from tsid_py.loop.plant import PlantState
 from tsid_py.planning.capture import (
     StepLimits,
@@ -46,7 +46,7 @@ from tsid_py.planning.capture import (
 )
 from tsid_py.planning.support import sole_center, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
-from tsid_py.trajectories import TrajectorySample
+from tsid_py.trajectories import TrajectorySample, as_sample
 
 RECOVERIES = ("none", "ankle", "step")
 SIDES = ("right", "left")
@@ -59,8 +59,7 @@ class RecoveryParams:
     Attributes:
         gain: k [1/s] of the DCM feedback: the capture point's error decays as exp(-k t).
         trigger: A step starts when the capture point is less than this inside the support
-            polygon (0: on its edge; extrapolating it at its measured rate, to step earlier,
-            held pushes of 500 N or more back for less).
+            polygon of the feet that stand [m] (0: when it reaches the polygon's edge).
         unload_time, swing_time, load_time: Of a step: the contact's unloading, the swing, the
             contact's loading after touch-down.
         swing_height: The foot's lift at mid-swing (None: 5 % of the leg's length).
@@ -70,7 +69,6 @@ class RecoveryParams:
         tilt: [rad] A foot in contact whose sole tilts more than this from the ground rolls on
             an edge: it no longer stands, and, while the other foot stands, is lifted and put
             down again flat, as a foot a push lifted.
-
         descent_speed: [m/s] a foot that has not touched at the planned time goes on down at it.
         reach, max_width: How far a foot may land from the other, forward or backward and sideways
             (None: 0.6 of the leg's length, each).
@@ -86,7 +84,6 @@ class RecoveryParams:
     replan: float = 0.6
     touch_height: float = 0.004
     tilt: float = 0.05
-
     descent_speed: float = 0.2
     reach: float | None = None
     min_width: float | None = None
@@ -107,8 +104,8 @@ class RecoveryParams:
 
 @dataclass(frozen=True)
 class Step:
-    """A step taken: the foot, when it lifted and landed [s], where it landed (sole frame) [m], and
-    whether a push lifted it (a foot put back) or the recovery chose it."""
+    """A step taken: the foot, when it lifted and landed [s], where its foot frame landed (world)
+    [m], and whether a push lifted it (a foot put back) or the recovery chose it."""
 
     foot: str
     t_lift: float
@@ -150,7 +147,6 @@ class _Measured:
 
     standing: list[str]
     rolled: list[str]  # in contact, tilted on an edge
-    support: SupportPolygon | None
 
 
 class PushRecovery:
@@ -205,8 +201,9 @@ class PushRecovery:
 
     # ------------------------------------------------------------------ inputs
     def set_nominal(self, sample: TrajectorySample) -> None:
-        """The CoM reference the caller set; the recovery rests the CoM over it, moved with the feet."""
-        self._nominal = sample
+        """The CoM reference the caller set (pos [m], vel [m/s], acc [m/s^2]; kept as a copy); the
+        recovery rests the CoM over it, moved with the feet."""
+        self._nominal = as_sample("CoM reference", sample, 3)
 
     def observe(self, state: PlantState) -> None:
         """Which feet the plant measures as touching (none measured: geometry decides)."""
@@ -248,7 +245,7 @@ class PushRecovery:
         xi = capture_point(com, velocity, omega)
         support = self._support.of([feet[side] for side in standing])
         margin = support.margin(xi) if support is not None else -math.inf
-        return _Measured(com, velocity, omega, xi, margin, feet, standing, rolled, support)
+        return _Measured(com, velocity, omega, xi, margin, feet, standing, rolled)
 
     def _touches(self, side: str, feet: dict[str, pin.SE3]) -> bool:
         if self._touching is not None and side in self._touching:
@@ -269,11 +266,13 @@ class PushRecovery:
         if self.mode == "step":
             other = "left" if side == "right" else "right"
             stance = measured.feet[other]
-            centre = sole_center(self.sole, stance)[:2] + _flat(stance.rotation)[:2, :2] @ self._stance[side]
+            centre = (
+                sole_center(self.sole, stance)[:2]
+                + flat_rotation(heading(stance.rotation))[:2, :2] @ self._stance[side]
+            )
             self._begin(t, side, placement, self._landing(stance, centre), unload, chosen=False)
             return
-        down = pin.SE3(_flat(placement.rotation), placement.translation.copy())
-        down.translation[2] -= float(sole_center(self.sole, placement)[2])  # the sole on the ground
+        down = self._landing(placement, sole_center(self.sole, placement)[:2])  # flat, where it is
         self._begin(t, side, placement, down, unload, chosen=False)
 
     def _start_step(self, t: float, measured: _Measured, sides: tuple[str, ...], unload: float) -> None:
@@ -328,14 +327,14 @@ class PushRecovery:
             side: (
                 convex_hull(sole_polygon(self.sole, placement)),
                 sole_center(self.sole, placement)[:2],
-                math.atan2(placement.rotation[1, 0], placement.rotation[0, 0]),
+                heading(placement.rotation),
             )
             for side, placement in feet.items()
         }
 
     def _landing(self, start: pin.SE3, centre: np.ndarray) -> pin.SE3:
         """The foot frame's placement whose flat sole is centred on ``centre`` (x-y) on the ground."""
-        rotation = _flat(start.rotation)
+        rotation = flat_rotation(heading(start.rotation))
         offset = rotation @ sole_center(self.sole, pin.SE3.Identity())  # the sole's centre from the frame
         return pin.SE3(rotation, np.array([centre[0], centre[1], 0.0]) - offset)
 
@@ -375,7 +374,7 @@ class PushRecovery:
         in its swing is left out."""
         feet = dict(start)
         for step in self.steps:
-            feet[step.foot] = step.landing
+            feet[step.foot] = step.landing.copy()
         if self._swing is not None:
             del feet[self._swing.side]
         return feet
@@ -414,11 +413,5 @@ class _Support:
             points = np.vstack(
                 [(p.rotation @ self.corners + p.translation[:, None])[:2].T for p in placements]
             )
-            self.polygon = SupportPolygon(convex_hull(points))
+            self.polygon = SupportPolygon(points)
         return self.polygon
-
-
-def _flat(rotation: np.ndarray) -> np.ndarray:
-    """The rotation about z nearest ``rotation`` (its yaw): a foot flat on the ground."""
-    yaw = math.atan2(rotation[1, 0], rotation[0, 0])
-    return pin.utils.rotate("z", yaw)

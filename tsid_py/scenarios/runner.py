@@ -18,7 +18,7 @@ import numpy as np
 from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import SupportPolygon, convex_hull
+from tsid_py.geometry import SupportPolygon
 from tsid_py.loop.control_loop import ControlLoop, Observer, StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
@@ -191,6 +191,11 @@ def run_sway(
     no standing robot can do (a value meant in centimetres, say)."""
     amplitude = as_scalar("amplitude", amplitude)
     reach = _sideways_reach(controller)
+    if reach <= 0.0:
+        raise InvalidParameterError(
+            "the CoM does not start over the support polygon of its feet: no sway from there"
+        )
+
     if abs(amplitude) > reach:
         raise InvalidParameterError(
             f"amplitude = {amplitude:g} m would take the CoM beyond its support polygon, which reaches "
@@ -209,6 +214,6 @@ def _sideways_reach(controller: BipedController | QuadrupedController) -> float:
         (c.reference.rotation @ c.local_points() + c.reference.translation[:, None])[:2].T
         for c in controller.contacts.values()
     ]
-    polygon = SupportPolygon(convex_hull(np.vstack(points)))
+    polygon = SupportPolygon(np.vstack(points))
     com = controller.com_initial
     return min(polygon.reach(com, np.array([0.0, 1.0])), polygon.reach(com, np.array([0.0, -1.0])))

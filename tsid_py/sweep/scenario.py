@@ -116,7 +116,7 @@ def _check_pushable(function: Callable[..., object], axes: list[Axis]) -> None:
         if name not in PUSHABLE:
             raise InvalidParameterError(
                 f"a push needs a plant with physics, and this sweep runs on the {name} plant: "
-                f"add --param plant={PUSHABLE[-1]} (or {', '.join(PUSHABLE[:-1])})"
+                "add --param plant=pinocchio (rigid contacts) or plant=mujoco (the [sim] extra)"
             )
 
 
