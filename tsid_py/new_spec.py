@@ -144,13 +144,7 @@ def guess_spec(
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
     _describe_feet(guess, model, data, shapes, feet)
-    if not posture:
-        guess.initial_configuration = {
-            model.names[j]: float(q[model.joints[j].idx_q])
-            for j in range(2, model.njoints)
-            if model.joints[j].nq == 1
-        }
-    _limits(guess, model)
+    _posture_table_and_limits(guess, model, q, posture)
     return guess
 
 
@@ -273,10 +267,17 @@ def _arm(guess: SpecGuess, model: pin.Model, srdf: Path | None) -> None:
     )
     q, posture = _posture(model, srdf)
     guess.reference_configuration = posture
+    _posture_table_and_limits(guess, model, q, posture)
+
+
+def _posture_table_and_limits(guess: SpecGuess, model: pin.Model, q: np.ndarray, posture: str | None) -> None:
+    """Without an SRDF posture, the starting configuration ``q`` as a table by joint name (the
+    one-dof joints after the root's free flyer, if any); then the limits' notes."""
     if not posture:
+        first = 2 if guess.floating_base else 1
         guess.initial_configuration = {
             model.names[j]: float(q[model.joints[j].idx_q])
-            for j in range(1, model.njoints)
+            for j in range(first, model.njoints)
             if model.joints[j].nq == 1
         }
     _limits(guess, model)
