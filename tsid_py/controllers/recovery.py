@@ -402,10 +402,10 @@ class _Support:
     def of(self, placements: list[pin.SE3]) -> SupportPolygon | None:
         """The polygon of soles at ``placements`` (None: no foot)."""
         if len(placements) == len(self._placements) and all(
-            old.actInv(new).isIdentity(self.MOVED)
-            for old, new in zip(self._placements, placements, strict=True)
+            old.isApprox(new, self.MOVED) for old, new in zip(self._placements, placements, strict=True)
         ):
             return self.polygon
+
         self._placements = placements
         if not placements:
             self.polygon = None
