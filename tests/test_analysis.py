@@ -100,7 +100,7 @@ def test_forward_of_inverse_dynamics_is_identity(name, request, rng):
 
 def test_forward_dynamics_refuses_a_singular_mass_matrix(romeo, rng):
     q, v = random_state(romeo, rng)  # Romeo's finger joints move massless links
-    with pytest.raises(tsid.UnsupportedProblemError, match="singular"):
+    with pytest.raises(tsid.errors.UnsupportedProblemError, match="singular"):
         forward_dynamics(romeo, q, v, np.zeros(romeo.na))
 
 
@@ -499,148 +499,176 @@ def _over_time(b: SimpleNamespace, positions=None, frames=TALOS_FEET, dt=0.01, *
 BAD_CALLS = {
     "id a size": (
         lambda b: inverse_dynamics(b.talos, b.q, b.v, np.zeros(3)),
-        tsid.DimensionError,
+        tsid.errors.DimensionError,
         "a must have",
     ),
     "id a NaN": (
         lambda b: inverse_dynamics(b.talos, b.q, b.v, b.a * np.nan),
-        tsid.NonFiniteError,
+        tsid.errors.NonFiniteError,
         "a contains",
     ),
     "cid fixed base": (
         lambda b: contact_inverse_dynamics(b.ur5, np.zeros(6), np.zeros(6), np.zeros(6), "ee_fixed_joint"),
-        tsid.UnsupportedProblemError,
+        tsid.errors.UnsupportedProblemError,
         "floating-base",
     ),
     "cid unknown frame": (
         lambda b: contact_inverse_dynamics(b.talos, b.q, b.v, b.a, "left_foot"),
-        tsid.UnknownFrameError,
+        tsid.errors.UnknownFrameError,
         "left_foot",
     ),
-    "multi no frame": (lambda b: _multi(b, frames=[]), tsid.InvalidParameterError, "at least one frame"),
-    "multi frame twice": (lambda b: _multi(b, frames=TALOS_FEET[:1] * 2), tsid.DuplicateNameError, "twice"),
-    "multi zero weight": (lambda b: _multi(b, force_weight=0.0), tsid.InvalidParameterError, "> 0"),
-    "multi weight size": (lambda b: _multi(b, force_weight=[1.0, 2.0]), tsid.DimensionError, "size 3"),
-    "multi guesses shape": (lambda b: _multi(b, wrench_guesses=np.zeros((3, 6))), tsid.DimensionError, "2x6"),
+    "multi no frame": (
+        lambda b: _multi(b, frames=[]),
+        tsid.errors.InvalidParameterError,
+        "at least one frame",
+    ),
+    "multi frame twice": (
+        lambda b: _multi(b, frames=TALOS_FEET[:1] * 2),
+        tsid.errors.DuplicateNameError,
+        "twice",
+    ),
+    "multi zero weight": (lambda b: _multi(b, force_weight=0.0), tsid.errors.InvalidParameterError, "> 0"),
+    "multi weight size": (lambda b: _multi(b, force_weight=[1.0, 2.0]), tsid.errors.DimensionError, "size 3"),
+    "multi guesses shape": (
+        lambda b: _multi(b, wrench_guesses=np.zeros((3, 6))),
+        tsid.errors.DimensionError,
+        "2x6",
+    ),
     "multi guesses NaN": (
         lambda b: _multi(b, wrench_guesses=np.full((2, 6), np.nan)),
-        tsid.NonFiniteError,
+        tsid.errors.NonFiniteError,
         "wrench_guesses",
     ),
-    "multi limits count": (lambda b: _multi(b, limits=[ContactLimits()]), tsid.DimensionError, "2 of them"),
+    "multi limits count": (
+        lambda b: _multi(b, limits=[ContactLimits()]),
+        tsid.errors.DimensionError,
+        "2 of them",
+    ),
     "multi limits type": (
         lambda b: _multi(b, limits=[0.3, 0.3]),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "ContactLimits",
     ),
     "multi point stranger": (
         lambda b: _multi(b, point_contacts=["base_link"]),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "not contact frames",
     ),
     "multi point with sole": (
         lambda b: _multi(b, point_contacts=True, limits=ContactLimits(sole=b.talos.spec.sole)),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "no centre of pressure",
     ),
-    "limits mu": (lambda b: ContactLimits(mu=0.0), tsid.InvalidParameterError, "mu must be > 0"),
-    "limits NaN": (lambda b: ContactLimits(min_normal_force=np.nan), tsid.NonFiniteError, "min_normal_force"),
-    "over time 3 frames": (lambda b: _over_time(b, b.positions[:3]), tsid.DimensionError, "at least 4"),
-    "over time nq": (lambda b: _over_time(b, b.positions[:, :-1]), tsid.DimensionError, "*x39"),
-    "over time NaN": (lambda b: _over_time(b, b.positions * np.nan), tsid.NonFiniteError, "positions"),
+    "limits mu": (lambda b: ContactLimits(mu=0.0), tsid.errors.InvalidParameterError, "mu must be > 0"),
+    "limits NaN": (
+        lambda b: ContactLimits(min_normal_force=np.nan),
+        tsid.errors.NonFiniteError,
+        "min_normal_force",
+    ),
+    "over time 3 frames": (
+        lambda b: _over_time(b, b.positions[:3]),
+        tsid.errors.DimensionError,
+        "at least 4",
+    ),
+    "over time nq": (lambda b: _over_time(b, b.positions[:, :-1]), tsid.errors.DimensionError, "*x39"),
+    "over time NaN": (lambda b: _over_time(b, b.positions * np.nan), tsid.errors.NonFiniteError, "positions"),
     "over time quaternion": (
         lambda b: _over_time(b, b.zero_quaternion),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "row 2 has norm 0",
     ),
-    "over time dt 0": (lambda b: _over_time(b, dt=0.0), tsid.InvalidParameterError, "dt must be > 0"),
-    "over time dt NaN": (lambda b: _over_time(b, dt=np.nan), tsid.NonFiniteError, "dt must be finite"),
+    "over time dt 0": (lambda b: _over_time(b, dt=0.0), tsid.errors.InvalidParameterError, "dt must be > 0"),
+    "over time dt NaN": (lambda b: _over_time(b, dt=np.nan), tsid.errors.NonFiniteError, "dt must be finite"),
     "over time smoothing": (
         lambda b: _over_time(b, smoothing_weight=-1.0),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         ">= 0",
     ),
     "over time schedule shape": (
         lambda b: _over_time(b, contact_schedule=np.ones((6, 3))),
-        tsid.DimensionError,
+        tsid.errors.DimensionError,
         "(6, 2)",
     ),
     "over time schedule values": (
         lambda b: _over_time(b, contact_schedule=np.full((6, 2), 2)),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "0/1",
     ),
     "over time guesses shape": (
         lambda b: _over_time(b, wrench_guesses=np.zeros((6, 2, 3))),
-        tsid.DimensionError,
+        tsid.errors.DimensionError,
         "(6, 2, 6)",
     ),
     "over time guesses NaN": (
         lambda b: _over_time(b, wrench_guesses=np.full((6, 2, 6), np.nan)),
-        tsid.NonFiniteError,
+        tsid.errors.NonFiniteError,
         "wrench_guesses",
     ),
     "over time limits smoothed": (
         lambda b: _over_time(b, limits=ContactLimits(mu=0.3), smoothing_weight=1e-4),
-        tsid.UnsupportedProblemError,
+        tsid.errors.UnsupportedProblemError,
         "smoothing_weight=0",
     ),
     "over time velocities": (
         lambda b: _over_time(b, velocities=np.zeros((5, b.talos.nv))),
-        tsid.DimensionError,
+        tsid.errors.DimensionError,
         "6x38",
     ),
-    "over time unknown frame": (lambda b: _over_time(b, frames=["foot"]), tsid.UnknownFrameError, "foot"),
+    "over time unknown frame": (
+        lambda b: _over_time(b, frames=["foot"]),
+        tsid.errors.UnknownFrameError,
+        "foot",
+    ),
     "finite differences dt": (
         lambda b: velocities_and_accelerations(b.talos, b.positions, -1.0),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "dt",
     ),
     "fd tau size": (
         lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(5)),
-        tsid.DimensionError,
+        tsid.errors.DimensionError,
         "na = 32",
     ),
     "fd wrench frame": (
         lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), {"foot": np.zeros(6)}),
-        tsid.UnknownFrameError,
+        tsid.errors.UnknownFrameError,
         "foot",
     ),
     "fd wrench size": (
         lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), {TALOS_FEET[0]: np.zeros(3)}),
-        tsid.DimensionError,
+        tsid.errors.DimensionError,
         "size 6",
     ),
     "fd wrenches not a mapping": (
         lambda b: forward_dynamics(b.talos, b.q, b.v, np.zeros(32), [np.zeros(6)]),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "map frames",
     ),
     "cfd redundant contacts": (
         lambda b: contact_forward_dynamics(
             b.solo12, b.solo12.default_configuration(), b.solo12.zero_velocity(), np.zeros(12), SOLO_FEET
         ),
-        tsid.UnsupportedProblemError,
+        tsid.errors.UnsupportedProblemError,
         "redundant",
     ),
     "ftm root joint": (
         lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["root_joint"]),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "one-degree-of-freedom",
     ),
     "ftm unknown joint": (
         lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["hip"]),
-        tsid.UnknownFrameError,
+        tsid.errors.UnknownFrameError,
         "hip",
     ),
     "ftm joint twice": (
         lambda b: force_torque_map(b.talos, b.q, b.v, TALOS_FEET[0], ["leg_right_1_joint"] * 2),
-        tsid.DuplicateNameError,
+        tsid.errors.DuplicateNameError,
         "twice",
     ),
     "planar chain mass": (
         lambda b: PlanarChain(np.ones(2), -np.ones(2), np.ones(2), np.ones(2)),
-        tsid.InvalidParameterError,
+        tsid.errors.InvalidParameterError,
         "masses",
     ),
 }

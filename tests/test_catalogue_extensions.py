@@ -288,7 +288,7 @@ def test_wrench_contact_motion_and_bad_input(talos, rng):
         "cw", talos, "leg_right_sole_fix_joint", (0.1, 0.065), [0, 0, 1], 0.3, 5, 1e3
     )
     assert_frame_task_derivatives(contact.motion_task, *near_default(talos, rng))
-    with pytest.raises(tsid.InvalidParameterError, match="rectangle"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="rectangle"):
         tsid.ContactWrench(
             "cw",
             talos,
@@ -303,33 +303,33 @@ def test_wrench_contact_motion_and_bad_input(talos, rng):
             5,
             1e3,
         )
-    with pytest.raises(tsid.InvalidParameterError, match=r"\(0, 0, 1\)"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match=r"\(0, 0, 1\)"):
         tsid.ContactWrench("cw", talos, "leg_right_sole_fix_joint", (0.1, 0.05), [1, 0, 0], 0.3, 5, 1e3)
-    with pytest.raises(tsid.InvalidParameterError, match="X"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="X"):
         tsid.ContactWrench("cw", talos, "leg_right_sole_fix_joint", (0.0, 0.05), [0, 0, 1], 0.3, 5, 1e3)
-    with pytest.raises(tsid.InvalidParameterError, match="mu"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="mu"):
         tsid.ContactWrench("cw", talos, "leg_right_sole_fix_joint", (0.1, 0.05), [0, 0, 1], 0.0, 5, 1e3)
-    with pytest.raises(tsid.DimensionError):
+    with pytest.raises(tsid.errors.DimensionError):
         contact.set_force_reference(np.zeros(5))
 
 
 def test_line_contact_bad_input(ur5):
     make = lambda points, normal: tsid.ContactLine("e", ur5, "ee_fixed_joint", points, normal, 0.5, 5, 100)  # noqa: E731
-    with pytest.raises(tsid.InvalidParameterError, match="distinct"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="distinct"):
         make([[0, 0], [0, 0], [0, 0]], [1, 0, 0])
-    with pytest.raises(tsid.InvalidParameterError, match="orthogonal"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="orthogonal"):
         make(EDGE, [0, 1, 0])
-    with pytest.raises(tsid.DimensionError):
+    with pytest.raises(tsid.errors.DimensionError):
         make([[0, 0, 0], [0, 1, 2], [0, 0, 0]], [1, 0, 0])
-    with pytest.raises(tsid.UnknownFrameError):
+    with pytest.raises(tsid.errors.UnknownFrameError):
         tsid.ContactLine("e", ur5, "no_such_frame", EDGE, [1, 0, 0], 0.5, 5, 100)
     line = make(EDGE, [1, 0, 0])
-    with pytest.raises(tsid.InvalidParameterError, match="axes only"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="axes only"):
         line.motion_task.use_local_frame(False)
     moving = tsid.TrajectorySample.from_se3(pin.SE3.Identity(), np.ones(6))
-    with pytest.raises(tsid.InvalidParameterError, match="fixed placement"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="fixed placement"):
         line.set_reference(moving)
-    with pytest.raises(tsid.InvalidParameterError, match="f_min"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="f_min"):
         tsid.ContactLine("e", ur5, "ee_fixed_joint", EDGE, [1, 0, 0], 0.5, 50, 10)
 
 
@@ -386,14 +386,14 @@ def test_prescribed_wrench_torques_are_rnea_and_bad_input(talos, rng):
     pushed = pin.rnea(talos.model, talos.create_data(), q, v, zero, external)
     np.testing.assert_allclose(free - pushed, hand.compute_joint_torques(data), atol=1e-8)
     assert_frame_task_derivatives(hand.motion_task, q, v)
-    with pytest.raises(tsid.DimensionError):
+    with pytest.raises(tsid.errors.DimensionError):
         hand.set_wrench(np.zeros(3))
-    with pytest.raises(tsid.InvalidParameterError, match="function of t"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="function of t"):
         hand.set_schedule([30.0, 0, 0, 0, 0, 0])
     hand.set_schedule(lambda t: [np.nan] * 6)
-    with pytest.raises(tsid.NonFiniteError):
+    with pytest.raises(tsid.errors.NonFiniteError):
         hand.advance(0.0)
-    with pytest.raises(tsid.InvalidParameterError, match="duration"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="duration"):
         linear_ramp(np.zeros(6), np.ones(6), 0.0, -1.0)
 
 
@@ -402,13 +402,13 @@ def test_joint_coupling_derivatives_and_bad_input(talos, rng):
     task = tsid.TaskJointCoupling("mimic", talos, "arm_left_4_joint", "arm_left_3_joint", -0.7, 0.1)
     for _ in range(2):
         assert_task_derivatives(task, *near_default(talos, rng, 0.3))
-    with pytest.raises(tsid.InvalidParameterError, match="same joint"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="same joint"):
         tsid.TaskJointCoupling("m", talos, "arm_left_4_joint", "arm_left_4_joint", 1.0)
-    with pytest.raises(tsid.InvalidParameterError, match="nq = 7"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="nq = 7"):
         tsid.TaskJointCoupling("m", talos, "root_joint", "arm_left_4_joint", 1.0)
-    with pytest.raises(tsid.UnknownFrameError, match="arm_left_4_joint"):
+    with pytest.raises(tsid.errors.UnknownFrameError, match="arm_left_4_joint"):
         tsid.TaskJointCoupling("m", talos, "arm_left_4_jiont", "arm_left_3_joint", 1.0)
-    with pytest.raises(tsid.NonFiniteError):
+    with pytest.raises(tsid.errors.NonFiniteError):
         task.ratio = np.inf
 
 
@@ -576,21 +576,21 @@ def test_self_collision_pairs_from_the_spec_or_all_and_bad_input(talos):
     talos.compute_all_terms(data, talos.default_configuration(), talos.zero_velocity())
     everything.compute(0.0, talos.default_configuration(), talos.zero_velocity(), data)
     assert everything.min_distance > everything.d_min  # pairs touching by design are left out
-    with pytest.raises(tsid.UnknownNameError, match="torso_2_link"):
+    with pytest.raises(tsid.errors.UnknownNameError, match="torso_2_link"):
         tsid.TaskSelfCollision("bad", talos, DT, [("torso_2_lnk", "arm_left_7_link")])
-    with pytest.raises(tsid.InvalidParameterError, match="d_influence"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="d_influence"):
         tsid.TaskSelfCollision(
             "bad", talos, DT, [("torso_2_link", "arm_left_7_link")], d_min=0.1, d_influence=0.05
         )
-    with pytest.raises(tsid.InvalidParameterError, match="gamma dt"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="gamma dt"):
         tsid.TaskSelfCollision("bad", talos, DT, [("torso_2_link", "arm_left_7_link")], damping=100.0)
-    with pytest.raises(tsid.InvalidParameterError, match="two names"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="two names"):
         tsid.TaskSelfCollision("bad", talos, DT, [("torso_2_link",)])
-    with pytest.raises(tsid.InvalidParameterError, match="max_active"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="max_active"):
         tsid.TaskSelfCollision("bad", talos, DT, [("torso_2_link", "arm_left_7_link")], max_active=0)
-    with pytest.raises(tsid.InvalidParameterError, match="different joints"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="different joints"):
         tsid.TaskSelfCollision("bad", talos, DT, [("arm_left_7_link", "gripper_left_base_link")])
-    with pytest.raises(tsid.InvalidParameterError, match="spec"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="spec"):
         tsid.TaskSelfCollision(
             "bad", tsid.RobotWrapper(talos.model), DT, [("torso_2_link", "arm_left_7_link")]
         )
@@ -649,11 +649,11 @@ def test_motor_envelope_defaults_braking_mapping_and_bad_input(talos, rng):
     lower, upper = envelope.envelope(v)
     np.testing.assert_allclose(row.matrix @ x - row.lower_bound, tau - lower, atol=1e-8)
     np.testing.assert_allclose(row.matrix @ x - row.upper_bound, tau - upper, atol=1e-8)
-    with pytest.raises(tsid.InvalidParameterError, match="> 0"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="> 0"):
         tsid.TaskMotorEnvelope("bad", talos, tau_max=0.0)
-    with pytest.raises(tsid.DimensionError):
+    with pytest.raises(tsid.errors.DimensionError):
         tsid.TaskMotorEnvelope("bad", talos, v_max=np.ones(3))
-    with pytest.raises(tsid.InvalidParameterError, match="> 0"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="> 0"):
         tsid.TaskMotorEnvelope("bad", talos, v_max=np.full(talos.na, np.nan))
 
 

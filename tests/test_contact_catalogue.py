@@ -92,7 +92,7 @@ def test_a_measured_push_is_carried_by_the_feet(talos):
     assert horizontal == pytest.approx(-40.0, abs=1.0)
     assert np.linalg.norm(talos.com(controller.data) - controller.com_initial) < 0.01
     controller.formulation.remove_measured_force("push")
-    with pytest.raises(tsid.UnknownNameError, match="push"):
+    with pytest.raises(tsid.errors.UnknownNameError, match="push"):
         controller.formulation.remove_measured_force("push")
 
 
@@ -147,5 +147,5 @@ def test_a_measured_3d_force_is_a_pure_force_at_the_frame_origin(talos, rng, loc
     np.testing.assert_allclose(no_force - with_force, torques, atol=1e-8)
     form = tsid.InverseDynamicsFormulation("f", talos)
     form.add_measured_force(point)
-    with pytest.raises(tsid.DimensionError, match="size 3"):
+    with pytest.raises(tsid.errors.DimensionError, match="size 3"):
         point.set_measured_contact_force(np.zeros(6))

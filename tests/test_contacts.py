@@ -43,21 +43,21 @@ def test_friction_pyramid_accepts_inside_and_rejects_outside(talos):
     ],
 )
 def test_bad_contact_parameters(talos, kwargs, message):
-    with pytest.raises(tsid.InvalidParameterError, match=message):
+    with pytest.raises(tsid.errors.InvalidParameterError, match=message):
         foot(talos, **kwargs)
 
 
 def test_contact_points_must_be_3x4(talos):
-    with pytest.raises(tsid.DimensionError, match="3x4"):
+    with pytest.raises(tsid.errors.DimensionError, match="3x4"):
         tsid.Contact6d("rf", talos, "leg_right_sole_fix_joint", np.zeros((3, 3)), [0, 0, 1], 0.3, 5, 100)
 
 
 def test_contact_normal_is_normalized_and_must_have_a_direction(solo12):
     contact = tsid.ContactPoint("fl", solo12, "FL_FOOT", [0, 0, 2], 0.5, 1.0, 100.0)
     np.testing.assert_allclose(contact.contact_normal, [0.0, 0.0, 1.0], rtol=0, atol=1e-15)  # n / |n|
-    with pytest.raises(tsid.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):
         contact.set_contact_normal([0.0, 0.0, 1e-12])
-    with pytest.raises(tsid.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="contact_normal must be a non-zero 3-vector"):
         tsid.ContactPoint("fr", solo12, "FR_FOOT", [0, 0, 0], 0.5, 1.0, 100.0)
 
 

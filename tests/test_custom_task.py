@@ -87,7 +87,7 @@ def test_a_wrong_shape_is_a_dimension_error_naming_the_task(talos):
 
     controller = BipedController(talos)
     controller.formulation.add_motion_task(ThreeRows("lopsided", talos, BASE), weight=1.0)
-    with pytest.raises(tsid.DimensionError, match="lopsided.*error must have shape"):
+    with pytest.raises(tsid.errors.DimensionError, match="lopsided.*error must have shape"):
         controller.compute(0.0, controller.q0, talos.zero_velocity())
 
     class NarrowJacobian(TaskTorsoUpright):
@@ -107,7 +107,7 @@ def test_a_wrong_shape_is_a_dimension_error_naming_the_task(talos):
         ),
         (NoNumbers("words", talos, BASE), "'words': compute_drift returned str, not an array of numbers"),
     ):
-        with pytest.raises(tsid.DimensionError, match=words):
+        with pytest.raises(tsid.errors.DimensionError, match=words):
             assert_task_derivatives(task, q, v)
 
 
@@ -208,5 +208,5 @@ def test_a_complex_error_or_a_wrong_reference_is_a_dimension_error(talos):
     for task, words in ((Complex("c", talos, BASE), "c.*error"), (Moving("m", talos, BASE), "m.*reference")):
         controller = BipedController(talos)
         controller.formulation.add_motion_task(task, weight=1.0)
-        with pytest.raises(tsid.DimensionError, match=words):
+        with pytest.raises(tsid.errors.DimensionError, match=words):
             controller.compute(0.0, controller.q0, talos.zero_velocity())

@@ -120,32 +120,32 @@ def test_bad_inputs_raise_named_errors(talos):
     controller = BipedController(talos)
     form = controller.formulation
     q, v = controller.q0, talos.zero_velocity()
-    with pytest.raises(tsid.DimensionError, match="q must have size 39"):
+    with pytest.raises(tsid.errors.DimensionError, match="q must have size 39"):
         form.compute_problem_data(0.0, q[:-1], v)
     bad_v = v.copy()
     bad_v[0] = np.nan
-    with pytest.raises(tsid.NonFiniteError, match="v contains NaN"):
+    with pytest.raises(tsid.errors.NonFiniteError, match="v contains NaN"):
         form.compute_problem_data(0.0, q, bad_v)
-    with pytest.raises(tsid.UnknownFrameError, match="did you mean"):
+    with pytest.raises(tsid.errors.UnknownFrameError, match="did you mean"):
         tsid.TaskSE3Equality("hand", talos, "gripper_left_jont")
-    with pytest.raises(tsid.InvalidParameterError, match="weight must be >= 0"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="weight must be >= 0"):
         form.add_motion_task(tsid.TaskComEquality("com2", talos), weight=-1.0)
-    with pytest.raises(tsid.InvalidParameterError, match="f_min must be <= f_max"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="f_min must be <= f_max"):
         tsid.Contact6d(
             "c", talos, "leg_left_sole_fix_joint", talos.spec.sole.corners(), [0, 0, 1], 0.3, 10.0, 1.0
         )
-    with pytest.raises(tsid.DuplicateNameError, match="task-com"):
+    with pytest.raises(tsid.errors.DuplicateNameError, match="task-com"):
         form.add_motion_task(tsid.TaskComEquality("task-com", talos))
-    with pytest.raises(tsid.UnknownNameError, match="task-com"):
+    with pytest.raises(tsid.errors.UnknownNameError, match="task-com"):
         form.remove_task("task-con")
-    with pytest.raises(tsid.InvalidParameterError, match="priority"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="priority"):
         form.add_motion_task(tsid.TaskComEquality("com3", talos), priority=-1)
 
 
 def test_reading_a_failed_solution_raises(talos):
     form = BipedController(talos).formulation
     failed = tsid.HqpOutput(tsid.QPStatus.INFEASIBLE, message="test")
-    with pytest.raises(tsid.SolverFailedError, match="INFEASIBLE"):
+    with pytest.raises(tsid.errors.SolverFailedError, match="INFEASIBLE"):
         form.get_actuator_forces(failed)
 
 
@@ -153,7 +153,7 @@ def test_integrate_keeps_the_quaternion_unit(talos, rng):
     q, v = talos.default_configuration(), rng.standard_normal(talos.nv)
     q1, v1 = tsid.integrate(talos, q, v, rng.standard_normal(talos.nv), 0.01)
     assert np.linalg.norm(q1[3:7]) == pytest.approx(1.0, abs=1e-12)
-    with pytest.raises(tsid.InvalidParameterError, match="dt must be > 0"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="dt must be > 0"):
         tsid.integrate(talos, q, v, v, 0.0)
 
 
@@ -223,9 +223,9 @@ def test_the_problem_handed_out_is_read_only_and_goes_stale(talos):
     kept = hqp.snapshot()
     kept[1][0].constraint.vector[0] = 1.0  # a snapshot is the caller's
     form.compute_problem_data(0.002, q, v)
-    with pytest.raises(tsid.StaleProblemError, match="snapshot"):
+    with pytest.raises(tsid.errors.StaleProblemError, match="snapshot"):
         _ = hqp.levels
-    with pytest.raises(tsid.StaleProblemError):
+    with pytest.raises(tsid.errors.StaleProblemError):
         controller.solver.solve(hqp)
     assert controller.solver.solve(kept).ok
 
@@ -242,7 +242,7 @@ def test_solution_of_an_earlier_layout_is_refused(talos):
     form.add_rigid_contact(contact)  # same n_var as before, but the feet's forces have swapped places
     assert list(form.contacts) == ["contact_lfoot", "contact_rfoot"]
     assert old.x.shape == (form.n_var,)
-    with pytest.raises(tsid.SolverFailedError, match="before a contact was added or removed"):
+    with pytest.raises(tsid.errors.SolverFailedError, match="before a contact was added or removed"):
         form.get_actuator_forces(old)
     new = solver.solve(form.compute_problem_data(0.0, q, v))
     np.testing.assert_allclose(form.get_actuator_forces(new), tau, atol=1e-6 * np.abs(tau).max())

@@ -60,7 +60,7 @@ def test_a_hard_com_task_outside_the_support_polygon_is_blamed(talos, solver):
     assert sorted(sol.conflicting_set) == sorted(["task-com", *cones])
     assert "relaxing 'task-com' restores feasibility" in sol.message
     assert_kept(sol, hqp, "task-com", *cones)
-    with pytest.raises(tsid.SolverFailedError, match="task-com"):
+    with pytest.raises(tsid.errors.SolverFailedError, match="task-com"):
         controller.formulation.get_accelerations(sol)
 
 

@@ -97,7 +97,7 @@ def test_the_physics_checks_can_be_spaced_out(talos, monkeypatch):
     assert never["physics_checks"] == 0 and np.isnan(never["dynamics_residual_max"])
     assert never["steps"] == spaced["steps"] == 12
     for bad in (-1, 1.5, True, "2"):
-        with pytest.raises(tsid.InvalidParameterError, match="check_every"):
+        with pytest.raises(tsid.errors.InvalidParameterError, match="check_every"):
             ControlLoop(controller, DT, check_every=bad)
 
 

@@ -165,7 +165,9 @@ def test_unknown_keys_are_refused_at_every_level(tmp_path, table, key, right):
         text = (specs_dir() / "talos.toml").read_text().replace(f"[{table}]", f"[{table}]\n{key} = 1.0", 1)
     path = tmp_path / "typo.toml"
     path.write_text(text)
-    with pytest.raises(tp.RobotSpecError, match=rf"unknown key of \[{table}\] '{key}'; did you mean {right}"):
+    with pytest.raises(
+        tp.errors.RobotSpecError, match=rf"unknown key of \[{table}\] '{key}'; did you mean {right}"
+    ):
         load_spec(str(path))
 
 
@@ -186,11 +188,11 @@ def test_a_configuration_table_by_joint_name(tmp_path, ur5):
     np.testing.assert_array_equal(
         robot.default_configuration(), ur5.default_configuration()
     )  # exact: as written
-    with pytest.raises(tp.RobotSpecError, match="unknown joint 'elbow'; did you mean 'elbow_joint'"):
+    with pytest.raises(tp.errors.RobotSpecError, match="unknown joint 'elbow'; did you mean 'elbow_joint'"):
         robot.configuration({"elbow": 0.3})
-    with pytest.raises(tp.RobotSpecError, match="takes 1 finite number"):
+    with pytest.raises(tp.errors.RobotSpecError, match="takes 1 finite number"):
         robot.configuration({"elbow_joint": [0.3, 0.1]})
-    with pytest.raises(tp.RobotSpecError, match="has 4 numbers, nq = 6"):
+    with pytest.raises(tp.errors.RobotSpecError, match="has 4 numbers, nq = 6"):
         bad = tmp_path / "ur5_short.toml"
         bad.write_text(
             (specs_dir() / "ur5.toml").read_text().replace("[0.0, -1.0, 0.7, 0.0, 0.0, 0.0]", "[0, 0, 0, 0]")

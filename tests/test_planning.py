@@ -95,7 +95,7 @@ def test_convex_hull_and_margins_known_answers():
     assert polygon_margin([0.5, 0.5], hull) == pytest.approx(0.5)
     assert polygon_margin([0.9, 0.5], hull) == pytest.approx(0.1)
     assert polygon_margin([1.2, 0.5], hull) == pytest.approx(-0.2)
-    with pytest.raises(tsid.InvalidParameterError):
+    with pytest.raises(tsid.errors.InvalidParameterError):
         convex_hull([[0, 0], [1, 1]])
 
 
@@ -128,7 +128,7 @@ def test_straight_walk_footsteps_alternate_and_close():
     np.testing.assert_allclose(plan.zmp_reference(1.0), [0.0, 0.085], atol=1e-15)  # x: a sole centre
     np.testing.assert_allclose(plan.zmp_reference(2.3), [0.2, -0.085])
     np.testing.assert_allclose(plan.zmp_reference(plan.t_end), [0.6, 0.0], atol=1e-15)  # y: between the feet
-    with pytest.raises(tsid.InvalidParameterError):
+    with pytest.raises(tsid.errors.InvalidParameterError):
         plan_straight_walk(TALOS_SOLE, right, left, [0.0, 0.0], 1, 0.2)
 
 
@@ -193,14 +193,14 @@ def test_plans_and_samples_refuse_bad_values_and_changes(talos):
     from tsid_py.planning import Footstep
 
     right = pin.SE3.Identity()
-    with pytest.raises(tsid.UnknownNameError):
+    with pytest.raises(tsid.errors.UnknownNameError):
         Footstep(["right"], right, right, 0.0, 1.0)
-    with pytest.raises(tsid.InvalidParameterError, match="tangent_size"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="tangent_size"):
         tsid.TrajectorySample(np.zeros(3), tangent_size=-1)
     from tsid_py.controllers import BipedController
 
     controller = BipedController(talos)
-    with pytest.raises(tsid.DimensionError):
+    with pytest.raises(tsid.errors.DimensionError):
         controller.contacts["right"].corner_forces(np.zeros(5))
     plan = plan_straight_walk(
         talos.spec.sole, controller.foot_placement("right"), controller.foot_placement("left"),

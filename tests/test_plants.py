@@ -94,7 +94,7 @@ def test_a_bounded_log_keeps_the_last_steps_and_the_summary_of_all(talos):
     np.testing.assert_array_equal(np.array(bounded.log.q), np.array(full.log.q)[-20:])  # exact: same run
     for key in ("com_error_max_m", "com_error_rms_m", "max_torque_ratio", "min_normal_force_n"):
         assert bounded.summary[key] == full.summary[key], key  # exact: the same run twice
-    with pytest.raises(tp.InvalidParameterError):
+    with pytest.raises(tp.errors.InvalidParameterError):
         RunLog(window=0)
 
 
@@ -272,9 +272,9 @@ def test_pushes_are_parsed_and_checked_before_the_run():
     )
     code, _, err = _cli("balance", "--duration", "2", "--push", "0,300,0@1000+100")
     assert code == 2 and "milliseconds" in err
-    with pytest.raises(tp.UnsupportedProblemError, match="no physics to push"):
+    with pytest.raises(tp.errors.UnsupportedProblemError, match="no physics to push"):
         balance.run(duration=0.1, push=Push((0.0, 100.0, 0.0), 0.02, 0.01))
-    with pytest.raises(tp.InvalidParameterError, match="when the 0.1 s run has ended"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="when the 0.1 s run has ended"):
         balance.run(duration=0.1, plant="pinocchio", push=Push((0.0, 100.0, 0.0), 0.5, 0.01))
 
 
@@ -285,9 +285,9 @@ def test_mujoco_plant_refuses_bad_periods_and_commands():
     robot = tp.load_robot("talos")
     plant = MujocoPlant(robot)
     plant.reset(robot.default_configuration(), robot.zero_velocity())
-    with pytest.raises(tp.InvalidParameterError, match="not a multiple"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="not a multiple"):
         plant.advance(0.0015)
-    with pytest.raises(tp.DimensionError):
+    with pytest.raises(tp.errors.DimensionError):
         plant.apply(Command(np.zeros(3)))
 
 

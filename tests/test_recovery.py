@@ -37,7 +37,7 @@ def test_the_capture_point_runs_away_from_the_cmp_as_the_pendulum_does():
         dc = dc + dt * omega**2 * (c - r)
         c = c + dt * dc
     np.testing.assert_allclose(capture_point_after(xi0, r, omega, 0.4), c + dc / omega, atol=2e-4)
-    with pytest.raises(tp.InvalidParameterError, match="above the ground"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="above the ground"):
         pendulum_frequency(0.0)
 
 
@@ -122,7 +122,7 @@ def test_pushed_forward_a_foot_steps_ahead_within_reach(standing):
 def test_limits_keep_a_foot_on_its_side():
     assert LIMITS.clip(np.array([0.6, -0.3]), 1.0) == pytest.approx([0.41, 0.17])  # left: never crosses
     assert LIMITS.clip(np.array([-0.1, -0.3]), -1.0) == pytest.approx([-0.1, -0.3])
-    with pytest.raises(tp.InvalidParameterError, match="min_width <= max_width"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="min_width <= max_width"):
         StepLimits(reach=0.4, min_width=0.5, max_width=0.3)
 
 
@@ -184,9 +184,9 @@ def test_a_foot_rolled_on_an_edge_is_put_down_flat_again(talos):
 
 def test_recovery_refuses_nonsense(talos):
 
-    with pytest.raises(tp.InvalidParameterError, match="recovery must be one of"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="recovery must be one of"):
         BipedController(talos, recovery="jump")
-    with pytest.raises(tp.InvalidParameterError, match="swing_time must be > 0"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="swing_time must be > 0"):
         RecoveryParams(swing_time=0.0)
 
 

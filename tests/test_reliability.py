@@ -192,7 +192,7 @@ def test_states_beyond_sense_are_refused(talos):
         (np.r_[1e100, q[1:]], v, "q[0] = 1e+100"),
         (q, np.r_[v[:5], 1e100, v[6:]], "v[5] = 1e+100"),
     ]:
-        with pytest.raises(tp.InvalidParameterError, match="beyond physical sense|not 1") as error:
+        with pytest.raises(tp.errors.InvalidParameterError, match="beyond physical sense|not 1") as error:
             form.compute_problem_data(0.0, bad_q, bad_v)
         assert words in str(error.value)
     form.compute_problem_data(0.0, q, v)  # a good state still works
@@ -209,7 +209,7 @@ def test_a_solution_with_non_finite_entries_is_never_optimal(ur5):
     form, q, v = _arm(ur5)
     out = Careless("careless").solve(form.compute_problem_data(0.0, q, v))
     assert out.status == QPStatus.ERROR and "non-finite" in out.message
-    with pytest.raises(tp.SolverFailedError):
+    with pytest.raises(tp.errors.SolverFailedError):
         form.get_accelerations(out)
 
 
@@ -225,7 +225,7 @@ def _arm(ur5):
 def test_weights_out_of_range_are_named(talos):
     form = tp.InverseDynamicsFormulation("tsid", talos)
     posture = tp.TaskJointPosture("posture", talos)
-    with pytest.raises(tp.InvalidParameterError, match="weight 1e\\+12 is above 1e\\+08"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="weight 1e\\+12 is above 1e\\+08"):
         form.add_motion_task(posture, 1e12, 1)
     form.add_motion_task(posture, 1e8, 1)
 
@@ -238,9 +238,9 @@ def test_weights_out_of_range_are_named(talos):
     ],
 )
 def test_degenerate_contact_corners_are_refused(talos, points, words):
-    with pytest.raises(tp.InvalidParameterError, match=words):
+    with pytest.raises(tp.errors.InvalidParameterError, match=words):
         tp.Contact6d("foot", talos, "leg_left_6_joint", points, [0, 0, 1], 0.3, 1.0, 1e3)
-    with pytest.raises(tp.InvalidParameterError, match="non-zero"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="non-zero"):
         tp.Contact6d("foot", talos, "leg_left_6_joint", np.eye(3, 4) + 0.1, [0, 0, 0], 0.3, 1.0, 1e3)
 
 
@@ -253,7 +253,7 @@ def test_a_failed_solve_raises_or_holds_as_the_policy_says_never_zero_torques(ur
     strict, form = controller()
     strict.compute(0.0, q, v)
     _conflict(form, ur5)
-    with pytest.raises(tp.SolverFailedError, match="the QP failed at t = 0.001 s: status INFEASIBLE"):
+    with pytest.raises(tp.errors.SolverFailedError, match="the QP failed at t = 0.001 s: status INFEASIBLE"):
         strict.compute(0.001, q, v)
 
     holding, form = controller()
@@ -264,7 +264,7 @@ def test_a_failed_solve_raises_or_holds_as_the_policy_says_never_zero_torques(ur
     for step in (1, 2):
         held = holding.compute(0.001 * step, q, v)
         assert held.held and not held.ok and np.abs(held.tau).max() > 10.0
-    with pytest.raises(tp.SolverFailedError):
+    with pytest.raises(tp.errors.SolverFailedError):
         holding.compute(0.003, q, v)
 
 

@@ -25,27 +25,27 @@ def test_available_robots_lists_the_specs():
 
 
 def test_unknown_robot_suggests_close_names():
-    with pytest.raises(tsid.UnknownNameError, match="talos"):
+    with pytest.raises(tsid.errors.UnknownNameError, match="talos"):
         tsid.load_robot("thalos")
 
 
 def test_unknown_frame_suggests_close_names(talos):
-    with pytest.raises(tsid.UnknownFrameError, match="leg_right_sole_fix_joint"):
+    with pytest.raises(tsid.errors.UnknownFrameError, match="leg_right_sole_fix_joint"):
         talos.frame_id("leg_right_sole_fix")
 
 
 def test_unknown_reference_configuration(solo12):
-    with pytest.raises(tsid.UnknownNameError, match="standing"):
+    with pytest.raises(tsid.errors.UnknownNameError, match="standing"):
         solo12.reference_configuration("stand")
 
 
 def test_wrong_q_size_and_nan_velocity_are_rejected(talos):
     data = talos.create_data()
-    with pytest.raises(tsid.DimensionError, match="q must have size 39"):
+    with pytest.raises(tsid.errors.DimensionError, match="q must have size 39"):
         talos.compute_all_terms(data, np.zeros(38), np.zeros(38))
     v = np.zeros(38)
     v[4] = np.nan
-    with pytest.raises(tsid.NonFiniteError, match="v contains NaN"):
+    with pytest.raises(tsid.errors.NonFiniteError, match="v contains NaN"):
         talos.compute_all_terms(data, talos.default_configuration(), v)
 
 

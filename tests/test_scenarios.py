@@ -118,7 +118,7 @@ def test_every_demo_script_answers_help(demo):
 
 
 def test_walk_refuses_a_plant_and_a_setup_together():
-    from tsid_py import InvalidParameterError
+    from tsid_py.errors import InvalidParameterError
     from tsid_py.scenarios import walk
     from tsid_py.scenarios.runner import LoopSetup
 

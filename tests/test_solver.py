@@ -46,7 +46,7 @@ def test_constraint_check():
     assert c.check([0.5, 0.5])
     assert not c.check([1.0, 0.5])
     np.testing.assert_allclose(c.residual([1.0, 0.5]), [0.5])
-    with pytest.raises(tsid.InvalidParameterError, match="lower > upper"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="lower > upper"):
         tsid.ConstraintInequality.from_arrays("bad", [[1.0, 0.0]], [1.0], [0.0])
 
 
@@ -142,7 +142,7 @@ def test_limit_blas_threads_sets_one_thread_in_every_loaded_blas():
         blas = [info for info in threadpool_info() if info["user_api"] == "blas"]
         assert blas and all(info["num_threads"] == 1 for info in blas)
     for bad in (0, -1, 1.5, True, "2"):
-        with pytest.raises(tsid.InvalidParameterError, match="threads"):
+        with pytest.raises(tsid.errors.InvalidParameterError, match="threads"):
             tsid.limit_blas_threads(bad)
 
 
@@ -193,5 +193,5 @@ def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, 
         finally:
             tsid.step_blas_threads(1)
         assert seen and all(set(c) == {2} for c in seen)  # off: the caller's settings inside too
-    with pytest.raises(tsid.InvalidParameterError, match="1 or None"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="1 or None"):
         tsid.step_blas_threads(2)

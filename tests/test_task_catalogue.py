@@ -170,7 +170,9 @@ def test_contact_force_task_sets_one_foots_share(talos, solver):
     total = wrench[2] + controller.contacts["left"].wrench(out.forces["contact_lfoot"])[2]
     assert total == pytest.approx(weight, rel=1e-2)
     for duration in (0.0, 0.1):  # refused at once, not when a ramp would take the contact out
-        with pytest.raises(tsid.InvalidParameterError, match="force task 'right-force' acts on contact"):
+        with pytest.raises(
+            tsid.errors.InvalidParameterError, match="force task 'right-force' acts on contact"
+        ):
             form.remove_rigid_contact(right.name, duration)
     form.remove_task(task.name)
     form.remove_rigid_contact(right.name)

@@ -41,7 +41,7 @@ def test_com_task_mask_selects_rows(talos):
     task = tsid.TaskComEquality("com", talos)
     task.mask = [1, 0, 1]
     assert task.constraint.rows == 2
-    with pytest.raises(tsid.InvalidParameterError, match="only 0 and 1"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="only 0 and 1"):
         task.mask = [1, 0.5, 1]
 
 
@@ -126,15 +126,15 @@ def test_joint_bounds_limit_the_next_velocity(ur5):
     c = task.compute(0.0, ur5.default_configuration(), v, ur5.create_data())
     np.testing.assert_allclose(c.upper_bound, np.minimum((1 - v) / 0.01, 50))
     np.testing.assert_allclose(c.lower_bound, np.maximum((-1 - v) / 0.01, -50))
-    with pytest.raises(tsid.InvalidParameterError, match="lower > upper"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="lower > upper"):
         task.set_velocity_bounds(np.ones(6), -np.ones(6))
 
 
 def test_gains_are_validated(talos):
     task = tsid.TaskComEquality("com", talos)
-    with pytest.raises(tsid.DimensionError, match="kp must have size 3"):
+    with pytest.raises(tsid.errors.DimensionError, match="kp must have size 3"):
         task.kp = [1.0, 2.0]
-    with pytest.raises(tsid.InvalidParameterError, match="kp must be >= 0"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="kp must be >= 0"):
         task.kp = -1.0
 
 

@@ -77,15 +77,15 @@ def test_an_immediate_change_cancels_a_ramp(ur5):
 
 def test_transition_errors(ur5, talos):
     form, q, v = arm_with_posture(ur5)
-    with pytest.raises(tsid.InvalidParameterError, match="transition"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="transition"):
         form.update_task_weight("posture", 1.0, duration=-0.1)
     bounds = tsid.TaskJointBounds("bounds", ur5, DT)
-    with pytest.raises(tsid.InvalidParameterError, match="cost level"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="cost level"):
         form.add_motion_task(bounds, weight=1.0, priority=0, transition_duration=0.1)
     controller = BipedController(talos)
-    with pytest.raises(tsid.InvalidParameterError, match="transition_duration"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="transition_duration"):
         controller.formulation.remove_rigid_contact("contact_rfoot", -1.0)
-    with pytest.raises(tsid.UnknownNameError):
+    with pytest.raises(tsid.errors.UnknownNameError):
         controller.formulation.remove_rigid_contact("contact_nose", 0.1)
 
 

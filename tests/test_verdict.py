@@ -201,14 +201,14 @@ def test_support_margin_of_degenerate_supports():
     assert support_margin([3.0, 4.0], [[0.0, 0.0, 0.0]]) == pytest.approx(-5.0)  # a point
     assert support_margin([0.0, 0.0], np.zeros((0, 3))) == -math.inf
     assert support_margin([0.5, 0.5], [[0, 0], [1, 0], [0, 1], [1, 1], [0.5, 0.2]]) == pytest.approx(0.5)
-    with pytest.raises(tp.InvalidParameterError, match="k x 2 or k x 3"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="k x 2 or k x 3"):
         support_margin([0.0, 0.0], np.zeros((3, 4)))
 
 
 def test_limits_refuse_nonsense():
-    with pytest.raises(tp.InvalidParameterError, match="rest_speed"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="rest_speed"):
         VerdictLimits(rest_speed=0.0)
-    with pytest.raises(tp.InvalidParameterError, match="fallen_tilt"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="fallen_tilt"):
         VerdictLimits(lost_tilt=1.0, fallen_tilt=0.5)
-    with pytest.raises(tp.InvalidParameterError, match="balance is judged"):
+    with pytest.raises(tp.errors.InvalidParameterError, match="balance is judged"):
         BalanceJudge(tp.load_robot("ur5"), np.zeros(6))

@@ -265,7 +265,7 @@ def test_a_problem_goes_stale_when_a_mask_rebuilds_the_workspace(talos):
     hqp = form.compute_problem_data(0.0, q, v)
     controller.com_task.mask = [1.0, 1.0, 0.0]
     form.compute_problem_data(0.002, q, v)
-    with pytest.raises(tsid.StaleProblemError):
+    with pytest.raises(tsid.errors.StaleProblemError):
         _ = hqp.levels
 
 
@@ -284,7 +284,7 @@ def test_reading_sizes_after_a_change_leaves_the_last_solution_readable(ur5):
     np.testing.assert_array_equal(form.get_actuator_forces(sol), tau)  # exact: the same solution read again
     assert np.abs(tau).max() > 1.0  # gravity torques, not the zeros of an empty torque map
     form.compute_problem_data(0.002, q, v)
-    with pytest.raises(tsid.SolverFailedError, match="read tau before the next"):
+    with pytest.raises(tsid.errors.SolverFailedError, match="read tau before the next"):
         form.get_actuator_forces(sol)
 
 
@@ -323,7 +323,7 @@ def test_a_bound_task_reads_back_as_a_bound(ur5):
 
 def test_an_inequality_at_a_cost_level_is_refused_when_added(ur5):
     form = tsid.InverseDynamicsFormulation("arm", ur5)
-    with pytest.raises(tsid.UnsupportedProblemError, match="only equalities can be costs"):
+    with pytest.raises(tsid.errors.UnsupportedProblemError, match="only equalities can be costs"):
         form.add_motion_task(tsid.TaskJointBounds("joint-bounds", ur5, 0.002), weight=1.0, priority=1)
 
 
@@ -355,7 +355,7 @@ def test_tau_from_a_snapshot_of_an_old_problem_is_refused(talos):
     sol = solver.solve(kept)
     form.get_actuator_forces(sol)  # the dynamics of its step are still the formulation's
     form.compute_problem_data(0.002, q, v)
-    with pytest.raises(tsid.SolverFailedError, match="read tau before the next"):
+    with pytest.raises(tsid.errors.SolverFailedError, match="read tau before the next"):
         form.get_actuator_forces(sol)
 
 
@@ -364,8 +364,8 @@ def test_a_force_task_needs_its_contact_there_and_staying(talos):
     form, right = controller.formulation, controller.contacts["right"]
     task = tsid.TaskContactForceEquality("right-force", talos, 0.002, right)
     form.remove_rigid_contact(right.name, 0.1)  # being ramped out
-    with pytest.raises(tsid.InvalidParameterError, match="being ramped out"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="being ramped out"):
         form.add_force_task(task, weight=1e-3)
     form.remove_rigid_contact(right.name)
-    with pytest.raises(tsid.UnknownNameError, match="add the contact first"):
+    with pytest.raises(tsid.errors.UnknownNameError, match="add the contact first"):
         form.add_force_task(task, weight=1e-3)

@@ -1,5 +1,8 @@
 """tsid_py: task-space inverse dynamics for robots, in Python, on Pinocchio."""
 
+import warnings
+
+from tsid_py import errors
 from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
 from tsid_py.contacts import (
     Contact6d,
@@ -12,23 +15,7 @@ from tsid_py.contacts import (
     Measured6dWrench,
     PrescribedWrench,
 )
-from tsid_py.errors import (
-    DimensionError,
-    DuplicateNameError,
-    InvalidParameterError,
-    MissingFileError,
-    NonFiniteError,
-    OutputError,
-    RobotSpecError,
-    SolverFailedError,
-    StaleProblemError,
-    TsidError,
-    UnknownAttributeError,
-    UnknownFrameError,
-    UnknownNameError,
-    UnsetReferenceError,
-    UnsupportedProblemError,
-)
+from tsid_py.errors import TsidError
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.integration import integrate
@@ -76,7 +63,7 @@ from tsid_py.trajectories import (
 
 __version__ = "0.2.0"  # the one place the version is written (pyproject reads it)
 
-__all__ = [
+__all__ = [  # sorted; the exceptions live in tsid_py.errors, their root TsidError is here
     "ConstraintBound",
     "ConstraintEquality",
     "ConstraintInequality",
@@ -86,35 +73,24 @@ __all__ = [
     "ContactPoint",
     "ContactTwoFramePositions",
     "ContactWrench",
-    "DimensionError",
-    "DuplicateNameError",
     "HqpData",
     "HqpOutput",
-    "InvalidParameterError",
-    "MissingFileError",
-    "OutputError",
     "InverseDynamicsFormulation",
     "Measured3dForce",
     "Measured6dWrench",
-    "NonFiniteError",
     "PrescribedWrench",
     "QPStatus",
     "Robot",
-    "RobotSpecError",
     "RobotWrapper",
     "Solver",
     "SolverDAQP",
-    "SolverFailedError",
     "SolverHQuadProg",
-    "StaleProblemError",
-    "UnknownAttributeError",
-    "UnsetReferenceError",
     "TaskAMEquality",
     "TaskActuation",
     "TaskActuationBounds",
     "TaskActuationEquality",
-    "TaskCapturePointInequality",
     "TaskBase",
+    "TaskCapturePointInequality",
     "TaskComEquality",
     "TaskContactForce",
     "TaskContactForceEquality",
@@ -135,11 +111,7 @@ __all__ = [
     "TrajectorySE3Constant",
     "TrajectorySample",
     "TsidError",
-    "UnknownFrameError",
-    "UnknownNameError",
-    "UnsupportedProblemError",
     "WeightedConstraint",
-    "__version__",
     "available_robots",
     "installed_backends",
     "integrate",
@@ -147,4 +119,37 @@ __all__ = [
     "load_robot",
     "make_solver",
     "step_blas_threads",
+    "__version__",
 ]
+
+
+# Up to 0.2.0 the package also exported every exception: those names still resolve, with a warning.
+_MOVED_TO_ERRORS = frozenset(
+    {
+        "DimensionError",
+        "DuplicateNameError",
+        "InvalidParameterError",
+        "MissingFileError",
+        "NonFiniteError",
+        "OutputError",
+        "RobotSpecError",
+        "SolverFailedError",
+        "StaleProblemError",
+        "UnknownAttributeError",
+        "UnknownFrameError",
+        "UnknownNameError",
+        "UnsetReferenceError",
+        "UnsupportedProblemError",
+    }
+)
+
+
+def __getattr__(name: str) -> object:
+    if name in _MOVED_TO_ERRORS:
+        warnings.warn(
+            f"tsid_py.{name} is deprecated and will be removed: use tsid_py.errors.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(errors, name)
+    raise AttributeError(f"module 'tsid_py' has no attribute {name!r}")
