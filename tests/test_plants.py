@@ -307,3 +307,46 @@ def test_mujoco_measures_the_centre_of_pressure_the_controller_planned():
         assert abs(measured[2] - planned[2]) < 0.02 * planned[2]
         assert np.abs(cop_measured - cop_planned).max() < 1e-3  # [m]; the CoP is ~5 mm from the origin
         assert np.abs(cop_planned).max() > 2e-3  # so the moment matters
+
+
+# ------------------------------------------------------------ bodies a simulator moves; divergence
+def test_a_body_without_mass_or_with_an_unphysical_inertia_gets_the_least_physical_one():
+    from tsid_py.loop.inertia import MIN_INERTIA, MIN_MASS, simulable
+
+    finger = simulable(pin.Inertia(0.0, np.array([0.1, 0.0, 0.0]), np.zeros((3, 3))))  # Romeo's
+    assert finger.mass == MIN_MASS  # exact: the floor itself
+    np.testing.assert_allclose(finger.lever, [0.1, 0.0, 0.0])
+    assert np.linalg.eigvalsh(finger.inertia).min() >= 0.99 * MIN_INERTIA
+
+    rod = simulable(pin.Inertia(1.0, np.zeros(3), np.diag([1e-3, 1e-3, 5e-3])))  # 5e-3 > 1e-3 + 1e-3
+    small, middle, large = np.linalg.eigvalsh(rod.inertia)
+    assert large <= small + middle and large == pytest.approx(5e-3)  # raised as little as it takes
+
+    box = pin.Inertia.FromBox(2.0, 0.1, 0.2, 0.3)  # physical: unchanged
+    assert simulable(box).isApprox(box, 1e-12)
+
+
+@pytest.mark.slow
+def test_romeo_stands_on_the_pinocchio_plant_although_its_fingers_have_no_mass():
+    """The URDF's massless fingers make Romeo's mass matrix singular (``aba`` gives NaN); the
+    plant moves them with the least physical inertia, the controller keeps the URDF's."""
+    summary = balance.run(robot="romeo", duration=1.0, plant="pinocchio").summary
+    assert summary["plant_failure"] is None and summary["qp_failures"] == 0
+    assert summary["verdict"] == "recovered" and summary["com_drift_max_m"] < 1e-4
+
+
+@pytest.mark.slow
+def test_a_simulation_that_diverges_ends_the_run_with_its_cause_and_exit_3():
+    """An absurd push: the Pinocchio plant's velocities leave any robot's range, MuJoCo resets its
+    data; each run ends there with ``plant_failure``, not with a bad-input error or a time of 0."""
+    push = Push((1e9, 0.0, 0.0), 0.5, 0.1)
+    summary = balance.run(duration=1.0, plant="pinocchio", push=push).summary
+    assert "pinocchio plant's simulation diverged at t = 0.5" in summary["plant_failure"]
+    assert summary["simulated_time_s"] == pytest.approx(0.502, abs=1e-9)
+    _mujoco()
+    code, summary, stderr = _cli(
+        "balance", "--plant", "mujoco", "--push", "1e9,0,0@0.5+0.1", "--duration", "1"
+    )
+    assert code == 3, stderr
+    assert "mujoco plant's simulation diverged at t = 0.5" in stderr and "MuJoCo reset it" in stderr
+    assert summary["plant_failure"] and summary["simulated_time_s"] == pytest.approx(0.502, abs=1e-9)

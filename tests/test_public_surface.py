@@ -31,7 +31,7 @@ def test_exceptions_live_in_errors_with_their_root_at_the_top():
         for name, value in vars(errors).items()
         if inspect.isclass(value) and issubclass(value, errors.TsidError) and value is not errors.TsidError
     }
-    assert subclasses == set(tsid_py._MOVED_TO_ERRORS)
+    assert set(tsid_py._MOVED_TO_ERRORS) <= subclasses  # the old top-level names, all still there
 
 
 @pytest.mark.parametrize("name", sorted(tsid_py._MOVED_TO_ERRORS))

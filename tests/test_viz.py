@@ -297,8 +297,7 @@ def _render(page: Path, screenshot: Path, profile: Path) -> str:
 
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
-def test_html_replay_draws_the_robot_in_chromium(
-balance_run, tmp_path):
+def test_html_replay_draws_the_robot_in_chromium(balance_run, tmp_path):
     """A 1 s balance replay opened offline: the robot is drawn and the page raised no JavaScript error.
 
     The robot's pixels are those that differ from a page with the same camera and an empty scene.

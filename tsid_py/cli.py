@@ -75,8 +75,8 @@ options of every scenario (tsid-py SCENARIO --help lists its own):
 Verdicts (legged robots): recovered, fell, lost (balance) or undecided, from the plant's measured
 state; a pushed run goes on until its verdict is decided (5 s after the last push at most).
 Exit codes: 0 done, 2 bad input (one line on stderr, checked before the run), 3 the controller
-failed (a QP did not solve; the line gives the cause), 4 the robot fell or lost balance
-(--allow-fall: 0), 1 an internal error, 128+N after signal N.
+failed (a QP did not solve; the line gives the cause) or the simulation diverged, 4 the robot fell
+or lost balance (--allow-fall: 0), 1 an internal error, 128+N after signal N.
 
 Your own robot: tsid-py new-spec URDF [--srdf SRDF] --out ROBOT.toml, then tsid-py check-spec
 ROBOT.toml, then any scenario with --robot ROBOT.toml."""

@@ -1,11 +1,11 @@
 """What every ``tsid-py`` subcommand shares: one-line errors, exit codes, signals.
 
 Exit codes: 0 done; 2 bad input (an option, a file, a value: one line on stderr naming it);
-3 the controller failed (a QP did not solve: the line gives the solver's cause); 4 the robot fell
-or lost balance (the run's verdict, from the plant's measured state; ``--allow-fall`` makes it 0
-where a fall is an expected outcome); 1 an internal error (one line; ``--log-level debug`` shows
-the traceback); 128 + N after signal N (SIGINT, SIGTERM), once the outputs in progress are
-discarded and child processes stopped.
+3 the controller failed (a QP did not solve: the line gives the solver's cause) or the simulation
+diverged; 4 the robot fell or lost balance (the run's verdict, from the plant's measured state;
+``--allow-fall`` makes it 0 where a fall is an expected outcome); 1 an internal error (one line;
+``--log-level debug`` shows the traceback); 128 + N after signal N (SIGINT, SIGTERM), once the
+outputs in progress are discarded and child processes stopped.
 """
 
 from __future__ import annotations

@@ -65,3 +65,8 @@ class OutputError(TsidError, OSError):
 
 class MissingFileError(TsidError, FileNotFoundError):
     """A file the library needs (a URDF, an SRDF, a mesh) is not where it was told to look."""
+
+
+class SimulationDivergedError(TsidError, RuntimeError):
+    """A plant's simulation diverged: its state is no longer finite, or MuJoCo reset it (an absurd
+    push, gains beyond what the time step can integrate). A run ends on it as on a failed QP."""

@@ -105,7 +105,7 @@ def _shaped(
         wanted = " x ".join("m" if n is None else str(n) for n in shape)
         raise DimensionError(
             f"task {task.name!r}: {method} returned shape {array.shape}, expected {wanted} "
-            "(m rows of the error, nv columns of the Jacobian)"
+            "(m: the size of the task's error)"
         )
     return array
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tsid_py.errors import InvalidParameterError, SolverFailedError
+from tsid_py.errors import InvalidParameterError, SimulationDivergedError, SolverFailedError
 from tsid_py.integration import integrate
 from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
 from tsid_py.loop.log import RunLog
@@ -66,15 +66,18 @@ class StepHooks:
 @dataclass
 class LoopOutcome:
     """What a run of the loop leaves: its log, the physics check of every step, the time of every
-    control step [s], the number of QP failures (held ones included) and, when a failure ended
-    the run, its cause (one line); for a legged robot, its verdict (``verdict``, with one per push
-    in ``push_verdicts``) and the contacts held that did not touch (frame: (from, for) [s])."""
+       control step [s], the number of QP failures (held ones included) and, when a failure ended
+       the run, its cause (one line; ``plant_failure`` when the simulation diverged); for
+    a legged robot, its verdict (``verdict``, with one per push
+       in ``push_verdicts``) and the contacts held that did not touch (frame: (from, for) [s])."""
 
     log: RunLog
     checks: WorstChecks = field(default_factory=WorstChecks)
     step_times: array = field(default_factory=lambda: array("d"))  # [s], 8 bytes a step
     qp_failures: int = 0
     failure: str = ""
+    plant_failure: str = ""  # the simulation diverged: why (one line)
+
     steps: int = 0  # control steps logged (the log itself may keep only a window of them)
     simulated_time: float = 0.0
     requested_time: float = 0.0
@@ -102,6 +105,7 @@ class LoopOutcome:
             "extended_to_s": self.simulated_time if self.extended else None,
             "qp_failures": self.qp_failures,
             "qp_failure": self.failure or None,
+            "plant_failure": self.plant_failure or None,
             **verdict_summary(verdict),
             "push_verdicts": [v.verdict for v in self.push_verdicts],
             "contacts_not_touching": [
@@ -305,7 +309,11 @@ class _Run:
         if self.observer is not None:
             self.observer(controller, loop.log)
         loop.plant.apply(_command(loop.mode, robot, out, q_des, v_des))
-        loop.plant.advance(loop.dt)
+        try:
+            loop.plant.advance(loop.dt)
+        except SimulationDivergedError as error:
+            outcome.plant_failure = str(error)
+            return False
         return True
 
 

@@ -22,14 +22,13 @@ import pinocchio as pin
 
 from tsid_py.collision_points import CollisionPoints
 from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
+from tsid_py.loop.inertia import simulable
 from tsid_py.robot_specs import Robot
 
 SOLE_THICKNESS = 0.01  # [m] of the box under each sole (collision="spec")
 POINT_FOOT_RADIUS = (
     0.01  # [m] of the sphere under a point foot without a point_foot_radius (collision="spec")
 )
-MIN_MASS = 1e-9  # [kg] of a massless body (MuJoCo needs mass on a moving body)
-MIN_INERTIA = 1e-12  # [kg m^2] the smallest principal moment of inertia of a body
 PLATE_THICKNESS = 5e-3  # [m] of the plate under a sole (collision="urdf")
 PLATE_MIN_WIDTH = 0.03  # [m] a foot whose lowest points span less than this either way is a point foot
 COLLISIONS = ("urdf", "spec")
@@ -102,9 +101,10 @@ def _add_body(mujoco, model: pin.Model, j: int, parent):
     joint, placement, inertia = model.joints[j], model.jointPlacements[j], model.inertias[j]
     name = model.names[j]
     body = parent.add_body(name=name, pos=placement.translation, quat=wxyz(placement.rotation))
-    body.mass = max(inertia.mass, MIN_MASS)  # MuJoCo needs mass on a moving body
+    inertia = simulable(inertia)  # MuJoCo needs mass, and a physical inertia, on a moving body
+    body.mass = inertia.mass
     body.ipos = inertia.lever
-    I = physical_inertia(inertia.inertia)  # noqa: E741 (about the CoM, joint axes)
+    I = inertia.inertia  # noqa: E741 (about the CoM, joint axes)
     body.fullinertia = [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
     body.explicitinertial = True
     if joint.shortname() == "JointModelFreeFlyer":
@@ -122,21 +122,6 @@ def _add_body(mujoco, model: pin.Model, j: int, parent):
     added.range = [model.lowerPositionLimit[joint.idx_q], model.upperPositionLimit[joint.idx_q]]
     added.limited = mujoco.mjtLimited.mjLIMITED_TRUE if np.all(np.isfinite(added.range)) else 0
     return body
-
-
-def physical_inertia(inertia: np.ndarray) -> np.ndarray:
-    """A rotational inertia [kg m^2] MuJoCo accepts: principal moments of at least MIN_INERTIA,
-    each at most the sum of the others (the triangle inequality of a rigid body), raised as little
-    as that takes; a physical one is returned as it is. URDFs hold both kinds of mistake: Romeo's
-    massless fingers (zero inertia), a thin rod's inertia about its axis written as zero."""
-    moments, axes = np.linalg.eigh(inertia)
-    fixed = np.maximum(moments, MIN_INERTIA)
-    excess = fixed[2] - fixed[0] - fixed[1]
-    if excess > 0:
-        fixed[:2] += excess / 2 + MIN_INERTIA
-    if np.array_equal(fixed, moments):
-        return inertia
-    return (axes * fixed) @ axes.T
 
 
 def _add_urdf_geometry(mujoco, spec, robot: Robot, bodies: dict) -> None:

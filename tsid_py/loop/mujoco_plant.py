@@ -160,6 +160,9 @@ class MujocoPlant(Plant):
             )
         mujoco, model, data, command = self._mujoco, self.model, self.data, self._command
         effort, servo = self._effort, command.q_des is not None
+        unstable = data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+        resets = unstable.number
+
         if not servo:  # a torque command: the same motor torques at every physics step
             data.ctrl[:] = np.clip(command.tau, -effort, effort)
             clipped = bool((np.abs(command.tau) > effort).any())
@@ -172,7 +175,11 @@ class MujocoPlant(Plant):
             self.clipped_steps += clipped
             if data.time >= self._push_end:
                 data.xfrc_applied[self._root_body] = 0.0
+            t = data.time
             mujoco.mj_step(model, data)
+            if unstable.number != resets:  # MuJoCo found a non-finite acceleration and reset the data
+                raise self.diverged(t, "MuJoCo reset it")
+        self.check_velocity(data.time, data.qvel)
 
     def state(self) -> PlantState:
         q, v = self.get_state()

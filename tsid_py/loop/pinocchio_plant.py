@@ -44,7 +44,11 @@ Contact model and its limits:
   points is statically indeterminate) and may carry internal forces that sum to zero; each
   foot's total wrench, which is what the plant measures, is determined.
 - The plant copies the robot's model when it is built: later changes to the robot's model
-  (gravity, rotor inertias) do not reach it.
+  (gravity, rotor inertias) do not reach it. In its copy, a body without mass or with an
+  unphysical inertia (Romeo's fingers) gets the least one a forward dynamics can move
+  (:mod:`tsid_py.loop.inertia`, as the MuJoCo model does).
+- A step whose velocity is not finite, or beyond any robot's, raises
+  :class:`~tsid_py.errors.SimulationDivergedError`.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
+from tsid_py.loop.inertia import simulable
 from tsid_py.loop.plant import Command, ContactMeasurement, Plant, PlantState, servo_gains
 from tsid_py.robot_specs import Robot
 from tsid_py.validation import as_scalar, as_vector
@@ -127,6 +132,9 @@ class PinocchioPlant(Plant):
     ) -> None:
         self.robot = robot
         model = self.model = pin.Model(robot.model)  # its own: the servos change its armature
+        for joint in range(1, model.njoints):  # bodies a forward dynamics can move (loop.inertia)
+            model.inertias[joint] = simulable(model.inertias[joint])
+
         self.data = model.createData()
         self.mu = as_scalar("mu", mu, minimum=0.0)
         self.timestep = as_scalar("timestep", timestep, minimum=0.0, strict=True)
@@ -300,7 +308,9 @@ class PinocchioPlant(Plant):
             self.slip_steps += bool(np.any(tangential > self.mu * np.maximum(totals[:, 2], 0.0)))
         self.last_step = StepRecord(q, v, generalized, dv, jacobian, forces, active)
         v_next = v + self.timestep * dv
+        self.check_velocity(self.time, v_next)
         self._q = pin.integrate(model, q, self.timestep * v_next)
+
         self._v = v_next
         self._steps += 1
 

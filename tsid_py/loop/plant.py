@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
+from tsid_py.errors import InvalidParameterError, SimulationDivergedError, UnsupportedProblemError
 from tsid_py.integration import integrate
-from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.robot_wrapper import MAX_VELOCITY, RobotWrapper
 from tsid_py.validation import as_scalar, as_vector
 
 COMMAND_MODES = ("torque", "position")
@@ -129,12 +129,29 @@ class Plant:
         raise NotImplementedError
 
     def advance(self, dt: float) -> None:
-        """Move the plant forward by dt [s] under the command applied."""
+        """Move the plant forward by dt [s] under the command applied.
+
+        Raises:
+            SimulationDivergedError: The simulation diverged (see :meth:`diverged`).
+        """
         raise NotImplementedError
 
     def state(self) -> PlantState:
         """The measured state (arrays the caller owns)."""
         raise NotImplementedError
+
+    def diverged(self, t: float, why: str) -> SimulationDivergedError:
+        """The error a plant raises when its simulation diverged at t [s], ``why`` in a few words."""
+        return SimulationDivergedError(
+            f"the {self.name} plant's simulation diverged at t = {t:.4g} s ({why}): is a force or a "
+            "gain beyond what the robot can take?"
+        )
+
+    def check_velocity(self, t: float, v: np.ndarray) -> None:
+        """Raise :meth:`diverged` when a velocity of v is not finite or beyond MAX_VELOCITY (no
+        robot's state: the controller would refuse it as input)."""
+        if not np.abs(v).max() <= MAX_VELOCITY:  # NaN fails the comparison too
+            raise self.diverged(t, f"a velocity of {np.abs(v).max():.3g} m/s or rad/s")
 
     def push(self, force: np.ndarray, duration: float) -> None:
         """Apply ``force`` [N] (world axes) on the base from now for ``duration`` [s]."""

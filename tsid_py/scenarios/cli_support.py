@@ -341,6 +341,9 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
         if callable(close):
             close()  # a streamed log's file goes
     summary = result.summary
+    if summary.get("plant_failure"):
+        print(f"tsid-py {command}: {summary['plant_failure']}", file=sys.stderr)
+        return EXIT_CONTROLLER_FAILED
     if summary["qp_failures"]:
         failure = summary.get("qp_failure") or "a QP did not solve"
         print(f"tsid-py {command}: the controller failed: {failure}", file=sys.stderr)
