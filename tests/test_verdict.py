@@ -9,7 +9,7 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.controllers.biped import BipedController
-from tsid_py.geometry import GRAVITY, support_margin
+from tsid_py.geometry import GRAVITY, HullTracker, convex_hull_indices, support_margin
 from tsid_py.loop import ContactMeasurement, PlantState
 from tsid_py.loop.verdict import BalanceJudge, VerdictLimits
 
@@ -205,7 +205,31 @@ def test_support_margin_of_degenerate_supports():
         support_margin([0.0, 0.0], np.zeros((3, 4)))
 
 
+def test_a_hull_tracker_gives_the_hull_of_each_set_as_it_moves():
+    """Kept while every point stays inside, computed again when one leaves: each step's hull and
+    margin equal those computed from scratch, over a support that jitters, grows and shrinks."""
+    rng = np.random.default_rng(3)
+    base = rng.uniform(-0.1, 0.1, size=(30, 2))
+    tracker, recomputed, previous = HullTracker(), 0, None
+    for step in range(200):
+        points = base + 1e-5 * rng.standard_normal(base.shape)  # the feet's points, jittering
+        if step % 50 == 25:
+            points = np.vstack([points, [[0.3, 0.0]]])  # a new point outside: the hull grows
+        if step % 50 == 40:
+            points = points[:10]  # fewer points: some corners go
+        indices = tracker.indices(points)
+        recomputed += indices is not previous  # a new array: the hull was computed again
+        previous = indices
+        assert set(indices.tolist()) == set(convex_hull_indices(points).tolist())
+        point = rng.uniform(-0.2, 0.2, size=2)
+        assert support_margin(point, points, tracker) == pytest.approx(
+            support_margin(point, points), abs=1e-15
+        )
+    assert recomputed < 200 / 2  # it does keep the hull: jitter alone seldom moves a corner
+
+
 def test_limits_refuse_nonsense():
+
     with pytest.raises(tp.errors.InvalidParameterError, match="rest_speed"):
         VerdictLimits(rest_speed=0.0)
     with pytest.raises(tp.errors.InvalidParameterError, match="fallen_tilt"):

@@ -136,14 +136,41 @@ def center_of_pressure(points: object, forces: object, normal: object = GROUND_N
     return normal_forces @ points / total
 
 
-def support_margin(point: object, support: object) -> float:
+class HullTracker:
+    """The convex hull of a point set that changes little from one call to the next (the ground
+    points of a robot's feet, step after step): the last hull's corners are kept while every point
+    lies on or inside the polygon they make, one vectorised test; only otherwise is the hull
+    computed again. Exact: a convex polygon whose corners are points of the set and which holds
+    every point of it is the set's convex hull.
+    """
+
+    def __init__(self) -> None:
+        self._indices: np.ndarray | None = None
+
+    def indices(self, points: np.ndarray) -> np.ndarray:
+        """:func:`convex_hull_indices` of checked points (n x 2, finite)."""
+        kept = self._indices
+        if kept is not None and kept.size >= 3 and kept.max() < points.shape[0]:
+            corners = points[kept]
+            edges = _edges(corners)
+            turns = edges[:, 0] * (points[:, None, 1] - corners[:, 1]) - edges[:, 1] * (
+                points[:, None, 0] - corners[:, 0]
+            )
+            if turns.min() >= -COLLINEAR_TOLERANCE:
+                return kept
+        self._indices = _hull(points)
+        return self._indices
+
+
+def support_margin(point: object, support: object, hulls: HullTracker | None = None) -> float:
     """How far a point (its x-y) is inside the support region of ground points (k x 2 or k x 3) [m].
 
     The region is the convex hull of the points' x-y: inside, the distance to its boundary (> 0);
     outside, minus the largest distance past one of its edge lines (as :func:`polygon_margin`).
     A region with no area (one point, or points on a line: two point feet) has no inside: the
     margin is minus the distance to the point or the segment. No point at all (nothing touches
-    the ground): -inf.
+    the ground): -inf. ``hulls``: a :class:`HullTracker` of a support that changes little between
+    calls (the same margins, computed faster).
     """
     point = as_vector("point", point)
     if point.shape[0] not in (2, 3):
@@ -154,7 +181,7 @@ def support_margin(point: object, support: object) -> float:
     if support.ndim != 2 or support.shape[1] not in (2, 3):
         raise InvalidParameterError(f"support must be k x 2 or k x 3 ground points [m], got {support.shape}")
     points = as_matrix("support", support[:, :2], (None, 2))
-    corners = points[_hull(points)]
+    corners = points[_hull(points) if hulls is None else hulls.indices(points)]
     if corners.shape[0] >= 3:
         edges = _edges(corners)
         lengths = np.sqrt((edges * edges).sum(axis=1))

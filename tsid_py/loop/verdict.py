@@ -33,7 +33,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import GRAVITY, support_margin
+from tsid_py.geometry import GRAVITY, HullTracker, support_margin
 from tsid_py.loop.plant import PlantState
 from tsid_py.robot_wrapper import RobotWrapper
 
@@ -167,6 +167,7 @@ class BalanceJudge:
             raise InvalidParameterError(f"{robot.name}: balance is judged for a floating base on feet")
         self.robot, self.limits = robot, limits or VerdictLimits()
         self._data = robot.create_data()
+        self._hulls = HullTracker()  # the support of one step is much like the last one's
         model = robot.model
         self._foot_ids = {frame: robot.frame_id(frame) for frame in spec.feet.values()}
         self._foot_bodies = {model.names[model.frames[i].parentJoint] for i in self._foot_ids.values()}
@@ -203,7 +204,7 @@ class BalanceJudge:
             velocity,
             capture_point,
             support,
-            support_margin(capture_point, support),
+            support_margin(capture_point, support, self._hulls),
             tilt,
             float(q[2]) / self._base_height0 if self._base_height0 > 0 else math.inf,
             bodies,

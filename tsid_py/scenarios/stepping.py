@@ -24,7 +24,7 @@ import pinocchio as pin
 from tsid_py.contacts.pressure import contacts_center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import GRAVITY, convex_hull, polygon_margin
+from tsid_py.geometry import GRAVITY, HullTracker, support_margin
 from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
@@ -221,6 +221,7 @@ class _Stepping(StepHooks):
         self.touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: never swung
         self.kinematics = controller.robot.create_data()  # the feet at the state of a step, before it
         self.lift_height, self.foot_drift, self.force_jump = 0.0, 0.0, 0.0
+        self.hulls = {"active": HullTracker(), "feet": HullTracker()}  # of the supports, step to step
         self.contact_origin: dict[str, np.ndarray] = {}  # where each foot was when it became a contact
         self.zmp_margin, self.com_margin = np.inf, np.inf
         self.previous_forces: dict[str, np.ndarray] = {}
@@ -251,12 +252,16 @@ class _Stepping(StepHooks):
         active = [side for side in SIDES if controller.in_contact(side)]
         if contacts:  # (none when every foot left the ground: the loop measures the fall)
             zmp = contacts_center_of_pressure(contacts.values(), data)[:2]
-            support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in active]))
-            self.zmp_margin = min(self.zmp_margin, polygon_margin(zmp, support))
+            support, hulls = (
+                np.vstack([sole_polygon(sole, feet[side]) for side in active]),
+                self.hulls["active"],
+            )
+            self.zmp_margin = min(self.zmp_margin, support_margin(zmp, support, hulls))
         com = robot.com(data)
         if self.com_support == "feet":
-            support = convex_hull(np.vstack([sole_polygon(sole, feet[side]) for side in SIDES]))
-        self.com_margin = min(self.com_margin, polygon_margin(com, support))
+            support = np.vstack([sole_polygon(sole, feet[side]) for side in SIDES])
+            hulls = self.hulls["feet"]
+        self.com_margin = min(self.com_margin, support_margin(com, support, hulls))
         for side in SIDES:  # slip: how far a foot moved since it became a contact (as measured)
             if side not in active:
                 self.contact_origin.pop(side, None)
