@@ -147,10 +147,17 @@ def test_exercise_matches_tsid(runs: dict, name: str) -> None:
 
 
 # ------------------------------------------------------------------------ migration guide
+def _guide_section(title: str) -> list[str]:
+    """The lines of the migration guide's section whose heading starts with ``title``."""
+    text = (HERE.parent / "docs/migrating-from-tsid.md").read_text()
+    section = text.split(f"\n## {title}", 1)[1]
+    return section.split("\n## ", 1)[0].splitlines()
+
+
 def _guide_rows() -> list[tuple[list[str], list[str] | None]]:
-    """(TSID name, tsid_py name) of each row of the guide's table, as dotted parts."""
+    """(TSID name, tsid_py name) of each row of the guide's table (Step 2), as dotted parts."""
     rows = []
-    for line in (HERE.parent / "docs/migrating-from-tsid.md").read_text().splitlines():
+    for line in _guide_section("Step 2"):
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) >= 2 and cells[0].startswith("`"):
             names = [re.match(r"`([A-Za-z_][\w.]*)", cell) for cell in cells[:2]]
@@ -168,6 +175,20 @@ def _main_instances(ur5: tsid_py.Robot) -> dict[str, object]:
         "ConstraintEquality": tsid_py.ConstraintEquality("c", 1, 1),
         "ConstraintBound": tsid_py.ConstraintBound("c", 1),
     }
+
+
+def test_the_names_the_guide_says_compat_lacks_are_absent() -> None:
+    """Step 1's table of TSID names tsid_py.compat does not have: each is really absent (a script
+    using one stops there with an AttributeError, as the guide says)."""
+    lacking = [
+        name
+        for line in _guide_section("Step 1")
+        if line.startswith("| `")
+        for name in re.findall(r"`([A-Za-z_]\w*)`", line.split("|")[1])
+    ]
+    assert "SolverProxQP" in lacking and len(lacking) >= 8
+    for name in lacking:
+        assert not hasattr(tsid, name), name
 
 
 def test_migration_guide_names_exist(ur5: tsid_py.Robot) -> None:

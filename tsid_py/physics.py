@@ -101,7 +101,7 @@ def dynamics_residual(
 
 def normal_forces_and_friction_ratio(contact: ContactBase, forces: np.ndarray) -> tuple[np.ndarray, float]:
     """Normal force of each contact point [N] and the largest |f_t| / (mu f_n) over the loaded points."""
-    n = contact._normal  # read only
+    n = contact.contact_normal
     points = contact.point_forces(forces)
     f_n = points.dot(n)
     tangential = points - f_n[:, None] * n
@@ -131,7 +131,7 @@ def check_solution(
             continue
         f_n, ratio = normal_forces_and_friction_ratio(contact, forces)
         friction.append(ratio)
-        pyramid_rows = contact._force_constraint.matrix[:-1]  # read only: the last row bounds f_n
+        pyramid_rows = contact.force_constraint.matrix[:-1]  # the last row bounds f_n
         pyramid.append(max(float(pyramid_rows.dot(forces).max(initial=0.0)), 0.0))
         total = float(f_n.sum())
         normal_forces.append(total)

@@ -244,20 +244,9 @@ class RobotWrapper(Sealed):
         """CoM Jacobian J_com(q), 3 x nv."""
         return _copy(data.Jcom, out)
 
-    def _com_terms(self, data: pin.Data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The CoM position, its Jacobian and its drift in one call, *not copied*: the first two are
-        views of ``data`` (valid until it is filled again), for the library's tasks, which copy
-        what they keep. :meth:`com`, :meth:`com_jacobian` and :meth:`com_acc` hand out copies."""
-        return data.com[0], data.Jcom, data.dhg.linear / self.total_mass
-
     def momentum_jacobian(self, data: pin.Data, out: np.ndarray | None = None) -> np.ndarray:
         """Centroidal momentum matrix A_g(q), 6 x nv (linear rows first)."""
         return _copy(data.Ag, out)
-
-    def _angular_momentum_terms(self, data: pin.Data) -> tuple[np.ndarray, np.ndarray]:
-        """The angular rows of A_g, *a view* of ``data`` (valid until it is filled again), and the
-        angular-momentum drift (a new array), in one call for the library's tasks."""
-        return data.Ag[3:], np.array(data.dhg.angular)
 
     def centroidal_momentum(self, data: pin.Data) -> np.ndarray:
         """Centroidal momentum h_g = A_g v, 6-vector (linear [kg m/s], angular [kg m^2/s])."""

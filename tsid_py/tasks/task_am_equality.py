@@ -28,6 +28,7 @@ class TaskAMEquality(TaskMotion):
         self._last.momentum_error = np.zeros(3)
         self._last.desired_momentum_rate = np.zeros(3)
         self._last.drift = np.zeros(3)
+        self._momentum_jacobian = np.zeros((6, robot.nv))  # A_g of the step, filled by the robot
 
     @property
     def dim(self) -> int:
@@ -64,7 +65,8 @@ class TaskAMEquality(TaskMotion):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         """A_g,ang dv = dL_ref - Kp (A_g,ang v - L_ref) - dA_g,ang v."""
         ref, robot = self._reference, self.robot
-        A_ang, drift = robot._angular_momentum_terms(data)  # A_ang a view of data, drift the task's
+        A_ang = robot.momentum_jacobian(data, out=self._momentum_jacobian)[3:]
+        drift = robot.angular_momentum_time_variation(data)
         self._last.drift = drift
         self._last.momentum_error = momentum_error = A_ang.dot(v) - ref.pos
         self._last.desired_momentum_rate = desired = ref.vel - self._kp * momentum_error

@@ -419,7 +419,9 @@ class TaskMotionTracking(PdMotionTask):
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         size, nv = self._size, self.robot.nv
-        error, jacobian, drift = self._terms(t, q, v, data)
+        error = self.compute_error(t, q, v, data)
+        jacobian = self.compute_jacobian(t, q, v, data)
+        drift = self.compute_drift(t, q, v, data)
         if not (
             type(error) is type(jacobian) is type(drift) is np.ndarray  # the common case, checked at once
             and error.shape == drift.shape == (size,)
@@ -443,18 +445,6 @@ class TaskMotionTracking(PdMotionTask):
         self._last.position_error[...] = error  # copies: the subclass may return arrays it reuses
         self._last.drift[...] = drift
         self._last.velocity_error, self._last.desired_acceleration = velocity_error, desired
-
-    def _terms(
-        self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(error, Jacobian, drift) for :meth:`fill`: those of the three public methods. A library
-        task may override it to read them without the copies the public methods hand out (they
-        are read, and the error and drift copied, before ``data`` changes)."""
-        return (
-            self.compute_error(t, q, v, data),
-            self.compute_jacobian(t, q, v, data),
-            self.compute_drift(t, q, v, data),
-        )
 
     def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
         """``value`` as a float array of ``shape``, else a DimensionError naming the task."""

@@ -40,13 +40,5 @@ class TaskComEquality(TaskMotionTracking):
     def compute_drift(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
         return self.robot.com_acc(data)
 
-    def _terms(
-        self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if type(self) is not TaskComEquality:  # a subclass may override the public three
-            return super()._terms(t, q, v, data)
-        com, jacobian, drift = self.robot._com_terms(data)  # views of data: fill copies what it keeps
-        return com - self._reference._pos, jacobian, drift
-
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        return self._reference._vel, self._reference._acc  # the task's own copy, read without properties
+        return self._reference.vel, self._reference.acc  # read-only arrays of the task's own sample

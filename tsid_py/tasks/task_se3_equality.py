@@ -75,7 +75,7 @@ class TaskSE3Equality(PdMotionTask):
         self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
         self._reference_placement = vector_to_se3(self._reference.pos)
         self._reference_moves = bool(
-            np.count_nonzero(self._reference._vel) or np.count_nonzero(self._reference._acc)
+            np.count_nonzero(self._reference.vel) or np.count_nonzero(self._reference.acc)
         )
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
@@ -92,7 +92,7 @@ class TaskSE3Equality(PdMotionTask):
         velocity_error = -jacobian.dot(v)  # the frame velocity in the task's axes is J v
         desired = self._kp * error
         if self._reference_moves:
-            ref_vel, ref_acc = self._reference._vel, self._reference._acc  # type: ignore[union-attr]  # set with them
+            ref_vel, ref_acc = self._reference.vel, self._reference.acc  # type: ignore[union-attr]  # set with them
             if self.local_frame:
                 rotation_t = placement.rotation.T
                 ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
