@@ -348,18 +348,18 @@ class PushRecovery:
         feet = measured.feet
         if self._swing is not None:
             feet = {**feet, self._swing.side: self._swing.landing}  # rest over where the foot lands
-        rest = self._rest = self._nominal._pos[:2] + self._centre(feet) - self._home
+        rest = self._rest = self._nominal.pos[:2] + self._centre(feet) - self._home
         command = dcm_feedback(measured.com, measured.xi, measured.omega, rest, self.params.gain)
 
         nominal = self._nominal  # x-y from the measured state and the feedback, z its own
         position, velocity, acceleration = (
             measured.com.copy(),
             measured.com_velocity.copy(),
-            nominal._acc.copy(),
+            nominal.acc.copy(),
         )
         position[2], velocity[2], acceleration[:2] = (
-            nominal._pos[2],
-            nominal._vel[2],
+            nominal.pos[2],
+            nominal.vel[2],
             command.com_acceleration,
         )
         self.controller.com_task.set_reference(TrajectorySample._owning(position, velocity, acceleration))
@@ -367,7 +367,7 @@ class PushRecovery:
     def resting_com(self) -> np.ndarray:
         """The CoM the robot comes to rest over now: the nominal one moved with the feet (where a
         swinging foot lands) [m]."""
-        return np.array([self._rest[0], self._rest[1], self._nominal._pos[2]])
+        return np.array([self._rest[0], self._rest[1], self._nominal.pos[2]])
 
     def standing_feet(self, start: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Where each foot frame stands (x-y-z) [m]: where it last landed, else ``start``; a foot
