@@ -252,9 +252,10 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
         contact.set_reference(robot.frame_placement(data, spec.frame))
         form.add_rigid_contact(contact, spec.force_reg_weight, spec.motion_weight, spec.motion_priority)
     references: list[Callable[[float], None]] = []
+    solved: dict[str, tp.HqpOutput] = {}  # the last solution: a ramped removal starts from its force
     if problem.walk is not None:
         plan, com_trajectory = walk_plan(problem, q)
-        references.append(_tsid_py_walk(problem, robot, form, plan))
+        references.append(_tsid_py_walk(problem, robot, form, plan, solved))
     if problem.com is not None:
         com = tp.TaskComEquality("task-com", robot)
         com.kp = problem.com[0]
@@ -290,7 +291,8 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
     def solve(t: float, q: np.ndarray, v: np.ndarray) -> tp.HqpOutput:
         for update in references:
             update(t)
-        return solver.solve(form.compute_problem_data(t, q, v))
+        solved["sol"] = sol = solver.solve(form.compute_problem_data(t, q, v))
+        return sol
 
     def control(t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         return form.get_actuator_forces(solve(t, q, v))
@@ -308,7 +310,13 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
     )
 
 
-def _tsid_py_walk(problem: Problem, robot: tp.Robot, form: tp.InverseDynamicsFormulation, plan: FootstepPlan):
+def _tsid_py_walk(
+    problem: Problem,
+    robot: tp.Robot,
+    form: tp.InverseDynamicsFormulation,
+    plan: FootstepPlan,
+    solved: dict[str, tp.HqpOutput],
+):
     walk, contacts = problem.walk, form.contacts
     names = {"right": problem.contacts[0].name, "left": problem.contacts[1].name}
     feet = {}
@@ -319,7 +327,11 @@ def _tsid_py_walk(problem: Problem, robot: tp.Robot, form: tp.InverseDynamicsFor
     def lift(side: str, placement: pin.SE3) -> None:
         feet[side].set_reference(placement)
         form.add_motion_task(feet[side], weight=walk.w_foot, priority=1)
-        form.remove_rigid_contact(names[side], walk.unload)
+        name, sol = names[side], solved.get("sol")
+        normal_force = (
+            None if sol is None else contacts[name].get_normal_force(form.get_contact_force(name, sol))
+        )
+        form.remove_rigid_contact(name, walk.unload, normal_force)
 
     def land(side: str, placement: pin.SE3) -> None:
         contact = contacts[names[side]]

@@ -120,7 +120,7 @@ def test_contact_unloads_linearly_to_f_min_then_leaves_and_reloads_gradually(tal
     assert start > 300.0  # about half the weight
     n_var = form.n_var
 
-    form.remove_rigid_contact("contact_rfoot", transition_duration=0.05)
+    form.remove_rigid_contact("contact_rfoot", transition_duration=0.05, normal_force=start)
     end = contact.min_normal_force + 1e-3
     t0, normal = 0.1, []
     for i in range(26):
@@ -145,3 +145,34 @@ def test_contact_unloads_linearly_to_f_min_then_leaves_and_reloads_gradually(tal
         assert contact.get_normal_force(forces["contact_rfoot"]) <= cap + 1e-6
     hqp, _ = checked_solve(controller, t1 + 0.2, q, v)
     assert normal_force_cap(hqp, "contact_rfoot") == contact.max_normal_force  # exact: ramp over, f_max
+
+
+def test_reading_a_solution_changes_nothing_and_a_ramp_starts_where_it_is_told(talos):
+    """The getters only read: a ramped removal starts from the normal force it is given (f_max
+    without one), whatever solution was read; a controller gives the last step's planned force.
+    (Compat's getters keep the solution they read, as TSID's decodeSolution: the oracle's walk
+    through tsid_py.compat checks it against the C++ TSID.)"""
+    controller = BipedController(talos)
+    form, contact = controller.formulation, controller.contacts["right"]
+    q, v = controller.q0, talos.zero_velocity()
+    assert controller.planned_normal_force("contact_rfoot") is None  # no step yet
+    out = controller.compute(0.0, q, v)
+    planned = contact.get_normal_force(out.forces["contact_rfoot"])
+    assert controller.planned_normal_force("contact_rfoot") == pytest.approx(planned, rel=1e-12)
+    out.forces["contact_rfoot"][:] = 0.0  # the caller's copy: the controller's is its own
+    assert controller.planned_normal_force("contact_rfoot") == pytest.approx(planned, rel=1e-12)
+
+    for _ in range(3):  # reads of the solution, as many as one likes
+        form.get_contact_force("contact_rfoot", out.solution)
+    form.remove_rigid_contact("contact_rfoot", transition_duration=0.05)  # no force given: f_max
+    hqp = form.compute_problem_data(0.002, q, v)
+    assert normal_force_cap(hqp, "contact_rfoot") == pytest.approx(contact.max_normal_force, rel=1e-12)
+
+    controller = BipedController(talos)  # the controller's own lift starts from its planned force
+    controller.compute(0.0, q, v)
+    planned = controller.planned_normal_force("contact_rfoot")
+    controller.remove_contact("right", 0.05)
+    hqp = controller.formulation.compute_problem_data(0.002, q, v)
+    assert normal_force_cap(hqp, "contact_rfoot") == pytest.approx(planned, rel=1e-12)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="normal_force"):
+        form.remove_rigid_contact("contact_lfoot", 0.05, normal_force=-1.0)

@@ -52,9 +52,7 @@ class InverseDynamicsFormulation(Sealed):
         self.data = robot.create_data()
         self._structure = ProblemStructure(robot)
         self._workspace: Workspace | None = None
-        # what the last step and the last solution read left: the time, and the solution's force
-        # variables (a copy, to start unloading ramps) with the variables they are laid out in
-        self._last = SimpleNamespace(t=0.0, solution=None, forces=None, variables=0)
+        self._last = SimpleNamespace(t=0.0)  # the time of the last step
 
     @property
     def t(self) -> float:
@@ -148,24 +146,26 @@ class InverseDynamicsFormulation(Sealed):
         and it leaves the problem at the first :meth:`compute_problem_data` after the ramp."""
         self._structure.remove_task(name, duration)
 
-    def remove_rigid_contact(self, name: str, transition_duration: float = 0.0) -> None:
+    def remove_rigid_contact(
+        self, name: str, transition_duration: float = 0.0, normal_force: float | None = None
+    ) -> None:
         """Remove a contact (its force variables leave x).
 
         With ``transition_duration`` > 0 [s] the contact is unloaded first (TSID's contact
-        transition): a cap on its total normal force ramps linearly from its normal force in
-        the last solution read from this formulation (f_max if none) down to f_min + 1e-3 N;
-        the contact stays active during the ramp and leaves the problem at the first
-        :meth:`compute_problem_data` whose t is past the end of the ramp. A second ramped removal
+        transition): a cap on its total normal force ramps linearly from ``normal_force`` [N],
+        its normal force now, down to f_min + 1e-3 N; the contact stays active during the ramp
+        and leaves the problem at the first :meth:`compute_problem_data` whose t is past the end
+        of the ramp. Give the force of the last solution, e.g.
+        ``contact.get_normal_force(form.get_contact_force(name, sol))`` (a controller's
+        :meth:`~tsid_py.loop.Controller.planned_normal_force`); None starts the ramp at f_max,
+        where the cap bites only once it is below the contact's force. (TSID starts it from the
+        last solution its getters read: ``tsid_py.compat`` does so.) A second ramped removal
         during the ramp raises; a removal with duration 0 takes the contact out at once.
         Bilateral contacts (no normal force) can only be removed at once.
         """
-        entry = lookup("contact", name, self._structure.contacts)
-        normal_force = None
-        if self._last.forces is not None and self._last.variables == self._structure.variables:
-            start = entry.offset
-            normal_force = entry.contact.get_normal_force(
-                self._last.forces[start : start + entry.contact.n_force]
-            )
+        lookup("contact", name, self._structure.contacts)
+        if normal_force is not None:
+            normal_force = as_scalar("normal_force", normal_force, minimum=0.0)
         self._structure.remove_contact(name, transition_duration, normal_force)
 
     def update_task_weight(self, name: str, weight: float, duration: float = 0.0) -> None:
@@ -208,7 +208,7 @@ class InverseDynamicsFormulation(Sealed):
                 f"cannot read a solution from a failed solve (status {sol.status.name}): {sol.message}; "
                 "sol.problem keeps the problem"
             )
-        workspace = self._computed()
+        self._computed()  # a solution of this formulation needs a problem computed
         if sol.variables is not None:
             if sol.variables != self._structure.variables:
                 raise SolverFailedError(
@@ -220,9 +220,6 @@ class InverseDynamicsFormulation(Sealed):
                 f"the solution has {sol.x.shape[0]} variables but the formulation has {self.n_var}; "
                 "was it computed before a contact was added or removed?"
             )
-        if sol is not self._last.solution:
-            self._last.solution, self._last.forces = sol, sol.x[workspace.nv :].copy()
-            self._last.variables = self._structure.variables
         return sol.x
 
     def get_accelerations(self, sol: HqpOutput) -> np.ndarray:

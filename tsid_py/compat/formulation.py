@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pinocchio as pin
 
@@ -10,6 +12,7 @@ from tsid_py.compat._wrap import Wrapper, deprecated, inner
 from tsid_py.compat.constraints import HQPData
 from tsid_py.compat.robot import RobotWrapper
 from tsid_py.compat.solvers import HQPOutput
+from tsid_py.errors import SolverFailedError
 from tsid_py.formulation import InverseDynamicsFormulation
 
 
@@ -19,7 +22,13 @@ class InverseDynamicsFormulationAccForce(Wrapper):
     ``update*`` methods return True, as TSID's; a transition duration may be left out (0).
     In ``addRigidContact(contact, w_force, w_motion, priority)`` the priority is a bool in TSID's
     bindings: 0 makes the motion constraint hard, anything else a cost of level 1.
+
+    As TSID's, the getters keep the solution they read (its ``decodeSolution``), and a ramped
+    ``removeRigidContact`` starts from the contact's normal force in it (tsid_py's
+    ``remove_rigid_contact`` takes that force as an argument instead).
     """
+
+    _decoded: object = None  # the last solution a getter read
 
     _names = {
         "nVar": "n_var",
@@ -89,23 +98,42 @@ class InverseDynamicsFormulationAccForce(Wrapper):
         return True
 
     def removeRigidContact(self, contact_name: str, duration: float = 0.0) -> bool:
-        self._inner.remove_rigid_contact(contact_name, duration)
+        form, normal_force = self._inner, None
+        contact = form.contacts.get(contact_name)
+        if contact is not None and self._decoded is not None:
+            # the decoded solution's force, if it is of the current layout (else f_max)
+            with contextlib.suppress(SolverFailedError):
+                normal_force = contact.get_normal_force(form.get_contact_force(contact_name, self._decoded))
+        form.remove_rigid_contact(contact_name, duration, normal_force)
         return True
 
     def computeProblemData(self, time: float, q: object, v: object) -> HQPData:
         return HQPData._wrap(self._inner.compute_problem_data(time, q, v))
 
+    def _decode(self, sol: HQPOutput) -> object:
+        """The tsid_py solution of ``sol``, kept (after the formulation read it) as TSID keeps it."""
+        self._decoded = inner(sol)
+        return self._decoded
+
     def getActuatorForces(self, sol: HQPOutput) -> np.ndarray:
-        return self._inner.get_actuator_forces(inner(sol))
+        tau = self._inner.get_actuator_forces(inner(sol))
+        self._decode(sol)
+        return tau
 
     def getAccelerations(self, sol: HQPOutput) -> np.ndarray:
-        return self._inner.get_accelerations(inner(sol))
+        dv = self._inner.get_accelerations(inner(sol))
+        self._decode(sol)
+        return dv
 
     def getContactForces(self, sol: HQPOutput) -> np.ndarray:
-        return self._inner.get_contact_forces(inner(sol))
+        forces = self._inner.get_contact_forces(inner(sol))
+        self._decode(sol)
+        return forces
 
     def getContactForce(self, name: str, sol: HQPOutput) -> np.ndarray:
-        return self._inner.get_contact_force(name, inner(sol))
+        force = self._inner.get_contact_force(name, inner(sol))
+        self._decode(sol)
+        return force
 
     def checkContact(self, name: str, sol: HQPOutput) -> bool:
         """Whether the solution has force variables for this contact."""

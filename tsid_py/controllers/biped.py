@@ -202,7 +202,9 @@ class BipedController(LeggedController):
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         task.set_reference(self.foot_placement(side) if placement is None else placement)
         self.formulation.add_motion_task(task, weight=self.params.w_foot, priority=1)
-        self.formulation.remove_rigid_contact(contact.name, transition_duration)
+        self.formulation.remove_rigid_contact(
+            contact.name, transition_duration, self.planned_normal_force(contact.name)
+        )
 
     def add_contact(
         self, side: str, transition_duration: float = 0.0, placement: pin.SE3 | None = None

@@ -121,7 +121,8 @@ class Controller(Sealed):
         self._q0 = robot.neutral_configuration()
         self._tau_max = np.full(robot.na, np.inf)
         self.hold_steps = 0
-        self._last = SimpleNamespace(good=None, held=0)  # the last good output, failures in a row
+        # the last good output (with hold_steps), failures in a row, the last step's contact forces
+        self._last = SimpleNamespace(good=None, held=0, forces={})
 
     @property
     def contacts(self) -> dict[str, object]:
@@ -142,6 +143,14 @@ class Controller(Sealed):
         """Take in what the plant measured before the step at ``state.t`` (its contacts); the loop
         calls it before :meth:`compute`. Nothing by default: the legged controllers re-anchor their
         contacts and handle contacts lost or regained (``LeggedController.observe``)."""
+
+    def planned_normal_force(self, name: str) -> float | None:
+        """The total normal force [N] of the formulation's contact ``name`` in the last step's
+        solution (None before the first step, or when it was not a contact then): where a
+        ramped removal starts (:meth:`InverseDynamicsFormulation.remove_rigid_contact`)."""
+        forces = self._last.forces.get(name)
+        contact = self.formulation.contacts.get(name)
+        return None if forces is None or contact is None else contact.get_normal_force(forces)
 
     def held_contact_frames(self) -> tuple[str, ...]:
         """The frames the controller holds as contacts now (loaded, not being released): the loop
@@ -170,8 +179,9 @@ class Controller(Sealed):
             good, solution = last.good, error.solution  # type: ignore[attr-defined]
             forces = {name: f.copy() for name, f in good.forces.items()}
             return ControlOutput(solution, good.dv.copy(), good.tau.copy(), forces, held=True)
-        if self.hold_steps:  # a copy: the caller owns ``out`` and may change it
-            forces = {name: f.copy() for name, f in out.forces.items()}
+        # copies: the caller owns ``out`` and may change it
+        last.forces = forces = {name: f.copy() for name, f in out.forces.items()}
+        if self.hold_steps:
             last.good = ControlOutput(out.solution, out.dv.copy(), out.tau.copy(), forces)
         last.held = 0
         return out
