@@ -130,6 +130,30 @@ def test_a_failing_qp_exits_3_with_its_cause_and_counts_in_the_json(tmp_path):
     assert summary["qp_failures"] > 0 and summary["qp_failure"]
 
 
+@pytest.mark.slow
+def test_a_viewer_url_where_no_server_answers_is_refused_in_seconds_not_waited_for(tmp_path):
+    """meshcat's client waits forever for an absent server: the command asks first and gives up."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    html = tmp_path / "run.html"
+    start = time.perf_counter()
+    done = tsid_py(
+        "balance",
+        "--viewer",
+        "meshcat",
+        "--viewer-url",
+        f"tcp://127.0.0.1:{port}",
+        "--html",
+        str(html),
+        timeout=60,
+    )
+    one_line_error(done, 2, "no meshcat server answered", "start `meshcat-server`", "zmq_url")
+    assert time.perf_counter() - start < 30 and not html.exists()
+
+
 # ---------------------------------------------------------------- signals
 def _children(pid: int) -> list[int]:
     found = []

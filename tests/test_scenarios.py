@@ -95,12 +95,67 @@ def test_bench_command_times_every_backend(capsys):
         (["com-sinusoid", "--amplitude", "5", "--json"], "reaches 0.149 m to each side of it"),
         (["com-sinusoid", "--amplitude", "-0.2", "--json"], "amplitude = -0.2 m"),
         (["quadruped", "--amplitude", "0.3", "--json"], "reaches 0.169 m"),
+        # the viewer's options: its server's ZMQ address, not its page; none of them without a viewer
+        (
+            ["balance", "--viewer", "meshcat", "--viewer-url", "http://127.0.0.1:7000/static/", "--json"],
+            "not a ZMQ address; start `meshcat-server` and pass the zmq_url (tcp://...) it prints",
+        ),
+        (
+            ["balance", "--viewer-url", "tcp://127.0.0.1:6000", "--json"],
+            "--viewer-url needs --viewer meshcat",
+        ),
+        (["reach", "--viewer-rate", "10", "--json"], "--viewer-rate needs --viewer meshcat"),
+        (["balance", "--viewer", "meshcat", "--viewer-rate", "-5", "--json"], "viewer rate must be > 0"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_code_2(capsys, argv, message):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["balance", "--duration", "2s"], "argument --duration: expected a number of seconds, got '2s'"),
+        (
+            ["walk", "--step-length", "10cm"],
+            "argument --step-length: expected a length in metres, got '10cm'",
+        ),
+        (["com-sinusoid", "--frequency", "1/2"], "--frequency: expected a frequency in Hz, got '1/2'"),
+        (["balance", "--durration", "2"], "unrecognized arguments: --durration 2 (did you mean --duration?)"),
+        (["reach", "--motoin=sinusoid"], "(did you mean --motion?)"),
+        (["walk", "--duration", "3"], "walk's plan sets its length: choose --steps, --single-support and"),
+        (["step", "--duration", "3"], "step's plan sets its length"),
+    ],
+)
+def test_cli_parse_errors_say_the_unit_and_what_to_give_instead(capsys, argv, message):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_cli_outputs_are_refused_where_a_typo_would_put_them(tmp_path, capsys):
+    """--plot is a directory (a name like plot.png is refused, not made a directory); an output's
+    directory is made in one that exists, never as a chain of missing directories."""
+    missing = tmp_path / "missing"
+    for argv, message in [
+        (["--plot", str(tmp_path / "plot.png")], "--plot is a directory for the figures, not a .png file"),
+        (
+            ["--html", str(missing / "dir" / "x.html")],
+            f"cannot make its directory {missing}/dir: {missing} does",
+        ),
+        (
+            ["--plot", str(missing / "figures")],
+            f"cannot make its directory {missing}/figures: {missing} does",
+        ),
+    ]:
+        assert cli.main(["balance", "--duration", "60", "--json", *argv]) == 2  # refused before the run
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow

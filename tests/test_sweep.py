@@ -17,7 +17,7 @@ import pytest
 
 import tsid_py as tsid
 from tsid_py import cli
-from tsid_py.errors import InvalidParameterError
+from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.loop.plant import Push
 from tsid_py.scenarios import com_sinusoid
 from tsid_py.sweep import (
@@ -200,7 +200,9 @@ def test_a_restarted_sweep_skips_the_points_in_its_table(tmp_path, suffix):
     keep = [name for name in first[0] if name != "seconds"]
     assert [[row[k] for k in keep] for row in rows[:4]] == [[row[k] for k in keep] for row in first]
     calls.clear()
-    assert run_sweep(job, fake_points(3), out, workers=1).ran == 0 and calls == []
+    again = run_sweep(job, fake_points(3), out, workers=1)
+    assert calls == [] and (again.ran, again.raised, again.backend) == (0, 0, "none")  # nothing ran
+    assert again.errors == 1  # the table's row of (2, b) still holds its error
     report = run_sweep(job, fake_points(3), out, workers=1, retry_errors=True)
     assert (
         calls == [(2.0, "b")] and report.ran == 1 and read_table(out)[0][3]["error"].startswith("ValueError")
@@ -429,6 +431,7 @@ def test_cli_sweep_writes_the_table_and_the_picture(tmp_path, capsys):
             "must end with .parquet or .csv",
         ),
         (["com-sinusoid", "--param", "amplitude=0.1", "--out", "{tmp}/folder.csv"], "is a directory"),
+        (["com-sinusoid", "--param", "amplitude=0.1", "--out", "{tmp}/no/dir/t.csv"], "no does not exist"),
         (
             ["com-sinusoid", "--param", "amplitude=0.1,0.2", "--plot", "{tmp}/p.jpg"],
             "--plot must end with .png",
@@ -466,6 +469,42 @@ def test_cli_sweep_bad_input_is_one_line_and_exit_2(args, message, tmp_path, cap
     assert err.startswith("tsid-py sweep: error: ")
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["balance", "--param", "plant=mujoco,gazebo"], "unknown plant 'gazebo': choose from integrator,"),
+        (["balance", "--param", "mode=torque,pos"], "mode must be one of ('torque', 'position'), got 'pos'"),
+        (["com-sinusoid", "--param", "amplitude=0.01", "--robot", "ur5"], "ur5 is not a biped spec"),
+        (["reach", "--param", "robot=ur5,talos"], "talos is not an arm spec"),
+        (["quadruped", "--param", "robot=solo12,talos"], "talos is not a quadruped spec"),
+        (["balance", "--plant", "mujoco"], "(a sweep sets balance's plant with --param plant=mujoco)"),
+        (["walk", "--step-length=0.1"], "(a sweep sets walk's step_length with --param step_length=0.1)"),
+        (["balance", "--param", "dt=0.002", "--durration", "1"], "(did you mean --duration?)"),
+    ],
+)
+def test_cli_sweep_refuses_a_point_its_scenario_would_refuse_before_any_run(args, message, tmp_path, capsys):
+    """The checks of the scenario's own command (plant and mode names, a robot that suits it), at
+    every point, before the first run: one line, exit 2, no table."""
+    out = tmp_path / "t.csv"
+    assert exit_code(["sweep", *args, "--param", "duration=0.02", "--workers", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
+def test_every_scenario_names_the_controller_that_checks_its_robots():
+    from tsid_py.command import Parser
+    from tsid_py.robot_specs import load_spec
+    from tsid_py.scenarios import SCENARIOS
+
+    for name, module in SCENARIOS.items():
+        parser = Parser(prog=f"tsid-py {name}")
+        module.add_arguments(parser)
+        module.CONTROLLER.check_spec(load_spec(parser.parse_args([]).robot))  # its default robot suits it
+    with pytest.raises(RobotSpecError, match="ur5 is not a biped spec"):
+        SCENARIOS["balance"].CONTROLLER.check_spec(load_spec("ur5"))
+
+
 def exit_code(args: list[str]) -> int:
     """The exit code of ``tsid-py ARGS`` (the parser's errors exit through SystemExit)."""
     try:
@@ -491,6 +530,13 @@ def test_a_sweep_whose_runs_raise_exits_3_and_a_push_without_physics_is_refused(
     assert exit_code(args) == 3  # dt = 0.2 s raised: recorded in the table, said, and not exit 0
     assert "1 runs raised" in capsys.readouterr().err
     assert [row["error"] != "" for row in read_table(out)[0]] == [False, True]
+    assert exit_code(args) == 3  # run again: nothing runs, and the table still holds the error
+    said = capsys.readouterr()
+    assert "0 run (0 raised)" in said.out and "(none); 1 of the runs already in the table raised" in said.out
+    assert "1 runs raised: their error is in the table (--retry-errors runs them again)" in said.err
+    assert exit_code([*args, "--json", "--allow-errors"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["ran"], again["raised"], again["errors"], again["backend"]) == (0, 0, 1, "none")
     assert exit_code([*args, "--allow-errors", "--retry-errors"]) == 0
     capsys.readouterr()
     refused = tmp_path / "pushes.csv"
@@ -555,9 +601,15 @@ def test_analyze_batch_one_row_per_recording(tmp_path, capsys, talos):
         assert np.array_equal(batch["joint_torques"], one["joint_torques"])  # exact: the same analysis
     assert not (out / "broken.npz").exists()
     np.savez(recordings / "walk3.npz", q=smooth_motion(talos, 12, 0.01, 3), dt=0.01)
-    assert cli.main([*args, "--workers", "1", "--json"]) == 0  # restarted: only the new file runs
-    second = json.loads(capsys.readouterr().out)
-    assert (second["points"], second["skipped"], second["ran"], second["errors"]) == (5, 4, 1, 0)
+    assert cli.main([*args, "--workers", "1", "--json"]) == 3  # restarted: only the new file runs
+    second = json.loads(capsys.readouterr().out)  # and broken.npz's error is still in the table
+    assert (second["points"], second["skipped"], second["ran"], second["raised"], second["errors"]) == (
+        5,
+        4,
+        1,
+        0,
+        1,
+    )
 
 
 @pytest.mark.parametrize(

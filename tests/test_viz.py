@@ -212,6 +212,51 @@ async def _scene_messages(url: str, quiet: float = 1.0) -> list[dict]:
     return messages
 
 
+def _free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_meshcat_server_address_is_asked_before_the_run_never_waited_for():
+    """meshcat's own client waits forever for a server that is not there: the viewer asks first,
+    with a timeout, and refuses a page's address (web_url) for the ZMQ one (zmq_url)."""
+    import threading
+    import time
+
+    import zmq
+
+    from tsid_py.errors import InvalidParameterError
+    from tsid_py.viz.meshcat_server import check_server
+    from tsid_py.viz.meshcat_viewer import LiveViewer
+
+    nobody = f"tcp://127.0.0.1:{_free_port()}"
+    start = time.perf_counter()
+    with pytest.raises(InvalidParameterError, match=f"no meshcat server answered at {nobody} within 0.2 s"):
+        check_server(nobody, timeout=0.2)
+    assert time.perf_counter() - start < 2.0
+    for page in ("http://127.0.0.1:7000/static/", "127.0.0.1:6000"):
+        with pytest.raises(InvalidParameterError, match="not a ZMQ address.*zmq_url"):
+            LiveViewer(zmq_url=page)
+    with pytest.raises(InvalidParameterError, match="zmq_url"):
+        check_server("tcp://127.0.0.1")  # no port
+
+    server = zmq.Context.instance().socket(zmq.REP)  # answers as meshcat-server does
+    port = server.bind_to_random_port("tcp://127.0.0.1")
+    answer = threading.Thread(
+        target=lambda: server.recv() == b"url" and server.send(b"http://127.0.0.1:7000/static/")
+    )
+    answer.start()
+    try:
+        assert check_server(f"tcp://127.0.0.1:{port}", timeout=5.0) == "http://127.0.0.1:7000/static/"
+    finally:
+        answer.join(5.0)
+        server.close(linger=0)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from Linux /proc")
 def test_live_viewer_on_localhost_receives_the_robot():

@@ -17,6 +17,7 @@ import platform
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.command import SECONDS
 from tsid_py.scenarios import SCENARIOS
 from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
@@ -55,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         default=["balance", "com-sinusoid", "reach", "quadruped"],
     )
     parser.add_argument("--backend", nargs="+", choices=installed_backends(), default=installed_backends())
-    parser.add_argument("--duration", type=float, default=1.0, help="simulated time per run [s] (default: 1)")
+    parser.add_argument(
+        "--duration", type=SECONDS, default=1.0, help="simulated time per run [s] (default: 1)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     limit_blas_threads()

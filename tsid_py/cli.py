@@ -65,11 +65,14 @@ options of every scenario (tsid-py SCENARIO --help lists its own):
   --backend NAME        QP backend: quadprog (default) or daqp where installed
   --json                one JSON summary object on stdout (and no progress bar)
   --viewer meshcat      live 3-D view, served on 127.0.0.1 (default: none, headless)
-  --viewer-rate HZ      viewer frames per simulated second
-  --viewer-url URL      ZMQ address of a running meshcat server (default: start one on 127.0.0.1)
+  --viewer-rate HZ      viewer frames per simulated second (with --viewer meshcat)
+  --viewer-url URL      with --viewer meshcat: the zmq_url (tcp://...) `meshcat-server` printed
+                        (default: start a server on 127.0.0.1); refused if none answers in 3 s
   --html FILE           self-contained HTML replay of the run (opens offline)
-  --plot DIR            PNG plots: CoM, end effector, contact forces, torques, top view
-  --force               overwrite the --html file or the --plot files (refused otherwise)
+  --plot DIR            PNG plots into the directory DIR: CoM, end effector, contact forces, torques,
+                        top view
+  --force               overwrite the --html file or the --plot files (refused otherwise); an
+                        output's directory is made only inside one that exists
   --log-level LEVEL     debug, info, warning (default) or error
   --plant NAME, --push FX,FY,FZ@T+DURATION, --no-extend, --allow-fall   (the legged scenarios)
 Verdicts (legged robots): recovered, fell, lost (balance) or undecided, from the plant's measured

@@ -11,6 +11,7 @@ outputs in progress are discarded and child processes stopped.
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import signal
 import sys
@@ -28,14 +29,63 @@ EXIT_FELL = 4
 logger = logging.getLogger("tsid_py")
 
 
+def number(what: str) -> Callable[[str], float]:
+    """An argparse ``type``: a float, whose refusal says what was expected, e.g. ``number("a number of
+    seconds")`` refuses ``2s`` with "argument --duration: expected a number of seconds, got '2s'"."""
+
+    def parse(text: str) -> float:
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+    return parse
+
+
+SECONDS = number("a number of seconds")
+METRES = number("a length in metres")
+HERTZ = number("a frequency in Hz")
+NEWTONS = number("a force in newtons")
+
+
+def add_hint(parser: argparse.ArgumentParser, option: str, hint: str) -> None:
+    """What a :class:`Parser` says of ``option`` when it is given but is none of the parser's
+    (e.g. ``--duration`` to a scenario whose plan sets its length); other parsers ignore it."""
+    if isinstance(parser, Parser):
+        parser.hints[option] = hint
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr (``PROG: error: ...``), exit 2, and
     whose options take values that start with a minus sign and a digit (``--push -300,0,0@1+0.1``,
-    which argparse alone reads as an unknown option)."""
+    which argparse alone reads as an unknown option). An unknown option's line adds a hint
+    (:meth:`hint`): what to give instead, or the closest option ("did you mean --duration?")."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hints: dict[str, str] = {}
 
     def parse_args(self, args=None, namespace=None):
         args = sys.argv[1:] if args is None else list(args)
-        return super().parse_args(self._attach_negative_values(args), namespace)
+        parsed, extras = self.parse_known_args(self._attach_negative_values(args), namespace)
+        if extras:
+            hint = None
+            first = next((k for k, extra in enumerate(extras) if extra.startswith("-")), None)
+            if first is not None:  # the first unknown option, and its value (--name=VALUE or --name VALUE)
+                option, _, value = extras[first].partition("=")
+                following = extras[first + 1] if first + 1 < len(extras) else "-"
+                hint = self.hint(option, value or (None if following.startswith("-") else following), parsed)
+            self.error(f"unrecognized arguments: {' '.join(extras)}" + (f" ({hint})" if hint else ""))
+        return parsed
+
+    def hint(self, option: str, value: str | None, parsed: argparse.Namespace) -> str | None:
+        """What to say of an ``option`` (with its ``value``, if any) that no argument of the parser
+        takes: its hint (:func:`add_hint`), else the closest option's name, else None."""
+        if option in self.hints:
+            return self.hints[option]
+        options = [name for action in self._actions for name in action.option_strings]
+        close = difflib.get_close_matches(option, options, n=1)
+        return f"did you mean {close[0]}?" if close else None
 
     def _attach_negative_values(self, args: list[str]) -> list[str]:
         """``--option -3...`` as ``--option=-3...`` for the options that take one value."""

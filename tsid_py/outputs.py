@@ -2,10 +2,12 @@
 
 A command checks its outputs first (:func:`check_output_file`, :func:`check_output_dir`): a file
 that exists is not overwritten without ``force``, and a place that cannot be written is named
-before minutes of work are spent. Each file is then written through :func:`atomic_output`: the
-bytes go to a file without a name in the same directory (Linux ``O_TMPFILE``; elsewhere a hidden
-temporary file), which gets its final name only once complete. After a failure, a signal or even
-``SIGKILL``, an output is complete or absent.
+before minutes of work are spent. The directory an output goes into is made if its parent exists,
+never a chain of missing directories (``/nonexistent/dir/x.html`` is a typo to refuse).
+Each file is then written through :func:`atomic_output`: the bytes go to a file without a name
+in the same directory (Linux ``O_TMPFILE``; elsewhere a hidden temporary file), which gets its
+final name only once complete. After a failure, a signal or even ``SIGKILL``, an output is
+complete or absent.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import IO
 
 from tsid_py.errors import OutputError
 
+FILE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")  # a directory output named like a picture
+
 
 def check_output_file(path: str | Path, force: bool = False, option: str = "output") -> Path:
     """``path`` as a Path, if a file can be written there: not a directory, not an existing file
-    unless ``force``, in a directory that exists (or can be made) and is writable."""
+    unless ``force``, in a writable directory that exists or can be made in one that exists."""
     path = Path(path)
     if path.is_dir():
         raise OutputError(f"{option} {path}: is a directory")
@@ -33,12 +37,23 @@ def check_output_file(path: str | Path, force: bool = False, option: str = "outp
 
 
 def check_output_dir(
-    path: str | Path, names: Iterable[str], force: bool = False, option: str = "output"
+    path: str | Path,
+    names: Iterable[str],
+    force: bool = False,
+    option: str = "output",
+    contents: str = "files",
 ) -> Path:
-    """``path`` as a Path, if the files ``names`` can be written into it (see :func:`check_output_file`)."""
+    """``path`` as a Path, if the files ``names`` (its ``contents``, e.g. "figures") can be written
+    into it: a directory, or one to make in a directory that exists; not named like a picture
+    (``plot.png``: a file name where a directory is asked for); see :func:`check_output_file`."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputError(f"{option} {path}: not a directory")
+    if path.suffix.lower() in FILE_SUFFIXES and not path.is_dir():
+        raise OutputError(
+            f"{option} {path}: {option} is a directory for the {contents}, not a {path.suffix} file "
+            f"(e.g. {option} {path.with_suffix('')})"
+        )
     existing = sorted(name for name in names if (path / name).exists())
     if existing and not force:
         raise OutputError(f"{option} {path}: {', '.join(existing)} exist(s) (--force overwrites)")
@@ -47,11 +62,16 @@ def check_output_dir(
 
 
 def _check_writable(directory: Path, option: str, path: Path) -> None:
-    """The directory, or its first existing ancestor (where it would be made), is writable."""
-    existing = directory.absolute()
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+    """``directory`` is writable, or can be made in its parent, which exists and is writable (one
+    missing level, as ``mkdir`` makes it, never a chain: that is a typo in a path)."""
+    existing = directory if directory.exists() else directory.parent
+    if not existing.exists():
+        raise OutputError(
+            f"{option} {path}: cannot make its directory {directory}: {existing} does not exist"
+        )
+    if not existing.is_dir():
+        raise OutputError(f"{option} {path}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
         raise OutputError(f"{option} {path}: cannot write into {existing}")
 
 

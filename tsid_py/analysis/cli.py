@@ -25,7 +25,7 @@ import numpy as np
 
 from tsid_py.analysis.contact_limits import ContactLimits
 from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dynamics_over_time
-from tsid_py.command import Parser, run_command
+from tsid_py.command import NEWTONS, SECONDS, Parser, run_command
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import atomic_output, check_output_dir, check_output_file
 from tsid_py.robot_specs import Robot, load_robot
@@ -50,7 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--contacts", default=None, help="comma-separated contact frames (default: the spec's feet)"
     )
-    parser.add_argument("--dt", type=float, default=None, help="sampling period [s] (default: from the file)")
+    parser.add_argument(
+        "--dt", type=SECONDS, default=None, help="sampling period [s] (default: from the file)"
+    )
     parser.add_argument(
         "--smoothing",
         type=float,
@@ -72,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--mu", type=float, default=None, help="friction coefficient: limit each contact force"
     )
     parser.add_argument(
-        "--min-normal-force", type=float, default=None, help="unilateral contacts: normal force >= this [N]"
+        "--min-normal-force", type=NEWTONS, default=None, help="unilateral contacts: normal force >= this [N]"
     )
     parser.add_argument("--cop", action="store_true", help="keep each CoP in the spec's sole rectangle")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
@@ -266,7 +268,7 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from tsid_py.analysis.plots import PLOT_NAMES
 
-        check_output_dir(args.plot, PLOT_NAMES, args.force, "--plot")
+        check_output_dir(args.plot, PLOT_NAMES, args.force, "--plot", "figures")
     robot, result, dt, seconds = analyse_motion(args, args.motion, progress=not args.json)
     joint_names = actuated_joint_names(robot)
     if args.out is not None:

@@ -16,7 +16,7 @@ import pinocchio as pin
 from tsid_py.errors import RobotSpecError
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.loop.controller import Controller
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import Robot, RobotSpec
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
@@ -49,13 +49,16 @@ class ArmController(Controller):
         solver: QP backend (quadprog by default).
     """
 
+    @staticmethod
+    def check_spec(spec: RobotSpec) -> None:
+        """RobotSpecError unless ``spec`` is an arm's: a fixed base and an ``end_effector``."""
+        if spec.floating_base or spec.end_effector is None:
+            raise RobotSpecError(f"{spec.name} is not an arm spec: it needs a fixed base and an end_effector")
+
     def __init__(
         self, robot: Robot, dt: float, params: ArmParams | None = None, solver: Solver | None = None
     ) -> None:
-        if not robot.is_fixed_base or robot.spec.end_effector is None:
-            raise RobotSpecError(
-                f"{robot.name} is not an arm spec: it needs a fixed base and an end_effector"
-            )
+        self.check_spec(robot.spec)
         super().__init__(robot, InverseDynamicsFormulation("arm", robot), solver or SolverHQuadProg("qp"))
         self.params = params = params or ArmParams()
         form = self.formulation

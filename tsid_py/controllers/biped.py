@@ -26,7 +26,7 @@ from tsid_py.controllers.recovery import RECOVERIES, PushRecovery, RecoveryParam
 from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.plant import PlantState
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import Robot, RobotSpec
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_am_equality import TaskAMEquality
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
@@ -86,6 +86,12 @@ class BipedController(LeggedController):
         recovery_params: Its gains and times (:class:`RecoveryParams`).
     """
 
+    @staticmethod
+    def check_spec(spec: RobotSpec) -> None:
+        """RobotSpecError unless ``spec`` is a biped's: [feet] right and left, and a [sole]."""
+        if "right" not in spec.feet or "left" not in spec.feet or spec.sole is None:
+            raise RobotSpecError(f"{spec.name} is not a biped spec: it needs [feet] right/left and [sole]")
+
     def __init__(
         self,
         robot: Robot,
@@ -98,8 +104,7 @@ class BipedController(LeggedController):
         if recovery not in RECOVERIES:
             raise InvalidParameterError(f"recovery must be one of {', '.join(RECOVERIES)}, got {recovery!r}")
         spec = robot.spec
-        if "right" not in spec.feet or "left" not in spec.feet or spec.sole is None:
-            raise RobotSpecError(f"{robot.name} is not a biped spec: it needs [feet] right/left and [sole]")
+        self.check_spec(spec)
         super().__init__(robot, "biped", solver, q0)
         if params is None:
             params = BipedParams.for_robot(robot) if recovery == "none" else BipedParams.for_stepping(robot)

@@ -16,7 +16,7 @@ import numpy as np
 from tsid_py.contacts.contact_point import ContactPoint
 from tsid_py.controllers.legged import LeggedController
 from tsid_py.errors import RobotSpecError
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import Robot, RobotSpec
 from tsid_py.solvers.solver_base import Solver
 
 
@@ -50,11 +50,16 @@ class QuadrupedController(LeggedController):
         solver: QP backend (quadprog by default).
     """
 
+    @staticmethod
+    def check_spec(spec: RobotSpec) -> None:
+        """RobotSpecError unless ``spec`` is a quadruped's: a floating base and three [feet] or more."""
+        if not spec.floating_base or len(spec.feet) < 3:
+            raise RobotSpecError(f"{spec.name} is not a quadruped spec: it needs a floating base and [feet]")
+
     def __init__(
         self, robot: Robot, params: QuadrupedParams | None = None, solver: Solver | None = None
     ) -> None:
-        if robot.is_fixed_base or len(robot.spec.feet) < 3:
-            raise RobotSpecError(f"{robot.name} is not a quadruped spec: it needs a floating base and [feet]")
+        self.check_spec(robot.spec)
         super().__init__(robot, "quadruped", solver)
         self.params = params = params or QuadrupedParams.for_robot(robot)
         for key, frame in robot.spec.feet.items():

@@ -41,7 +41,7 @@ from tsid_py.errors import InvalidParameterError, SimulationDivergedError, Solve
 from tsid_py.integration import integrate
 from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
 from tsid_py.loop.log import RunLog
-from tsid_py.loop.plant import COMMAND_MODES, Command, IntegratorPlant, Plant, Push
+from tsid_py.loop.plant import Command, IntegratorPlant, Plant, Push, check_mode
 from tsid_py.loop.verdict import BalanceJudge, Verdict, VerdictLimits
 from tsid_py.physics import WorstChecks, check_solution
 from tsid_py.progress import progress_bar
@@ -174,8 +174,7 @@ class ControlLoop:
             )
         self.plant = IntegratorPlant(controller.robot) if plant is None else plant
         self.log = RunLog() if log is None else log
-        if mode not in COMMAND_MODES:
-            raise InvalidParameterError(f"mode must be one of {COMMAND_MODES}, got {mode!r}")
+        check_mode(mode)
         self.mode = mode
         self.pushes = tuple(sorted(pushes, key=lambda push: push.t))
         if limits is not None and not isinstance(limits, VerdictLimits):

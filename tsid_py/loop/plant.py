@@ -41,6 +41,12 @@ from tsid_py.validation import as_scalar, as_vector
 COMMAND_MODES = ("torque", "position")
 
 
+def check_mode(mode: str) -> None:
+    """InvalidParameterError unless ``mode`` is one of :data:`COMMAND_MODES`."""
+    if mode not in COMMAND_MODES:
+        raise InvalidParameterError(f"mode must be one of {COMMAND_MODES}, got {mode!r}")
+
+
 @dataclass
 class Command:
     """One control step's command: joint torques tau [N m] (size na); the controller's planned

@@ -14,16 +14,21 @@ PLANTS = {
 PUSHABLE = ("pinocchio", "mujoco")  # the plants with physics a push acts on (the integrator has none)
 
 
+def check_plant(name: str) -> None:
+    """InvalidParameterError unless ``name`` is a key of :data:`PLANTS`."""
+    if name not in PLANTS:
+        raise InvalidParameterError(f"unknown plant {name!r}: choose from {', '.join(PLANTS)}")
+
+
 def make_plant(name: str, robot: Robot) -> Plant:
     """A new plant of kind ``name`` (a key of :data:`PLANTS`) for ``robot``."""
+    check_plant(name)
     if name == "integrator":
         return IntegratorPlant(robot)
     if name == "pinocchio":
         from tsid_py.loop.pinocchio_plant import PinocchioPlant
 
         return PinocchioPlant(robot)
-    if name == "mujoco":
-        from tsid_py.loop.mujoco_plant import MujocoPlant
+    from tsid_py.loop.mujoco_plant import MujocoPlant
 
-        return MujocoPlant(robot)
-    raise InvalidParameterError(f"unknown plant {name!r}: choose from {', '.join(PLANTS)}")
+    return MujocoPlant(robot)

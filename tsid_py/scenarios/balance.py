@@ -25,6 +25,8 @@ from tsid_py.scenarios.runner import LoopSetup, RunResult, run_biped
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
+
 
 def run(
     robot: str = "talos",

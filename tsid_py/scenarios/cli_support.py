@@ -9,7 +9,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_FELL, EXIT_OK, Parser, run_command
+from tsid_py.command import (
+    EXIT_CONTROLLER_FAILED,
+    EXIT_FELL,
+    EXIT_OK,
+    HERTZ,
+    METRES,
+    SECONDS,
+    Parser,
+    add_hint,
+    number,
+    run_command,
+)
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.control_loop import check_pushes
 from tsid_py.loop.plant import COMMAND_MODES, Push
@@ -19,6 +30,7 @@ from tsid_py.robot_specs import available_robots
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
+from tsid_py.viz.meshcat_server import ANSWER_WITHIN
 from tsid_py.viz.plots import PLOT_STEPS
 
 logger = logging.getLogger("tsid_py")
@@ -68,8 +80,11 @@ SUMMARY_LABELS = {
 }
 
 
-def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: float | None) -> None:
-    """--robot, --duration (unless None: the scenario's plan sets it), --dt, --json."""
+def add_common_arguments(
+    parser: argparse.ArgumentParser, robot: str, duration: float | None, plan: str = ""
+) -> None:
+    """--robot, --duration (unless None: the scenario's plan sets it, and ``plan`` says how to
+    change it, e.g. "choose --steps"), --dt, --json."""
     parser.add_argument(
         "--robot",
         default=robot,
@@ -77,9 +92,12 @@ def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: 
     )
     if duration is not None:
         parser.add_argument(
-            "--duration", type=float, default=duration, help=f"simulated time [s] (default: {duration})"
+            "--duration", type=SECONDS, default=duration, help=f"simulated time [s] (default: {duration})"
         )
-    parser.add_argument("--dt", type=float, default=0.002, help="control period [s] (default: 0.002)")
+    else:
+        name = parser.prog.split()[-1]
+        add_hint(parser, "--duration", f"{name}'s plan sets its length" + (f": {plan}" if plan else ""))
+    parser.add_argument("--dt", type=SECONDS, default=0.002, help="control period [s] (default: 0.002)")
     parser.add_argument(
         "--backend",
         choices=installed_backends(),
@@ -98,6 +116,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, robot: str, duration: 
 
 
 LOG_WINDOW = 1000  # control steps a CLI run keeps in memory when no output needs them all
+VIEWER_RATE = 25.0  # [Hz] the live viewer's frames per simulated second, when --viewer-rate is not given
 
 
 def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
@@ -179,12 +198,12 @@ def add_sway_arguments(parser: argparse.ArgumentParser, amplitude: float, freque
     """--amplitude [m] and --frequency [Hz] of a CoM sway along y."""
     parser.add_argument(
         "--amplitude",
-        type=float,
+        type=METRES,
         default=amplitude,
         help=f"sway amplitude along y [m] (default: {amplitude})",
     )
     parser.add_argument(
-        "--frequency", type=float, default=frequency, help=f"sway frequency [Hz] (default: {frequency})"
+        "--frequency", type=HERTZ, default=frequency, help=f"sway frequency [Hz] (default: {frequency})"
     )
 
 
@@ -199,20 +218,27 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
     )
     see.add_argument(
         "--viewer-rate",
-        type=float,
-        default=25.0,
-        help="viewer frames per simulated second [Hz] (default: 25)",
+        type=number("a number of frames per second"),
+        default=None,
+        metavar="HZ",
+        help=f"viewer frames per simulated second [Hz], with --viewer meshcat (default: {VIEWER_RATE:g})",
     )
     see.add_argument(
-        "--viewer-url", default=None, help="ZMQ address of a running meshcat server (default: start one)"
+        "--viewer-url",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="with --viewer meshcat: the zmq_url a running `meshcat-server` printed (not its web page; "
+        f"refused when no server answers there within {ANSWER_WITHIN:g} s) (default: start a server for "
+        "the run)",
     )
     see.add_argument("--html", metavar="FILE", help="write the run as a self-contained HTML replay")
     see.add_argument(
         "--plot",
         metavar="DIR",
-        help="write PNG plots of the run into DIR: reference, planned and measured CoM and feet, planned "
-        "and measured contact forces, torques, a top view. With --plot or --html the run's log streams "
-        "to an unnamed file beside the outputs as the run goes (memory stays flat however long the run; "
+        help="write PNG plots of the run into the directory DIR (made if its parent exists): reference, "
+        "planned and measured CoM and feet, planned and measured contact forces, torques, a top view. "
+        "With --plot or --html the run's log streams to an unnamed file beside the outputs as the run "
+        "goes (memory stays flat however long the run; "
         f"plots draw at most {PLOT_STEPS} evenly spread steps); without them only the last "
         f"{LOG_WINDOW} steps are kept",
     )
@@ -310,17 +336,19 @@ def scenario_main(
 
 
 def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Namespace) -> int:
+    check_viewer_options(args)
     if args.html:
         check_output_file(args.html, args.force, "--html")
     if args.plot:
-        check_output_dir(args.plot, plot_names(args.plot, command), args.force, "--plot")
+        check_output_dir(args.plot, plot_names(args.plot, command), args.force, "--plot", "figures")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
     viewer, result = None, None
     try:
         if args.viewer == "meshcat":
             from tsid_py.viz.meshcat_viewer import LiveViewer
 
-            viewer = LiveViewer(args.viewer_rate, args.viewer_url, wait_for_browser=interactive)
+            rate = VIEWER_RATE if args.viewer_rate is None else args.viewer_rate
+            viewer = LiveViewer(rate, args.viewer_url, wait_for_browser=interactive)
         result = run(args) if viewer is None else run(args, viewer)
         print(report(result, args.json))
         if args.html:
@@ -352,6 +380,14 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
         print(f"tsid-py {command}: the robot {verdict_line(summary)}", file=sys.stderr)
         return EXIT_FELL
     return EXIT_OK
+
+
+def check_viewer_options(args: argparse.Namespace) -> None:
+    """--viewer-url and --viewer-rate set the live viewer: refused without ``--viewer meshcat``
+    (silently ignored, they would leave the user waiting for a view that never comes)."""
+    given = [f"--viewer-{name}" for name in ("url", "rate") if getattr(args, f"viewer_{name}") is not None]
+    if given and args.viewer != "meshcat":
+        raise InvalidParameterError(f"{given[0]} needs --viewer meshcat (without it the run is not shown)")
 
 
 def plot_names(directory: str, command: str) -> list[str]:

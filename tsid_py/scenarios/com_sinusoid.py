@@ -15,6 +15,7 @@ SCENARIO = SwayScenario(
     "com-sinusoid", BipedController, robot="talos", duration=10.0, amplitude=0.05, frequency=0.5
 )
 run, add_arguments, run_from_args = SCENARIO.run, SCENARIO.add_arguments, SCENARIO.run_from_args
+CONTROLLER = SCENARIO.controller  # what it runs (a sweep checks its robots with check_spec)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ SCENARIO = SwayScenario(
     "quadruped", QuadrupedController, robot="solo12", duration=4.0, amplitude=0.02, frequency=1.0
 )
 run, add_arguments, run_from_args = SCENARIO.run, SCENARIO.add_arguments, SCENARIO.run_from_args
+CONTROLLER = SCENARIO.controller  # what it runs (a sweep checks its robots with check_spec)
 
 
 def main(argv: list[str] | None = None) -> int:

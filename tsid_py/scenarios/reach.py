@@ -34,6 +34,7 @@ from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidia
 from tsid_py.validation import as_scalar, as_vector
 
 MOTIONS = ("target", "sinusoid")
+CONTROLLER = ArmController  # what it runs (a sweep checks its robots with check_spec)
 KP_EE = {"target": 100.0, "sinusoid": 5.0}
 SINUSOID_AMPLITUDE = np.array([0.0, 0.1, 0.1])  # [m]
 SINUSOID_FREQUENCY = np.array([1.4, 0.7, 0.7])  # [Hz]

@@ -19,7 +19,8 @@ import argparse
 
 import numpy as np
 
-from tsid_py.controllers.biped import BipedParams
+from tsid_py.command import METRES
+from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.loop.control_loop import Observer
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
@@ -33,6 +34,7 @@ UNLOAD = 0.2  # [s] contact unloading before lift-off
 LOAD = 0.2  # [s] contact loading after touch-down
 SWING = 1.2  # [s] foot in the air
 SETTLE = 0.5  # [s] standing at the end
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 
 
 MAX_HEIGHT = 0.1  # [m] the default lift of TSID's exercise (Talos)
@@ -95,10 +97,10 @@ def run(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=None)
+    add_common_arguments(parser, robot="talos", duration=None, plan="the phases of TSID's exercise")
     parser.add_argument(
         "--height",
-        type=float,
+        type=METRES,
         default=None,
         help="swing-foot lift [m] (default: 14%% of the leg's length, at most 0.1)",
     )

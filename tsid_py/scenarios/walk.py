@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 
-from tsid_py.controllers.biped import BipedParams
+from tsid_py.command import METRES, SECONDS
+from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.control_loop import Observer
 from tsid_py.loop.plant import Push
@@ -32,6 +33,7 @@ from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 
 W_COP = 1e-5  # weight of the CoP task (rows in m N)
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 MAX_STEP_LENGTH = 0.2  # [m] the longest default step (Talos's, in TSID's walking exercise)
 MAX_SWING_HEIGHT = 0.05  # [m] the highest default swing (TSID's walking exercise)
 SWING_PER_LEG = 0.07  # a shorter leg lifts its foot this fraction of its length
@@ -117,25 +119,29 @@ def run(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=None)
+    add_common_arguments(
+        parser, robot="talos", duration=None, plan="choose --steps, --single-support and --double-support"
+    )
     parser.add_argument("--steps", type=int, default=8, help="number of swings, >= 2 (default: 8)")
     parser.add_argument(
         "--step-length",
-        type=float,
+        type=METRES,
         default=None,
         help="footprint spacing [m] (default: the spec's [walk] step_length, else the sole's length, "
         "at most 0.2)",
     )
     parser.add_argument(
         "--swing-height",
-        type=float,
+        type=METRES,
         default=None,
         help="foot lift at mid-swing [m] (default: the spec's [walk] swing_height, else 7%% of the leg's "
         "length, at most 0.05)",
     )
-    parser.add_argument("--single-support", type=float, default=0.8, help="swing duration [s] (default: 0.8)")
     parser.add_argument(
-        "--double-support", type=float, default=0.3, help="double-support duration [s] (default: 0.3)"
+        "--single-support", type=SECONDS, default=0.8, help="swing duration [s] (default: 0.8)"
+    )
+    parser.add_argument(
+        "--double-support", type=SECONDS, default=0.3, help="double-support duration [s] (default: 0.3)"
     )
     add_plant_arguments(parser)
 

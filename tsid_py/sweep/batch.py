@@ -94,13 +94,7 @@ def run_batch(args: argparse.Namespace) -> int:
         force=args.force,
         progress=not args.json,
     )
-    if args.json:
-        print(json.dumps(report.summary()))
-    else:
-        print(
-            f"analyze --batch: {report.points} files, {report.skipped} already in {table}, "
-            f"{report.ran} analysed ({report.errors} raised) in {report.seconds:.1f} s ({report.backend})"
-        )
-    if report.errors and not args.allow_errors:
+    print(json.dumps(report.summary()) if args.json else report.line("analyze --batch", "files", "analysed"))
+    if report.errors and not args.allow_errors:  # this run's, and those of the files already in the table
         return EXIT_CONTROLLER_FAILED
     return EXIT_OK

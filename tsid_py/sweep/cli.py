@@ -19,20 +19,35 @@ import logging
 import sys
 from pathlib import Path
 
-from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, Parser, run_command
+from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, SECONDS, Parser, run_command
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_file
 from tsid_py.sweep.engine import run_sweep
 from tsid_py.sweep.plots import check_plottable, plot_sweep, varying
-from tsid_py.sweep.scenario import ScenarioJob, check_keywords, scenario_function, whole_numbers
-from tsid_py.sweep.space import Axis, grid_points, parse_param, sample_points
+from tsid_py.sweep.scenario import ScenarioJob, check_keywords, scenario_function, sweepable, whole_numbers
+from tsid_py.sweep.space import PUSH_NAMES, Axis, grid_points, parse_param, sample_points
 
 SHORTCUTS = ("robot", "duration", "dt", "backend")  # options that fix one keyword of the scenario
 
 
+class SweepParser(Parser):
+    """The sweep's parser: a scenario's option given as a sweep's (``--plant mujoco``) is
+    answered with the ``--param`` that sets it."""
+
+    def hint(self, option: str, value: str | None, parsed: argparse.Namespace) -> str | None:
+        name = option.lstrip("-").replace("-", "_")
+        try:
+            keywords = sweepable(scenario_function(parsed.scenario))
+        except InvalidParameterError:  # an unknown scenario: said once its options are read
+            keywords = {}
+        if keywords is None or name in keywords or name in PUSH_NAMES:
+            return f"a sweep sets {parsed.scenario}'s {name} with --param {name}={value or 'VALUE'}"
+        return super().hint(option, value, parsed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The options of ``tsid-py sweep``."""
-    parser = Parser(prog="tsid-py sweep", description=__doc__.splitlines()[0])
+    parser = SweepParser(prog="tsid-py sweep", description=__doc__.splitlines()[0])
     parser.add_argument("scenario", help="a tsid-py scenario (balance, com-sinusoid, ...) or module:function")
     what = parser.add_argument_group("the points")
     what.add_argument(
@@ -51,9 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     what.add_argument("--robot", default=None, help="robot spec (default: the scenario's)")
     what.add_argument(
-        "--duration", type=float, default=None, help="simulated time [s] (default: the scenario's)"
+        "--duration", type=SECONDS, default=None, help="simulated time [s] (default: the scenario's)"
     )
-    what.add_argument("--dt", type=float, default=None, help="control period [s] (default: the scenario's)")
+    what.add_argument("--dt", type=SECONDS, default=None, help="control period [s] (default: the scenario's)")
     what.add_argument("--backend", default=None, help="QP backend (default: quadprog)")
     out = parser.add_argument_group("the table")
     out.add_argument(
@@ -165,14 +180,12 @@ def _sweep(args: argparse.Namespace) -> int:
         title = f"{args.scenario}: {len(report.rows)} runs" + (f", {fixed}" if fixed else "")
 
         plot_sweep(report.rows, inputs, args.plot, args.plot_metric, title)
-    if args.json:
-        print(json.dumps(report.summary()))
-    else:
+    print(json.dumps(report.summary()) if args.json else report.line(f"sweep {args.scenario}"))
+    if report.errors:  # this run's, and those of the runs already in the table
         print(
-            f"sweep {args.scenario}: {report.points} points, {report.skipped} already in {args.out}, "
-            f"{report.ran} run ({report.errors} raised) in {report.seconds:.1f} s ({report.backend})"
+            f"tsid-py sweep: {report.errors} runs raised: their error is in the table "
+            "(--retry-errors runs them again)",
+            file=sys.stderr,
         )
-    if report.errors:
-        print(f"tsid-py sweep: {report.errors} runs raised: their error is in the table", file=sys.stderr)
         return EXIT_OK if args.allow_errors else EXIT_CONTROLLER_FAILED
     return EXIT_OK

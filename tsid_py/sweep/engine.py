@@ -45,12 +45,15 @@ MAX_RETRIES = 3  # times Ray runs a point again after its worker died
 @dataclass
 class SweepReport:
     """What a sweep did: its table, its points, those already in the table, those run now and how
-    many of them raised, its wall time [s] and its backend ("serial" or "ray")."""
+    many of them raised, the rows of the table that hold an error (those of earlier runs too: a
+    sweep is done without errors only when none does), its wall time [s] and its backend
+    ("serial" or "ray"; "none" when every point was already in the table)."""
 
     table: Path
     points: int
     skipped: int
     ran: int
+    raised: int
     errors: int
     seconds: float
     backend: str
@@ -62,10 +65,20 @@ class SweepReport:
             "points": self.points,
             "skipped": self.skipped,
             "ran": self.ran,
+            "raised": self.raised,
             "errors": self.errors,
             "seconds": self.seconds,
             "backend": self.backend,
         }
+
+    def line(self, what: str, items: str = "points", ran: str = "run") -> str:
+        """The sweep in one line for people, e.g. ``sweep balance: 6 points, 0 already in t.csv, 6
+        run (1 raised) in 2.1 s (serial)``, and the rows of earlier runs that hold an error."""
+        earlier = self.errors - self.raised
+        return (
+            f"{what}: {self.points} {items}, {self.skipped} already in {self.table}, {self.ran} {ran} "
+            f"({self.raised} raised) in {self.seconds:.1f} s ({self.backend})"
+        ) + (f"; {earlier} of the runs already in the table raised" if earlier else "")
 
 
 def prepare_table(
@@ -175,11 +188,11 @@ def run_sweep(
     keep = tuple(keep) if keep is not None else None
     done, todo = prepare_table(out, points, retry_errors, force)
     address = address or os.environ.get("RAY_ADDRESS") or None
-    backend = choose_backend(workers, address)
+    backend = choose_backend(workers, address) if todo else "none"
     rows = dict(done)
     task = Task(job, keep)
     start = time.perf_counter()
-    report = SweepReport(out, len(points), len(done), 0, 0, 0.0, backend)
+    report = SweepReport(out, len(points), len(done), 0, 0, 0, 0.0, backend)
     written = False
     last_write = time.monotonic()
     source: Iterator[Outcome] = iter(())
@@ -202,7 +215,7 @@ def run_sweep(
         for outcome in progress_bar(outcomes, progress, "sweep", unit="run"):
             rows[outcome.point] = outcome.row()
             report.ran += 1
-            report.errors += bool(outcome.error)
+            report.raised += bool(outcome.error)
             written = False
             if outcome.missing:
                 raise InvalidParameterError(
@@ -220,6 +233,7 @@ def run_sweep(
             write_table(out, list(rows.values()), inputs)
         report.seconds = time.perf_counter() - start
     report.rows = sorted(rows.values(), key=lambda row: row["point"])
+    report.errors = sum(bool(row.get("error")) for row in report.rows)
     return report
 
 

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.loop.plants import PUSHABLE
+from tsid_py.loop.plant import check_mode
+from tsid_py.loop.plants import PUSHABLE, check_plant
 from tsid_py.robot_specs import load_spec
 from tsid_py.scenarios import SCENARIOS
 from tsid_py.solvers import installed_backends
@@ -72,9 +73,11 @@ def whole_numbers(function: Callable[..., object]) -> set[str]:
 
 
 def check_keywords(function: Callable[..., object], axes: list[Axis], label: str) -> None:
-    """Every axis names a keyword of ``function`` (push names need a ``push`` keyword); robot
-    names and QP backends are checked before the runs."""
+    """Every axis names a keyword of ``function`` (push names need a ``push`` keyword); robots
+    (and that they suit the scenario ``label``, as its command checks them), plants, command modes
+    and QP backends are checked before the runs."""
     allowed = sweepable(function)
+    controller = getattr(SCENARIOS.get(label), "CONTROLLER", None)
     takes_push = "push" in inspect.signature(function).parameters or allowed is None
     for axis in axes:
         if axis.name in PUSH_NAMES:
@@ -90,7 +93,13 @@ def check_keywords(function: Callable[..., object], axes: list[Axis], label: str
         values = axis.values or ()
         if axis.name == "robot":
             for value in values:
-                load_spec(str(value))
+                spec = load_spec(str(value))
+                if controller is not None:
+                    controller.check_spec(spec)
+        for name, check in (("plant", check_plant), ("mode", check_mode)):
+            if axis.name == name:
+                for text in map(str, axis.values or (axis.low,)):  # a range of numbers: no name either
+                    check(text)
         if axis.name == "backend":
             for value in values:
                 if value not in installed_backends():

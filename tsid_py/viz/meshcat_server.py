@@ -23,8 +23,11 @@ import threading
 import time
 from dataclasses import dataclass
 
+from tsid_py.errors import InvalidParameterError
+
 LOCALHOST = "127.0.0.1"
 _PR_SET_PDEATHSIG = 1  # prctl option: the signal this process gets when its parent dies
+ANSWER_WITHIN = 3.0  # [s] a server given by its address must answer within this (meshcat waits forever)
 
 
 @dataclass
@@ -67,6 +70,32 @@ def start_local_server(timeout: float = 20.0) -> LocalServer:
     server = LocalServer(process, urls["zmq_url"], urls["web_url"])
     atexit.register(server.stop)
     return server
+
+
+def check_server(zmq_url: str, timeout: float = ANSWER_WITHIN) -> str:
+    """The page of the meshcat server at ``zmq_url``, asked for within ``timeout`` seconds.
+
+    ``zmq_url`` is the ``zmq_url=tcp://HOST:PORT`` that ``meshcat-server`` prints. Raises
+    InvalidParameterError for another kind of address (its ``web_url``, a page) and when no server
+    answers in time (meshcat's own client would wait for an answer forever).
+    """
+    advice = "start `meshcat-server` and pass the zmq_url (tcp://...) it prints, not its web page"
+    if not zmq_url.startswith("tcp://"):
+        raise InvalidParameterError(f"meshcat server address {zmq_url}: not a ZMQ address; {advice}")
+    import zmq
+
+    socket: zmq.Socket = zmq.Context.instance().socket(zmq.REQ)
+    socket.setsockopt(zmq.LINGER, 0)  # closing never waits for a request nobody took
+    try:
+        socket.connect(zmq_url)
+        socket.send(b"url")
+        if socket.poll(int(timeout * 1000)):
+            return socket.recv().decode("utf-8")
+    except zmq.ZMQError as error:  # a malformed address (no port, a bad host)
+        raise InvalidParameterError(f"meshcat server address {zmq_url}: {error}; {advice}") from None
+    finally:
+        socket.close()
+    raise InvalidParameterError(f"no meshcat server answered at {zmq_url} within {timeout:g} s: {advice}")
 
 
 def watch_parent(parent: int, period: float = 0.5) -> None:

@@ -26,7 +26,10 @@ class LiveViewer:
 
     Args:
         rate: Frames per second of simulated time [Hz].
-        zmq_url: ZMQ address of a running meshcat server; None starts one on 127.0.0.1.
+        zmq_url: ZMQ address of a running meshcat server (the ``tcp://...`` its ``meshcat-server``
+            printed); None starts one on 127.0.0.1. A server given is asked for its page here:
+            InvalidParameterError when it does not answer within a few seconds
+            (:func:`~tsid_py.viz.meshcat_server.check_server`).
         wait_for_browser: Before the first frame, block until a browser has opened the page.
         realtime: Never draw ahead of the wall clock (a fast controller is slowed to real time).
     """
@@ -39,6 +42,10 @@ class LiveViewer:
         realtime: bool = True,
     ) -> None:
         self.period = 1.0 / as_scalar("viewer rate", rate, minimum=0.0, strict=True)
+        if zmq_url is not None:
+            from tsid_py.viz.meshcat_server import check_server  # not at import: it runs as a program
+
+            check_server(zmq_url)
         self.zmq_url = zmq_url
         self.wait_for_browser = wait_for_browser
         self.realtime = realtime

@@ -31,6 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from tsid_py.command import METRES
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import polygon_margin
@@ -63,6 +64,7 @@ from tsid_py.trajectories import TrajectoryEuclidianConstant
 from tsid_py.validation import as_scalar
 
 NAME = "com-outside"
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 
 
 class _Support(StepHooks):
@@ -202,7 +204,7 @@ def _figure(summary: dict, hull: np.ndarray, target: np.ndarray, support: _Suppo
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, robot="talos", duration=5.0)
     parser.add_argument(
-        "--offset", type=float, default=0.2, help="CoM target to the side of c_0, along y [m] (default: 0.2)"
+        "--offset", type=METRES, default=0.2, help="CoM target to the side of c_0, along y [m] (default: 0.2)"
     )
     parser.add_argument(
         "--level",
@@ -218,7 +220,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--margin",
-        type=float,
+        type=METRES,
         default=0.01,
         help="with --capture-point: distance kept from the polygon's edges [m] (default: 0.01)",
     )

@@ -49,6 +49,7 @@ from tsid_py.solvers import make_solver
 from tsid_py.validation import as_scalar
 
 NAME = "contact-gains"
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 
 
 class _Rotation(StepHooks):

@@ -53,6 +53,7 @@ from tsid_py.scenarios.runner import LoopSetup
 from tsid_py.solvers import make_solver
 
 NAME = "gains-weights"
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 KP_COM = (1.0, 10.0, 100.0)  # [1/s^2]
 KP_POSTURE = (0.1, 1.0, 10.0)  # times the spec's posture gains
 W_COM = (0.1, 1.0, 10.0)

@@ -19,6 +19,7 @@ from array import array
 
 import numpy as np
 
+from tsid_py.command import NEWTONS, SECONDS
 from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
@@ -49,6 +50,7 @@ from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
 
 NAME = "hand-contact"
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 HANDS = ("right", "left")
 # Talos's arm joints 1-4 that raise the right gripper forward (0.4 m ahead of the base, 1 m high);
 # the left arm mirrors them (joints 1-3 change sign, the elbow keeps it).
@@ -226,10 +228,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--hand", choices=HANDS, default="right", help="the gripper on the wall (default: right)"
     )
     parser.add_argument(
-        "--hand-force", type=float, default=30.0, help="normal force on the wall [N] (default: 30)"
+        "--hand-force", type=NEWTONS, default=30.0, help="normal force on the wall [N] (default: 30)"
     )
     parser.add_argument(
-        "--ramp", type=float, default=0.5, help="time the force is raised over [s] (default: 0.5)"
+        "--ramp", type=SECONDS, default=0.5, help="time the force is raised over [s] (default: 0.5)"
     )
     parser.add_argument(
         "--w-force", type=float, default=1.0, help="weight of the hand's force task (default: 1)"

@@ -20,6 +20,7 @@ from array import array
 
 import numpy as np
 
+from tsid_py.command import METRES
 from tsid_py.controllers.biped import BipedController
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.control_loop import Observer, StepHooks
@@ -43,6 +44,7 @@ from tsid_py.trajectories import TrajectoryEuclidianConstant
 from tsid_py.validation import as_scalar
 
 NAME = "self-collision"
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 HANDS = ("right", "left")
 TORSO = "torso_2_link"
 
@@ -190,10 +192,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-avoidance", dest="avoidance", action="store_false", help="leave the self-collision task out"
     )
     parser.add_argument(
-        "--d-min", type=float, default=0.02, help="distance kept between the pairs [m] (default: 0.02)"
+        "--d-min", type=METRES, default=0.02, help="distance kept between the pairs [m] (default: 0.02)"
     )
     parser.add_argument(
-        "--d-influence", type=float, default=0.1, help="distance where the damper starts [m] (default: 0.1)"
+        "--d-influence", type=METRES, default=0.1, help="distance where the damper starts [m] (default: 0.1)"
     )
     parser.add_argument(
         "--damping",

@@ -25,6 +25,7 @@ import argparse
 
 import numpy as np
 
+from tsid_py.command import METRES
 from tsid_py.controllers.biped import BipedController
 from tsid_py.loop.control_loop import Observer
 from tsid_py.robot_specs import load_robot
@@ -45,6 +46,7 @@ from tsid_py.solvers import make_solver
 from tsid_py.validation import as_scalar
 
 NAME = "sinusoid-sweep"
+CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 MAX_RAMP = 1.0  # [s] the amplitude rises over one period, at most this long
 FREQUENCIES = (0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)  # [Hz]
 LIMIT_COLOURS = {
@@ -186,7 +188,7 @@ def _figure(summary: dict):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=None)
+    add_common_arguments(parser, robot="talos", duration=None, plan="choose --frequencies and --cycles")
     parser.add_argument(
         "--frequencies",
         type=float_list,
@@ -195,7 +197,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sway frequencies [Hz] (default: " + ",".join(f"{f:g}" for f in FREQUENCIES) + ")",
     )
     parser.add_argument(
-        "--amplitude", type=float, default=0.05, help="sway amplitude along y [m] (default: 0.05)"
+        "--amplitude", type=METRES, default=0.05, help="sway amplitude along y [m] (default: 0.05)"
     )
     parser.add_argument(
         "--cycles", type=float, default=2.0, help="periods at each frequency after the ramp (default: 2)"
