@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
@@ -32,6 +33,7 @@ from tsid_py.sweep import (
     write_table,
 )
 from tsid_py.sweep.table import has_pyarrow
+from tsid_py.sweep.task import Task
 
 TABLES = [".csv", pytest.param(".parquet", marks=pytest.mark.skipif(not has_pyarrow(), reason="no pyarrow"))]
 
@@ -268,15 +270,25 @@ def test_tables_write_floats_exactly(tmp_path, suffix):
     assert np.isnan(back[-1])
 
 
-def test_without_ray_the_sweep_runs_serially(monkeypatch, tmp_path, caplog):
+def test_a_local_sweep_needs_no_ray_and_a_cluster_does(monkeypatch, tmp_path, caplog):
+    """Without Ray: a local sweep runs on worker processes (serially with one worker, or a job that
+    cannot be pickled, which is said); a cluster address is refused."""
     from tsid_py.sweep.engine import choose_backend
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
-    assert choose_backend(None, None) == "serial" and not caplog.records
-    assert choose_backend(2, None) == "serial" and "Ray is not installed" in caplog.text
+    task = Task(ScenarioJob(fake_run))
+    assert choose_backend(2, None, task) == "processes" and not caplog.records
+    assert choose_backend(1, None, task) == "serial"
+    assert choose_backend(2, None, Task(ScenarioJob(lambda values: {}))) == "serial"
+    assert "cannot be pickled" in caplog.text
     with pytest.raises(InvalidParameterError, match="--address auto: running on a Ray cluster needs Ray"):
-        choose_backend(2, "auto")
-    assert run_sweep(ScenarioJob(fake_run), fake_points(1), tmp_path / "t.csv", workers=2).backend == "serial"
+        choose_backend(2, "auto", task)
+    report = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "t.csv", workers=2)
+    serial = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "s.csv", workers=1)
+    assert (report.backend, report.ran, report.errors) == ("processes", 6, serial.errors)
+    assert [{k: v for k, v in row.items() if k != "seconds"} for row in report.rows] == [
+        {k: v for k, v in row.items() if k != "seconds"} for row in serial.rows
+    ]
 
 
 # ------------------------------------------------------------------ a real scenario, serially
@@ -696,19 +708,21 @@ def columns_but_seconds(path: Path):
 
 
 def test_a_small_sweep_without_workers_stays_serial(monkeypatch, tmp_path):
-    """--workers not given: the first run's time says whether Ray pays (SERIAL_BELOW seconds of
-    work); given, it is obeyed."""
-    pytest.importorskip("ray", reason="Ray comes with the [cluster] extra")
+    """--workers not given: the first run's time says whether worker processes pay (SERIAL_BELOW
+    seconds of work); given, it is obeyed."""
     import tsid_py.sweep.engine as engine
 
     calls = []
-    monkeypatch.setattr("tsid_py.sweep.ray_runner.run_on_ray", lambda *args: calls.append(args) or iter(()))
+    monkeypatch.setattr(
+        "tsid_py.sweep.local_runner.run_on_processes", lambda *args: calls.append(args) or iter(())
+    )
+    monkeypatch.setattr("tsid_py.sweep.local_runner.usable_cores", lambda: 2)
 
     small = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "small.csv")
     assert (small.backend, small.ran, calls) == ("serial", 6, [])  # microseconds of work
     monkeypatch.setattr(engine, "SERIAL_BELOW", 0.0)  # as if each run took long
     large = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "large.csv")
-    assert large.backend == "ray" and len(calls) == 1 and len(calls[0][1]) == 5  # the first ran here
+    assert large.backend == "processes" and len(calls) == 1 and len(calls[0][1]) == 5  # the first ran here
 
 
 @pytest.mark.slow
@@ -799,3 +813,51 @@ def test_cli_sweep_on_ray(local_ray, tmp_path, capsys):
     assert len(read_table(out)[0]) == 6 and Decimal("0.01") <= Decimal(
         str(read_table(out)[0][0]["amplitude"])
     ) <= Decimal("0.02")
+
+
+# ------------------------------------------------------------------ on worker processes
+def sleepy(seconds: float, **kwargs) -> dict[str, object]:
+    """A run that takes ``seconds``."""
+    time.sleep(seconds)
+    return {"slept": seconds}
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_serial_table_and_survive_killed_workers(monkeypatch, tmp_path):
+    """The local pool: a worker killed once has its point run again and the table is the serial
+    one (but the wall times); a point that kills its worker every time is recorded with the error
+    after its retries, and the other points run."""
+    monkeypatch.setitem(sys.modules, "ray", None)  # the local pool, whatever Ray this process runs
+    points = grid_points([parse_param("amplitude=0.01:0.08:0.01"), parse_param("duration=0.02")])
+    marker = tmp_path / "died"
+    job = ScenarioJob(partial(dying_sway, str(marker), 0.03))
+    report = run_sweep(job, points, tmp_path / "table.csv", workers=2)
+    assert marker.exists(), "the worker did not die"
+    assert (report.backend, report.ran, report.errors) == ("processes", 8, 0)
+    serial = run_sweep(ScenarioJob("com-sinusoid"), points, tmp_path / "serial.csv", workers=1)
+    for row, expected in zip(report.rows, serial.rows, strict=True):
+        assert {k: v for k, v in row.items() if k != "seconds"} == {
+            k: v for k, v in expected.items() if k != "seconds"
+        }
+
+    job = ScenarioJob(partial(dying_sway, str(tmp_path / "always"), 0.02, always=True))
+    report = run_sweep(job, points[:3], tmp_path / "killer.csv", workers=2, max_retries=1)
+    errors = [row["error"] for row in report.rows]
+    assert errors[0] == errors[2] == "" and errors[1].startswith("WorkerDied"), errors
+
+
+@pytest.mark.slow
+def test_a_stopped_local_sweep_does_not_wait_for_its_runs():
+    """Closing the runner (SIGINT, an error) terminates the workers still running."""
+    import multiprocessing
+
+    from tsid_py.sweep.local_runner import run_on_processes
+
+    before = set(multiprocessing.active_children())
+    items = [(k, {"seconds": s}) for k, s in enumerate([0.01, 30.0, 30.0])]
+    runs = run_on_processes(Task(ScenarioJob(sleepy)), items, 2, max_retries=0)
+    start = time.monotonic()
+    first = next(runs)
+    runs.close()
+    assert first.fields == {"slept": 0.01} and time.monotonic() - start < 20.0
+    assert set(multiprocessing.active_children()) <= before

@@ -1,9 +1,9 @@
-"""Sweeps: a scenario run over a grid or seeded random samples of its parameters, on Ray or serially.
+"""Sweeps: a scenario run over a grid or seeded random samples of its parameters, on many cores.
 
 A sweep is a job (a scenario, or any picklable function of keyword values), its points
 (:func:`grid_points`, :func:`sample_points` of :class:`Axis` parsed from ``NAME=START:STOP:STEP``)
-and the summary fields to keep. :func:`run_sweep` runs the points not yet in the table, on a
-local Ray, a Ray cluster, or serially (one worker, or no Ray installed), and streams one row per
+and the summary fields to keep. :func:`run_sweep` runs the points not yet in the table, on worker
+processes of this machine, on a Ray cluster, or serially (one worker), and streams one row per
 run into a Parquet or CSV table; :func:`plot_sweep` draws a push-recovery map or a metric map.
 The same engine runs ``tsid-py analyze --batch`` (one motion analysis per recording).
 

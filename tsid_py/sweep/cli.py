@@ -108,14 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="processes: 1 runs serially here; more run on Ray (default: every core, or serially when "
-        "the first run shows the sweep is under 15 s of work, or without Ray)",
+        help="processes: 1 runs serially here; more run in worker processes on this machine "
+        "(default: one per core, or serially when the first run shows the sweep is under 3 s of work)",
     )
     run.add_argument(
         "--address",
         default=None,
         metavar="ADDR",
-        help="a Ray cluster (default: $RAY_ADDRESS, else a local Ray)",
+        help="a Ray cluster (default: $RAY_ADDRESS, else this machine's cores)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object (and no progress bar)")
     parser.add_argument(

@@ -2,8 +2,9 @@
 
 A job is a picklable function of one point's values (a dict) returning a summary (a dict, or an
 object with a ``.summary`` dict such as a scenario's ``RunResult``). :func:`run_sweep` runs it at
-every point not yet in the table, serially in this process or on Ray
-(:mod:`tsid_py.sweep.ray_runner`), and adds one row per run as runs finish:
+every point not yet in the table, serially in this process, in a pool of processes on this
+machine (:mod:`tsid_py.sweep.local_runner`) or on a Ray cluster (:mod:`tsid_py.sweep.ray_runner`),
+and adds one row per run as runs finish:
 
 - the fields of the summary to keep (``keep``; by default every scalar field but those that
   measure the machine rather than the run, :data:`~tsid_py.sweep.task.MACHINE_FIELDS`),
@@ -18,9 +19,11 @@ gives the same table (``seconds`` apart) whatever the number of workers.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import logging
 import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,10 +39,10 @@ logger = logging.getLogger("tsid_py")
 
 CHECKPOINT = 5.0  # [s] between two writes of the table while runs finish
 # [s] of serial work (estimated from the first run) below which a sweep whose --workers was not
-# given stays serial: starting a local Ray and importing tsid_py in its workers costs 8-12 s on a
-# 2-core machine (docs/sweeps.md), which 2 workers win back only from about 15 s of runs
-SERIAL_BELOW = 15.0
-MAX_RETRIES = 3  # times Ray runs a point again after its worker died
+# given stays serial: a pool of local workers is ready in about 1 s on a 2-core machine
+# (docs/sweeps.md), which 2 workers win back from about 3 s of runs
+SERIAL_BELOW = 3.0
+MAX_RETRIES = 3  # times a point runs again after its worker died
 
 
 @dataclass
@@ -165,12 +168,12 @@ def run_sweep(
         out: The table, ``.parquet`` (pyarrow) or ``.csv``. Its rows of this sweep are kept and
             their points skipped (see :func:`prepare_table`).
         keep: The summary fields to keep (default: the scalar ones, see :func:`~tsid_py.sweep.task.select`).
-        workers: Processes running points: 1 runs them here, serially; more run on Ray, started
-            on this machine with that many CPUs (default: all its cores, unless the first run
-            shows the sweep is less than SERIAL_BELOW seconds of work: then serially; serial
-            without Ray).
+        workers: Processes running points: 1 runs them here, serially; more run in a pool of
+            worker processes on this machine (:mod:`~tsid_py.sweep.local_runner`; default: one
+            per usable core, unless the first run shows the sweep is less than SERIAL_BELOW
+            seconds of work: then serially), or on Ray (see :func:`choose_backend`).
         address: A running Ray cluster ("auto", "ray://HOST:10001", ...; default: the
-            ``RAY_ADDRESS`` environment variable, else a new local Ray).
+            ``RAY_ADDRESS`` environment variable, else this machine).
         retry_errors: Run again the points whose row records an error.
         force: Replace a table that holds another sweep (a table of this sweep is resumed).
         progress: A progress bar on stderr (when it is a terminal).
@@ -186,11 +189,11 @@ def run_sweep(
     if any(list(point) != inputs for point in points):
         raise InvalidParameterError("every point of a sweep must have the same parameters")
     keep = tuple(keep) if keep is not None else None
+    task = Task(job, keep)
     done, todo = prepare_table(out, points, retry_errors, force)
     address = address or os.environ.get("RAY_ADDRESS") or None
-    backend = choose_backend(workers, address) if todo else "none"
+    backend = choose_backend(workers, address, task) if todo else "none"
     rows = dict(done)
-    task = Task(job, keep)
     start = time.perf_counter()
     report = SweepReport(out, len(points), len(done), 0, 0, 0, 0.0, backend)
     written = False
@@ -198,19 +201,22 @@ def run_sweep(
     source: Iterator[Outcome] = iter(())
     try:
         first: list[Outcome] = []
-        if backend == "ray" and workers is None and address is None and todo:
+        if backend == "processes" and workers is None and todo:
             first.append(task(todo[0], points[todo[0]]))  # how long a run takes, to choose
             if first[0].seconds * (len(todo) - 1) < SERIAL_BELOW:
                 backend = report.backend = "serial"
             todo = todo[1:]
+        items = [(point, points[point]) for point in todo]
         if backend == "serial":
-            source = (task(point, points[point]) for point in todo)
-        elif todo:
+            source = (task(point, values) for point, values in items)
+        elif backend == "processes" and items:
+            from tsid_py.sweep.local_runner import run_on_processes
+
+            source = run_on_processes(task, items, workers, max_retries)
+        elif items:
             from tsid_py.sweep.ray_runner import run_on_ray
 
-            source = run_on_ray(
-                task, [(point, points[point]) for point in todo], workers, address, max_retries
-            )
+            source = run_on_ray(task, items, workers, address, max_retries)
         outcomes = _Sized(itertools.chain(first, source), len(first) + len(todo))
         for outcome in progress_bar(outcomes, progress, "sweep", unit="run"):
             rows[outcome.point] = outcome.row()
@@ -227,7 +233,7 @@ def run_sweep(
                 written, last_write = True, time.monotonic()
     finally:
         close = getattr(source, "close", None)
-        if close is not None:  # a generator: stop its runs (Ray: cancel them, stop a local Ray)
+        if close is not None:  # a generator: stop its runs (cancel them, stop the workers)
             close()
         if not written and rows:
             write_table(out, list(rows.values()), inputs)
@@ -237,21 +243,37 @@ def run_sweep(
     return report
 
 
-def choose_backend(workers: int | None, address: str | None) -> str:
-    """ "serial" with one worker, or without Ray and no cluster address; else "ray"."""
+def choose_backend(workers: int | None, address: str | None, task: Task) -> str:
+    """Where the runs go: "serial" with one worker; "ray" on a cluster (``address``) or a Ray this
+    process started; else "processes" (a pool on this machine; serial with one usable core).
+    A job that cannot be pickled (a lambda, a local function) goes to Ray where it is installed
+    (its cloudpickle sends those), else runs serially, with a warning."""
+    from tsid_py.sweep.local_runner import picklable, usable_cores
+
     if workers == 1 and address is None:
         return "serial"
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if address is not None:
+    started = sys.modules.get("ray")  # a Ray this process started was imported first
+    if address is not None or (started is not None and started.is_initialized()):
+        if not _has_ray():
             raise InvalidParameterError(
                 f"--address {address}: running on a Ray cluster needs Ray (pip install tsid_py[cluster])"
-            ) from None
-        if workers is not None and workers > 1:
-            logger.warning("Ray is not installed (pip install tsid_py[cluster]): running the sweep serially")
+            )
+        return "ray"
+    if workers is None and usable_cores() == 1:
         return "serial"
-    return "ray"
+    if not picklable(task):
+        if _has_ray():
+            return "ray"
+        logger.warning("the job cannot be pickled to worker processes (a lambda?): running it serially")
+        return "serial"
+    return "processes"
+
+
+def _has_ray() -> bool:
+    """Whether Ray can be imported (``sys.modules["ray"] = None`` says it cannot, as for import)."""
+    if "ray" in sys.modules:
+        return sys.modules["ray"] is not None
+    return importlib.util.find_spec("ray") is not None
 
 
 class _Sized:

@@ -6,8 +6,10 @@ Where Ray runs:
 - ``address`` (``--address``, else ``RAY_ADDRESS``): a running cluster (``ray start --head`` on
   one machine, ``ray start --address HEAD:6379`` on the others), e.g. "auto" on one of its nodes
   or "ray://HEAD:10001" from outside;
-- otherwise a new local Ray with ``workers`` CPUs (default: every core), stopped at the end;
-  its start-up notices (token authentication) are not printed unless ``--log-level debug``.
+- otherwise (a job only Ray's cloudpickle can send: a local sweep's runs otherwise go to
+  :mod:`tsid_py.sweep.local_runner`) a new local Ray with ``workers`` CPUs (default: every
+  core), stopped at the end; its start-up notices (token authentication) are not printed unless
+  ``--log-level debug``.
 
 
 A task that raises is recorded by :class:`~tsid_py.sweep.engine.Task` itself; a worker process that

@@ -1,0 +1,111 @@
+"""Sweeps on this machine's cores, without Ray: the same runs as the serial engine, in a pool of
+worker processes.
+
+The workers are forks of a server process that imported tsid_py once (the multiprocessing
+"forkserver" start method, with tsid_py preloaded), so a pool of N workers is ready in about a
+second, where a local Ray takes 4 s to start and stop (docs/sweeps.md). Each worker takes one
+point at a time; at most IN_FLIGHT_PER_WORKER points per worker are queued, so results stream
+back while the rest waits.
+
+A run that raises is recorded by :class:`~tsid_py.sweep.task.Task` itself. A worker process that
+dies (a crash, a kill, the OOM killer) breaks the pool, and every point then in flight fails with
+it: those points are run again, one at a time in a new pool until each has finished or died, so
+that a death is charged to the point that caused it; a point whose worker died more than
+``max_retries`` times running it alone is recorded with the error. A stopped sweep (the generator
+closed: an error, SIGINT, SIGTERM) cancels its queued points and terminates its workers.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import logging
+import multiprocessing
+import os
+import pickle
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
+
+from tsid_py.sweep.task import Outcome, Task
+
+logger = logging.getLogger("tsid_py")
+
+IN_FLIGHT_PER_WORKER = 2
+WAIT = 1.0  # [s] at most between two looks for finished runs (signals are seen between them)
+PRELOAD = ["tsid_py.sweep.task", "tsid_py.scenarios"]  # imported once, in the server the workers fork
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def picklable(task: Task) -> bool:
+    """Whether ``task`` can go to a worker process (a lambda or a local function cannot; Ray's
+    cloudpickle can send those)."""
+    try:
+        pickle.dumps(task)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True
+
+
+def run_on_processes(
+    task: Task, items: list[tuple[int, dict[str, object]]], workers: int | None, max_retries: int
+) -> Iterator[Outcome]:
+    """The outcomes of ``task`` at every (point, values) of ``items``, as they finish, on
+    ``workers`` processes (default: :func:`usable_cores`)."""
+    workers = max(1, min(workers or usable_cores(), len(items)))
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    queue = deque(items)
+    deaths = {point: 0 for point, _ in items}
+    suspects: set[int] = set()  # points in flight when a worker died: run alone until cleared
+    pending: dict[futures.Future, tuple[int, dict[str, object]]] = {}
+    others = set(multiprocessing.active_children())  # processes that are not this sweep's workers
+    pool = futures.ProcessPoolExecutor(workers, mp_context=context)
+    finished = False
+    try:
+        while queue or pending:
+            window = 1 if suspects else IN_FLIGHT_PER_WORKER * workers
+            while queue and len(pending) < window:
+                item = queue.popleft()
+                pending[pool.submit(task, *item)] = item
+            done, _ = futures.wait(pending, timeout=WAIT, return_when=futures.FIRST_COMPLETED)
+            broken = []
+            for future in done:
+                item = pending.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool:
+                    broken.append(item)
+                    continue
+                suspects.discard(item[0])
+                yield outcome
+            if broken:  # every point in flight went with the pool
+                broken += list(pending.values())
+                pending.clear()
+                pool.shutdown(wait=True, cancel_futures=True)
+                pool = futures.ProcessPoolExecutor(workers, mp_context=context)
+                alone = len(broken) == 1 and broken[0][0] in suspects  # it died by its own doing
+                for point, values in reversed(broken):
+                    deaths[point] += alone
+                    if deaths[point] > max_retries:
+                        suspects.discard(point)
+                        error = f"WorkerDied: its worker process died {deaths[point]} times running it"
+                        logger.warning("point %d: %s", point, error)
+                        yield Outcome(point, values, {}, error, 0.0)
+                    else:  # run again, alone until it finishes or dies
+                        suspects.add(point)
+                        queue.appendleft((point, values))
+        finished = True
+    finally:
+        pool.shutdown(wait=finished, cancel_futures=True)
+        if not finished:  # stopped: the runs in flight are not waited for
+            workers_left = set(multiprocessing.active_children()) - others
+            for worker in workers_left:
+                worker.terminate()
+            for worker in workers_left:
+                worker.join(timeout=5.0)
