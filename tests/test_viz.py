@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -318,26 +320,33 @@ def _render(page: Path, screenshot: Path, profile: Path) -> str:
     instrumented.write_text(
         page.read_text().replace('<meta charset="utf-8">', '<meta charset="utf-8">' + ERROR_HOOK, 1)
     )
-    command = [
-        CHROMIUM,
-        *CHROMIUM_FLAGS,
-        f"--user-data-dir={profile}",
-        f"--window-size={WINDOW[0]},{WINDOW[1]}",
-        "--virtual-time-budget=5000",  # the page's clock: 5 s of animation, however slow the machine
-        f"--screenshot={screenshot}",
-        "--dump-dom",
-        instrumented.as_uri(),
-    ]
-    # A safety net, not a measure: a loaded 2-core machine once took Chromium past 120 s to start;
-    # a start that hangs is tried once more
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    except subprocess.TimeoutExpired:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    # A safety net, not a measure: a loaded 2-core machine once took Chromium past 120 s to start.
+    # A start that hangs is tried once more, after its whole process group is killed (Chromium's
+    # helpers outlive the browser process and keep the profile locked) and in a new profile.
+    for attempt in range(2):
+        command = [
+            CHROMIUM,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}-{attempt}",
+            f"--window-size={WINDOW[0]},{WINDOW[1]}",
+            "--virtual-time-budget=5000",  # the page's clock: 5 s of animation, however slow the machine
+            f"--screenshot={screenshot}",
+            "--dump-dom",
+            instrumented.as_uri(),
+        ]
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        ) as browser:
+            try:
+                stdout, stderr = browser.communicate(timeout=300)
+                break
+            except subprocess.TimeoutExpired:
+                os.killpg(browser.pid, signal.SIGKILL)
+                stdout, stderr = browser.communicate()
 
-    assert screenshot.is_file(), done.stderr[-2000:]
-    start, end = done.stdout.find("<title>"), done.stdout.find("</title>")
-    return done.stdout[start + len("<title>") : end]
+    assert screenshot.is_file(), stderr[-2000:]
+    start, end = stdout.find("<title>"), stdout.find("</title>")
+    return stdout[start + len("<title>") : end]
 
 
 @pytest.mark.slow
