@@ -93,20 +93,20 @@ class InverseDynamicsFormulation(Sealed):
 
         With ``transition_duration`` > 0 [s] the weight ramps linearly from 0 (:mod:`tsid_py.transitions`).
         """
-        self._structure.add_task(task, "motion", weight, priority, transition_duration)
+        self._structure.add_task(task, TaskMotion, weight, priority, transition_duration)
 
     def add_force_task(
         self, task: TaskContactForce, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
     ) -> None:
         """Add a task on the contact forces (weight ramped from 0 over ``transition_duration`` [s])."""
-        self._structure.add_task(task, "force", weight, priority, transition_duration)
+        self._structure.add_task(task, TaskContactForce, weight, priority, transition_duration)
 
     def add_actuation_task(
         self, task: TaskActuation, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
     ) -> None:
         """Add a task on the joint torques (e.g. :class:`TaskActuationBounds` at priority 0; a cost's
         weight ramped from 0 over ``transition_duration`` [s])."""
-        self._structure.add_task(task, "actuation", weight, priority, transition_duration)
+        self._structure.add_task(task, TaskActuation, weight, priority, transition_duration)
 
     def add_rigid_contact(
         self,

@@ -19,7 +19,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import DimensionError, InvalidParameterError
-from tsid_py.tasks.task_base import TaskMotionTracking
+from tsid_py.tasks.task_motion_tracking import TaskMotionTracking
 from tsid_py.validation import as_scalar
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -32,14 +33,12 @@ from tsid_py.errors import (
 from tsid_py.hqp import BASE_DYNAMICS
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import RowSpec
-from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
+from tsid_py.tasks.task_base import TaskBase, TaskContactForce, TaskMotion
 from tsid_py.transitions import Transitions
 from tsid_py.validation import as_scalar, lookup
 
 _LAYOUTS = itertools.count(1)  # layout numbers, unique across formulations
 CAP_MARGIN = 1e-3  # [N] a removal ramp ends at f_min + this, keeping f_min < cap (as TSID)
-
-_FAMILIES = {"motion": TaskMotion, "force": TaskContactForce, "actuation": TaskActuation}
 
 
 @dataclass
@@ -63,27 +62,37 @@ class ContactEntry:
     offset: int = 0
 
 
+class Role(Enum):
+    """What fills a block of rows."""
+
+    BASE = "the base dynamics"
+    CONTACT_MOTION = "a contact's motion"
+    CONTACT_FORCE = "a contact's force inequality"
+    CONTACT_REGULARIZATION = "a contact's force regularization"
+    TASK = "a task"
+
+
 @dataclass(frozen=True)
 class Block:
     """Rows of one level: their spec and what fills them (``role`` and ``entry``).
 
-    Roles: ``"base"`` (the base dynamics), ``"contact-motion"``, ``"contact-force"``,
-    ``"contact-regularization"`` (``entry`` a :class:`ContactEntry`), ``"task"`` (a :class:`TaskEntry`).
+    ``entry`` is a :class:`ContactEntry` for the contacts' roles, a :class:`TaskEntry` for a task,
+    None for the base dynamics.
     """
 
     spec: RowSpec
-    role: str
-    entry: Any = None  # by role: a ContactEntry, a TaskEntry, or None (the base dynamics)
+    role: Role
+    entry: Any = None
 
 
 def block_weight(block: Block) -> float:
     """The weight of a block's rows now: 1 at level 0, the entry's weight in a cost level."""
     entry = block.entry
-    if block.role == "contact-motion":
+    if block.role is Role.CONTACT_MOTION:
         return entry.motion_weight if entry.motion_priority > 0 else 1.0
-    if block.role == "contact-regularization":
+    if block.role is Role.CONTACT_REGULARIZATION:
         return entry.force_reg_weight
-    if block.role == "task":
+    if block.role is Role.TASK:
         return entry.weight if entry.priority > 0 else 1.0
     return 1.0
 
@@ -115,11 +124,17 @@ class ProblemStructure:
 
     # ------------------------------------------------------------------------- changes
     def add_task(
-        self, task: TaskBase, family: str, weight: float, priority: int, transition_duration: float = 0.0
+        self,
+        task: TaskBase,
+        family: type[TaskBase],
+        weight: float,
+        priority: int,
+        transition_duration: float = 0.0,
     ) -> None:
-        """Add a task of ``family``; with a transition its weight ramps from 0 (cost levels only)."""
-        if not isinstance(task, _FAMILIES[family]):
-            raise InvalidParameterError(f"{task!r} is not a {_FAMILIES[family].__name__}")
+        """Add a task of ``family`` (TaskMotion, TaskContactForce or TaskActuation); with a
+        transition its weight ramps from 0 (cost levels only)."""
+        if not isinstance(task, family):
+            raise InvalidParameterError(f"{task!r} is not a {family.__name__}")
         self._check_new_name(task.name)
         weight, priority = check_weight(weight), check_priority(priority)
         if priority > 0 and task.kind != "equality":
@@ -128,7 +143,7 @@ class ProblemStructure:
                 "(put inequalities and bounds at priority 0)"
             )
         duration = _ramp_duration(transition_duration, priority)
-        contact_name = getattr(task, "contact_name", None) if family == "force" else None
+        contact_name = task.contact_name if isinstance(task, TaskContactForce) else None
         if contact_name is not None:
             if contact_name not in self.contacts:
                 raise UnknownNameError(
@@ -307,7 +322,7 @@ class ProblemStructure:
             return levels[priority]
 
         if self.nu > 0:
-            levels[0].append(Block(RowSpec(BASE_DYNAMICS, "equality", self.nu, None), "base"))
+            levels[0].append(Block(RowSpec(BASE_DYNAMICS, "equality", self.nu, None), Role.BASE))
         entry: Any  # the contacts' entries, then the tasks'
         for entry in self.contacts.values():
             contact = entry.contact
@@ -318,7 +333,7 @@ class ProblemStructure:
                     f"{contact.motion_mask}, or remove the contact"
                 )
             spec = RowSpec(f"{contact.name}_motion_task", "equality", contact.motion_task.dim, motion)
-            level(entry.motion_priority).append(Block(spec, "contact-motion", entry))
+            level(entry.motion_priority).append(Block(spec, Role.CONTACT_MOTION, entry))
         for entry in self.contacts.values():
             contact, forces = (
                 entry.contact,
@@ -327,22 +342,24 @@ class ProblemStructure:
             spec = RowSpec(
                 f"{contact.name}_force_constraint", "inequality", contact.force_inequality_rows, forces
             )
-            levels[0].append(Block(spec, "contact-force", entry))
+            levels[0].append(Block(spec, Role.CONTACT_FORCE, entry))
         for entry in self.contacts.values():
             contact, forces = (
                 entry.contact,
                 slice(nv + entry.offset, nv + entry.offset + entry.contact.n_force),
             )
             spec = RowSpec(f"{contact.name}_force_reg_task", "equality", contact.wrench_size, forces)
-            levels[1].append(Block(spec, "contact-regularization", entry))
+            levels[1].append(Block(spec, Role.CONTACT_REGULARIZATION, entry))
         for entry in self.tasks.values():
             task = entry.task
-            columns = {
-                "motion": motion,
-                "force": self.force_columns(entry) if task.family == "force" else None,
-            }
-            spec = RowSpec(task.name, task.kind, task.dim, columns.get(task.family))
-            level(entry.priority).append(Block(spec, "task", entry))
+            if isinstance(task, TaskMotion):
+                columns = motion
+            elif isinstance(task, TaskContactForce):
+                columns = self.force_columns(entry)
+            else:  # an actuation task's rows are mapped onto x by the workspace
+                columns = None
+            spec = RowSpec(task.name, task.kind, task.dim, columns)
+            level(entry.priority).append(Block(spec, Role.TASK, entry))
         return levels
 
 

@@ -30,10 +30,10 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintBase, new_constraint, read_only_view
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.hqp import HqpData, WeightedConstraint
-from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, block_weight
+from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, Role, block_weight
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import CostRows, DenseQp, HardRows
-from tsid_py.tasks.task_base import TaskBase
+from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce
 
 _SERIALS = itertools.count(1)  # workspace names, unique in the process
 
@@ -78,8 +78,8 @@ class Workspace:
         self.nv, self.nu, self.n = nv, nu, n
         contacts = [(e.contact, e.offset) for e in structure.contacts.values()]
         for entry in structure.tasks.values():  # before their rows are counted: they may depend on them
-            if entry.task.family == "force":
-                entry.task.set_contacts(contacts)  # type: ignore[attr-defined]  # a TaskContactForce
+            if isinstance(entry.task, TaskContactForce):
+                entry.task.set_contacts(contacts)
         self._blocks = blocks = structure.blocks()
         self.hard = HardRows([b.spec for b in blocks[0]], n)
         self.costs = [CostRows([b.spec for b in level], n, nv) for level in blocks[1:]]
@@ -135,24 +135,24 @@ class Workspace:
     def _assign(self, level: int, index: int, block: Block, motion_rows: list[tuple[int, int]]) -> None:
         """Give the rows of ``block`` to what fills them."""
         spec, entry = block.spec, block.entry
-        if block.role == "base":
+        if block.role is Role.BASE:
             self._base = self._view(level, index)
-        elif block.role == "contact-motion":
+        elif block.role is Role.CONTACT_MOTION:
             self._contacts[entry.contact.name].motion = self._view(level, index, spec.columns)
             motion_rows.append((level, index))
-        elif block.role == "contact-force":
+        elif block.role is Role.CONTACT_FORCE:
             self._contacts[entry.contact.name].force = self._view(level, index, spec.columns)
-        elif block.role == "contact-regularization":
+        elif block.role is Role.CONTACT_REGULARIZATION:
             self._contacts[entry.contact.name].regularization = self._view(level, index, spec.columns)
         else:
             task = entry.task
             view = self._view(level, index, spec.columns)
             if spec.kind == "bound":  # a bound's matrix is the identity on the task's variable
                 view.matrix[...] = np.eye(spec.rows, view.matrix.shape[1])
-            if task.family == "actuation":
+            if isinstance(task, TaskActuation):
                 scratch = new_constraint(task.kind, task.name, spec.rows, task.cols)
                 self._actuation_tasks.append(_TaskSlot(task, scratch, spec.rows, view))
-            elif task.family == "force":
+            elif isinstance(task, TaskContactForce):
                 self._force_tasks.append(_TaskSlot(task, view, spec.rows))
             else:
                 self._motion_tasks.append(_TaskSlot(task, view, spec.rows))

@@ -3,7 +3,7 @@
 from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
 from tsid_py.tasks.task_actuation_equality import TaskActuationEquality
 from tsid_py.tasks.task_am_equality import TaskAMEquality
-from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion, TaskMotionTracking
+from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce, TaskMotion
 from tsid_py.tasks.task_capture_point_inequality import TaskCapturePointInequality
 from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_contact_force_equality import TaskContactForceEquality
@@ -12,6 +12,7 @@ from tsid_py.tasks.task_joint_bounds import TaskJointBounds
 from tsid_py.tasks.task_joint_coupling import TaskJointCoupling
 from tsid_py.tasks.task_joint_pos_vel_acc_bounds import TaskJointPosVelAccBounds
 from tsid_py.tasks.task_joint_posture import TaskJointPosture
+from tsid_py.tasks.task_motion_tracking import TaskMotionTracking
 from tsid_py.tasks.task_motor_envelope import TaskMotorEnvelope
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality, se3_error
 from tsid_py.tasks.task_self_collision import TaskSelfCollision

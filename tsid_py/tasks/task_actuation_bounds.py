@@ -7,7 +7,8 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import MaskedActuatedJoints, TaskActuation
+from tsid_py.tasks.task_base import TaskActuation
+from tsid_py.tasks.task_parts import MaskedActuatedJoints
 from tsid_py.validation import Copied, as_vector
 
 

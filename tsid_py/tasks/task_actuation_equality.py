@@ -8,7 +8,8 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import Masked, TaskActuation
+from tsid_py.tasks.task_base import TaskActuation
+from tsid_py.tasks.task_parts import Masked
 from tsid_py.validation import Copied, as_vector
 
 

@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, ConstraintBound, ConstraintEquality, new_constraint
+from tsid_py.constraints import ConstraintBase, ConstraintBound, new_constraint
 from tsid_py.errors import DimensionError, TsidError
 from tsid_py.sealed import Sealed
-from tsid_py.validation import as_gain, as_mask, as_vector, mask_rows, read_only
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -39,17 +38,16 @@ if TYPE_CHECKING:
 
 
 class TaskBase(Sealed):
-    """A named task on a robot. Subclasses set ``family`` and ``kind`` and implement ``dim`` and
-    :meth:`fill` (see the module docstring).
+    """A named task on a robot. Subclasses derive from one of the three families, the variable
+    the constraint acts on (:class:`TaskMotion`: dv, :class:`TaskContactForce`: the contact
+    forces, :class:`TaskActuation`: tau), set ``kind`` and implement ``dim`` and :meth:`fill`
+    (see the module docstring).
 
     Attributes:
-        family: ``"motion"`` (the constraint acts on dv), ``"force"`` (on contact forces) or
-            ``"actuation"`` (on tau).
         kind: ``"equality"`` (A y = b), ``"inequality"`` (lb <= A y <= ub) or ``"bound"``
             (lb <= y <= ub).
     """
 
-    family: ClassVar[str] = ""
     kind: ClassVar[str] = "equality"
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
@@ -138,8 +136,6 @@ class TaskBase(Sealed):
 class TaskMotion(TaskBase):
     """A task on accelerations dv: J dv = a* - drift (an equality), or bounds on J dv or on dv."""
 
-    family = "motion"
-
     @property
     def cols(self) -> int:
         return self.robot.nv
@@ -153,7 +149,6 @@ class TaskActuation(TaskBase):
     multiplying by the matrix; None (the default) means a general matrix.
     """
 
-    family = "actuation"
     selected_joints: slice | np.ndarray | None = None
 
     @property
@@ -168,7 +163,6 @@ class TaskContactForce(TaskBase):
     (:meth:`set_contacts`) whenever they change, before it fills the task.
     """
 
-    family = "force"
     contact_name: str | None = None
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
@@ -183,279 +177,3 @@ class TaskContactForce(TaskBase):
     @property
     def cols(self) -> int:
         return sum(contact.n_force for contact, _ in self._contacts)
-
-
-class PdGains:
-    """Proportional-derivative gains ``kp``, ``kd`` of a fixed size.
-
-    ``kd`` defaults to critical damping, 2 sqrt(kp), until it is set.
-    """
-
-    def __init__(self, size: int, kp: float = 0.0) -> None:
-        self._gain_size = size
-        self._kp = np.full(size, kp)
-        self._kd_set = False
-        self._kd = 2.0 * np.sqrt(self._kp)
-
-    @property
-    def kp(self) -> np.ndarray:
-        """Proportional gains [1/s^2] (a read-only copy: set them with ``task.kp = ...``)."""
-        return read_only(self._kp.copy())
-
-    @kp.setter
-    def kp(self, value: object) -> None:
-        self._kp = as_gain("kp", value, self._gain_size)
-        if not self._kd_set:
-            self._kd = 2.0 * np.sqrt(self._kp)
-
-    @property
-    def kd(self) -> np.ndarray:
-        """Derivative gains [1/s] (a read-only copy); 2 sqrt(kp) when never set."""
-        return read_only(self._kd.copy())
-
-    @kd.setter
-    def kd(self, value: object) -> None:
-        self._kd = as_gain("kd", value, self._gain_size)
-        self._kd_set = True
-
-
-class Masked:
-    """A 0/1 ``mask`` over a task's rows or joints, read as floats and stored as booleans.
-
-    Setting it validates the values and keeps the selected entries as ``_rows`` (a slice when
-    they are contiguous; ``_all_rows`` says whether every entry is kept), then calls
-    ``_apply_mask`` so the task can rebuild what depends on it; ``_mask_size`` says how many
-    entries the mask has and what they mean. ``dim`` is the number of entries kept.
-    """
-
-    _last: SimpleNamespace  # the task's
-    _mask: np.ndarray
-    _rows: slice | np.ndarray
-    _all_rows: bool
-    _dim: int
-
-    @property
-    def mask(self) -> np.ndarray:
-        """The mask, one 0/1 float per entry (see the task's ``_mask_size``; read-only: set it
-        with ``task.mask = ...``)."""
-        return read_only(self._mask.astype(float))
-
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, self._mask_size())
-        self._rows = mask_rows(self._mask)
-        self._all_rows = bool(self._mask.all())
-        self._dim = int(self._mask.sum())
-        self._last.out = None  # what the task filled with the old mask is not its constraint any more
-        self._apply_mask()
-
-    @property
-    def dim(self) -> int:
-        """Number of rows: the entries the mask keeps."""
-        return self._dim
-
-    def _mask_size(self) -> int:
-        raise NotImplementedError
-
-    def _apply_mask(self) -> None:
-        """Rebuild what depends on the mask (nothing by default)."""
-
-
-class MaskedActuatedJoints(Masked):
-    """A mask over the actuated joints (0/1 per joint) for a task on tau whose rows are those of
-    the joints it keeps: ``_selection`` is S_mask (kept joints x na) and ``selected_joints`` tells
-    the formulation to take those rows of its torque map."""
-
-    robot: RobotWrapper  # the task's
-    selected_joints: slice | np.ndarray | None
-    _selection: np.ndarray
-
-    def _mask_size(self) -> int:
-        """mask: which actuated joints are bounded (0/1 per joint)."""
-        return self.robot.na
-
-    def _apply_mask(self) -> None:
-        axes = np.flatnonzero(self._mask)
-        self._selection = np.zeros((axes.size, self.robot.na))
-        self._selection[np.arange(axes.size), axes] = 1.0
-        self.selected_joints = self._rows
-
-
-class GainVector:
-    """A gain attribute (e.g. ``kp``) validated on assignment: a scalar or a vector of the owner's
-    ``gain_size``, every entry >= 0, stored as a vector and read as a copy. The docstring given
-    states its unit."""
-
-    def __init__(self, doc: str) -> None:
-        self.__doc__ = doc
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name, self._attribute = name, f"_{name}"
-
-    def __get__(self, task: object, owner: type | None = None) -> np.ndarray:
-        if task is None:
-            return self  # type: ignore[return-value]
-        return read_only(getattr(task, self._attribute).copy())
-
-    def __set__(self, task: object, value: object) -> None:
-        setattr(task, self._attribute, as_gain(self._name, value, task.gain_size))  # type: ignore[attr-defined]
-
-
-class TrackingErrors:
-    """The last ``position_error``, ``velocity_error`` and ``desired_acceleration`` of a PD task,
-    every component, read as copies (the task keeps them in ``self._last``)."""
-
-    _last: SimpleNamespace
-
-    @property
-    def position_error(self) -> np.ndarray:
-        """e at the last computation, every component (a copy)."""
-        return self._last.position_error.copy()
-
-    @property
-    def velocity_error(self) -> np.ndarray:
-        """de at the last computation, every component (a copy)."""
-        return self._last.velocity_error.copy()
-
-    @property
-    def desired_acceleration(self) -> np.ndarray:
-        """a* at the last computation, every component (a copy)."""
-        return self._last.desired_acceleration.copy()
-
-
-class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
-    """A masked motion task with PD gains J dv = a* - drift, whose last errors are kept: the common
-    part of :class:`TaskMotionTracking` and of the tasks that write their :meth:`fill` themselves
-    (the SE3 and two-frame tasks, whose errors follow TSID's conventions).
-
-    Subclasses keep the last ``position_error``, ``velocity_error``, ``desired_acceleration`` and
-    ``drift`` (every component) in ``self._last`` when they fill, and write the rows with :meth:`_write`.
-    """
-
-    def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
-        TaskMotion.__init__(self, name, robot)
-        PdGains.__init__(self, size)
-        self._size = size
-        self._last.position_error = np.zeros(size)
-        self._last.velocity_error = np.zeros(size)
-        self._last.desired_acceleration = np.zeros(size)
-        self._last.drift = np.zeros(size)
-        self.mask = np.ones(size)
-
-    @property
-    def size(self) -> int:
-        """Number of error components (before the mask)."""
-        return self._size
-
-    def _mask_size(self) -> int:
-        return self._size
-
-    def _write(
-        self, out: ConstraintEquality, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray
-    ) -> None:
-        """out: J dv = desired - drift on the masked rows (every component given)."""
-        if self._all_rows:
-            out.matrix[...] = jacobian
-            np.subtract(desired, drift, out=out.vector)
-        else:
-            rows = self._rows
-            out.matrix[...] = jacobian[rows]
-            np.subtract(desired[rows], drift[rows], out=out.vector)
-
-    @property
-    def drift(self) -> np.ndarray:
-        """dJ v at the last computation, every component (a copy)."""
-        return self._last.drift.copy()
-
-    def get_acceleration(self, dv: object) -> np.ndarray:
-        """The task-space acceleration J dv + drift implied by dv, on the masked rows."""
-        dv = as_vector("dv", dv, self.robot.nv, copy=False)
-        return self.constraint.matrix.dot(dv) + self._last.drift[self._rows]
-
-
-class TaskMotionTracking(PdMotionTask):
-    """A motion task that drives a task-space error e to zero with PD gains: write your own on it.
-
-    A subclass gives the error e = x(q) - x_ref(t) (``size`` components), its Jacobian J = de/dq
-    (size x nv, in the tangent space of q, so that de/dt = J v - dx_ref/dt) and its drift dJ/dt v
-    (the task-space acceleration at dv = 0, size ``size``), by implementing
-    :meth:`compute_error`, :meth:`compute_jacobian` and :meth:`compute_drift`; a moving reference
-    also overrides :meth:`reference_derivatives`. The library does the rest: with gains ``kp`` and
-    ``kd`` (``kd`` = 2 sqrt(kp) unless set),
-
-        a* = ddx_ref - Kp e - Kd (J v - dx_ref),      constraint  J dv = a* - drift
-
-    on the rows the 0/1 ``mask`` keeps; shapes are checked (:class:`DimensionError` naming the
-    task). The last ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift``
-    are kept, every component, in the units of the task. Check a new task with
-    :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM task is written this way.
-
-    Args:
-        name: The task's name.
-        robot: The robot.
-        size: Number of error components.
-    """
-
-    def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
-        super().__init__(name, robot, size)
-        self._zero = np.zeros(size)
-        self._zero.flags.writeable = False
-
-    def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
-        """e = x(q) - x_ref(t), size ``size``."""
-        raise NotImplementedError(f"{type(self).__name__} must implement compute_error")
-
-    def compute_jacobian(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
-        """J = de/dq, size x nv (q moves as q (+) dq, Pinocchio's integrate)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement compute_jacobian")
-
-    def compute_drift(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
-        """dJ/dt v: the acceleration of x at dv = 0, size ``size``."""
-        raise NotImplementedError(f"{type(self).__name__} must implement compute_drift")
-
-    def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """(dx_ref/dt, d^2x_ref/dt^2) at time t; zeros (a fixed reference) by default."""
-        return self._zero, self._zero
-
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        size, nv = self._size, self.robot.nv
-        error = self.compute_error(t, q, v, data)
-        jacobian = self.compute_jacobian(t, q, v, data)
-        drift = self.compute_drift(t, q, v, data)
-        if not (
-            type(error) is type(jacobian) is type(drift) is np.ndarray  # the common case, checked at once
-            and error.shape == drift.shape == (size,)
-            and jacobian.shape == (size, nv)
-            and error.dtype == jacobian.dtype == drift.dtype == np.float64
-        ):
-            error = self._checked("error", error, (size,))
-            jacobian = self._checked("Jacobian", jacobian, (size, nv))
-            drift = self._checked("drift", drift, (size,))
-        velocity_ref, acceleration_ref = self.reference_derivatives(t)
-        if not (
-            type(velocity_ref) is type(acceleration_ref) is np.ndarray
-            and velocity_ref.shape == acceleration_ref.shape == (size,)
-        ):
-            velocity_ref = self._checked("reference velocity", velocity_ref, (size,))
-            acceleration_ref = self._checked("reference acceleration", acceleration_ref, (size,))
-        velocity_error = jacobian.dot(v) - velocity_ref
-        desired = acceleration_ref - self._kp * error
-        desired -= self._kd * velocity_error
-        self._write(out, jacobian, desired, drift)
-        self._last.position_error[...] = error  # copies: the subclass may return arrays it reuses
-        self._last.drift[...] = drift
-        self._last.velocity_error, self._last.desired_acceleration = velocity_error, desired
-
-    def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
-        """``value`` as a float array of ``shape``, else a DimensionError naming the task."""
-        if type(value) is np.ndarray and value.shape == shape and value.dtype == np.float64:
-            return value
-        if np.iscomplexobj(value):  # type: ignore[arg-type]  # any value: numpy tells
-            raise DimensionError(f"task {self.name!r}: its {what} must be real numbers, got complex ones")
-        try:
-            array = np.asarray(value, dtype=float)
-        except (TypeError, ValueError) as error:
-            raise DimensionError(f"task {self.name!r}: its {what} must be numbers, got {value!r}") from error
-        if array.shape != shape:
-            raise DimensionError(f"task {self.name!r}: its {what} must have shape {shape}, got {array.shape}")
-        return array

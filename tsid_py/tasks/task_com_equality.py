@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotionTracking
+from tsid_py.tasks.task_motion_tracking import TaskMotionTracking
 from tsid_py.trajectories import TrajectorySample, as_sample
 
 

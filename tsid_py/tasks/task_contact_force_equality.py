@@ -10,7 +10,8 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import GainVector, TaskContactForce
+from tsid_py.tasks.task_base import TaskContactForce
+from tsid_py.tasks.task_parts import GainVector
 from tsid_py.trajectories import TrajectorySample, as_sample
 from tsid_py.validation import as_scalar
 

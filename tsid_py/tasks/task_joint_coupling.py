@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import TaskMotionTracking
+from tsid_py.tasks.task_motion_tracking import TaskMotionTracking
 from tsid_py.validation import as_scalar
 
 

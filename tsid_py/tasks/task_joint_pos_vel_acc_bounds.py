@@ -8,7 +8,8 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import Masked, TaskMotion
+from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_parts import Masked
 from tsid_py.validation import Copied, as_scalar, as_vector
 
 

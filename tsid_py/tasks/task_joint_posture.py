@@ -7,7 +7,8 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import Masked, PdGains, TaskMotion, TrackingErrors
+from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_parts import Masked, PdGains, TrackingErrors
 from tsid_py.trajectories import TrajectorySample, as_sample
 
 

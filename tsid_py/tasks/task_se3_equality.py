@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import PdMotionTask
+from tsid_py.tasks.task_motion_tracking import PdMotionTask
 from tsid_py.trajectories import TrajectorySample, as_sample, vector_to_se3
 
 

@@ -8,7 +8,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_base import PdMotionTask
+from tsid_py.tasks.task_motion_tracking import PdMotionTask
 from tsid_py.tasks.task_se3_equality import rotate_motion, se3_error
 
 
