@@ -327,9 +327,12 @@ def _tsid_py_walk(
     def lift(side: str, placement: pin.SE3) -> None:
         feet[side].set_reference(placement)
         form.add_motion_task(feet[side], weight=walk.w_foot, priority=1)
-        name, sol = names[side], solved.get("sol")
+        # the last solution's force, as TSID's decodeSolution keeps it (f_max when none was solved here)
+        name, contact, sol = names[side], contacts[names[side]], solved.get("sol")
         normal_force = (
-            None if sol is None else contacts[name].get_normal_force(form.get_contact_force(name, sol))
+            contact.max_normal_force
+            if sol is None
+            else contact.get_normal_force(form.get_contact_force(name, sol))
         )
         form.remove_rigid_contact(name, walk.unload, normal_force)
 

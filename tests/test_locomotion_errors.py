@@ -21,7 +21,7 @@ NAN = float("nan")
 
 
 def leaving_contact(b: BipedController) -> None:
-    b.formulation.remove_rigid_contact("contact_rfoot", 0.1)
+    b.formulation.remove_rigid_contact("contact_rfoot", 0.1, normal_force=400.0)
 
 
 def leaving_task(b: BipedController) -> None:
@@ -406,7 +406,8 @@ def test_an_unloading_ramp_after_a_change_of_contacts_starts_from_f_max(talos):
     left = b.contacts["left"].get_normal_force(form.get_contact_force("contact_lfoot", sol))
     form.remove_rigid_contact("contact_rfoot")
     form.add_rigid_contact(b.contacts["right"], force_reg_weight=1e-5)  # now after the left foot in x
-    form.remove_rigid_contact("contact_rfoot", transition_duration=0.1)
+    right_max = b.contacts["right"].max_normal_force
+    form.remove_rigid_contact("contact_rfoot", transition_duration=0.1, normal_force=right_max)
     hqp = form.compute_problem_data(0.002, q, v)
     (force,) = [c for _, c in hqp[0] if c.name == "contact_rfoot_force_constraint"]
     # the ramp's first value, start + 0 (end - start), start = f_max
@@ -418,7 +419,7 @@ def test_an_unloading_ramp_after_a_change_of_contacts_starts_from_f_max(talos):
 def test_an_immediate_removal_ends_a_removal_ramp(talos):
     b = BipedController(talos)
     form = b.formulation
-    form.remove_rigid_contact("contact_rfoot", 0.1)
+    form.remove_rigid_contact("contact_rfoot", 0.1, normal_force=400.0)
     form.remove_rigid_contact("contact_rfoot")
     assert not form.check_contact("contact_rfoot")
     form.compute_problem_data(0.0, b.q0, talos.zero_velocity())

@@ -6,6 +6,7 @@ The MuJoCo tests need the ``[sim]`` extra (``pip install -e ".[sim]"``) and are 
 import json
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pinocchio as pin
@@ -194,10 +195,16 @@ def test_the_mujoco_model_is_pinocchios(name):
 
 
 def _cli(*args: str) -> tuple[int, dict, str]:
-    """Exit code, JSON summary (empty when none was printed) and stderr of a ``tsid-py`` run."""
-    done = subprocess.run(
-        [sys.executable, "-m", "tsid_py.cli", *args, "--json"], capture_output=True, text=True, timeout=900
-    )
+    """Exit code, JSON summary (empty when none was printed) and stderr of a ``tsid-py`` run, in a
+    directory of its own (MuJoCo writes MUJOCO_LOG.TXT where it warns)."""
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run(
+            [sys.executable, "-m", "tsid_py.cli", *args, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            cwd=folder,
+        )
     return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {}, done.stderr
 
 

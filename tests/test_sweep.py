@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from decimal import Decimal
@@ -861,3 +862,39 @@ def test_a_stopped_local_sweep_does_not_wait_for_its_runs():
     runs.close()
     assert first.fields == {"slept": 0.01} and time.monotonic() - start < 20.0
     assert set(multiprocessing.active_children()) <= before
+
+
+def test_a_job_of_a_main_without_a_file_does_not_go_to_worker_processes(monkeypatch):
+    """A function defined in a notebook pickles by reference to a ``__main__`` the workers cannot
+    import: it is not sent to them."""
+    import types
+
+    from tsid_py.sweep.local_runner import picklable
+
+    def notebook_job(**values):
+        return {}
+
+    notebook = types.ModuleType("__main__")  # a notebook's: no __file__
+    notebook_job.__module__, notebook_job.__qualname__ = "__main__", "notebook_job"
+    notebook.notebook_job = notebook_job
+    monkeypatch.setitem(sys.modules, "__main__", notebook)
+    assert not picklable(Task(ScenarioJob(notebook_job)))
+    notebook.__file__ = "/somewhere/script.py"  # a script's: the workers import it
+    assert picklable(Task(ScenarioJob(notebook_job)))
+
+
+@pytest.mark.slow
+def test_a_script_that_sweeps_without_a_main_guard_is_refused_in_one_line(tmp_path):
+    """Its workers import it, and would sweep again: refused before any run, no table of errors."""
+    script = tmp_path / "sweep_script.py"
+    script.write_text(
+        "from tsid_py.sweep import ScenarioJob, grid_points, parse_param, run_sweep\n"
+        "points = grid_points([parse_param('amplitude=0.01,0.02'), parse_param('duration=0.02')])\n"
+        "run_sweep(ScenarioJob('com-sinusoid'), points, 'table.csv', workers=2)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode != 0
+    assert 'needs its top level under `if __name__ == "__main__":`' in done.stderr.splitlines()[-1]
+    assert not (tmp_path / "table.csv").exists() or "WorkerDied" not in (tmp_path / "table.csv").read_text()

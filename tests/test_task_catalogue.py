@@ -173,7 +173,7 @@ def test_contact_force_task_sets_one_foots_share(talos, solver):
         with pytest.raises(
             tsid.errors.InvalidParameterError, match="force task 'right-force' acts on contact"
         ):
-            form.remove_rigid_contact(right.name, duration)
+            form.remove_rigid_contact(right.name, duration, normal_force=300.0)
     form.remove_task(task.name)
     form.remove_rigid_contact(right.name)
     assert controller.compute(0.002, controller.q0, talos.zero_velocity()).solution.ok

@@ -148,8 +148,8 @@ def test_contact_unloads_linearly_to_f_min_then_leaves_and_reloads_gradually(tal
 
 
 def test_reading_a_solution_changes_nothing_and_a_ramp_starts_where_it_is_told(talos):
-    """The getters only read: a ramped removal starts from the normal force it is given (f_max
-    without one), whatever solution was read; a controller gives the last step's planned force.
+    """The getters only read: a ramped removal starts from the normal force it is given (and needs
+    one), whatever solution was read; a controller gives the last step's planned force.
     (Compat's getters keep the solution they read, as TSID's decodeSolution: the oracle's walk
     through tsid_py.compat checks it against the C++ TSID.)"""
     controller = BipedController(talos)
@@ -164,7 +164,9 @@ def test_reading_a_solution_changes_nothing_and_a_ramp_starts_where_it_is_told(t
 
     for _ in range(3):  # reads of the solution, as many as one likes
         form.get_contact_force("contact_rfoot", out.solution)
-    form.remove_rigid_contact("contact_rfoot", transition_duration=0.05)  # no force given: f_max
+    with pytest.raises(tsid.errors.InvalidParameterError, match="give the normal force the ramp starts from"):
+        form.remove_rigid_contact("contact_rfoot", transition_duration=0.05)  # a ramp from where?
+    form.remove_rigid_contact("contact_rfoot", 0.05, normal_force=contact.max_normal_force)
     hqp = form.compute_problem_data(0.002, q, v)
     assert normal_force_cap(hqp, "contact_rfoot") == pytest.approx(contact.max_normal_force, rel=1e-12)
 

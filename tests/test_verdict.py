@@ -227,6 +227,12 @@ def test_a_hull_tracker_gives_the_hull_of_each_set_as_it_moves():
         )
     assert recomputed < 200 / 2  # it does keep the hull: jitter alone seldom moves a corner
 
+    tracker = HullTracker()  # two kept corners that became one point: an edge of no length
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    support_margin([0.5, 0.5], square, tracker)
+    merged = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    assert support_margin([0.3, 0.5], merged, tracker) == pytest.approx(support_margin([0.3, 0.5], merged))
+
 
 def test_limits_refuse_nonsense():
 

@@ -363,7 +363,7 @@ def test_a_force_task_needs_its_contact_there_and_staying(talos):
     controller = BipedController(talos)
     form, right = controller.formulation, controller.contacts["right"]
     task = tsid.TaskContactForceEquality("right-force", talos, 0.002, right)
-    form.remove_rigid_contact(right.name, 0.1)  # being ramped out
+    form.remove_rigid_contact(right.name, 0.1, normal_force=300.0)  # being ramped out
     with pytest.raises(tsid.errors.InvalidParameterError, match="being ramped out"):
         form.add_force_task(task, weight=1e-3)
     form.remove_rigid_contact(right.name)

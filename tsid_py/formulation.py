@@ -25,7 +25,7 @@ import numpy as np
 
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.measured_force import MeasuredForceBase
-from tsid_py.errors import SolverFailedError
+from tsid_py.errors import InvalidParameterError, SolverFailedError
 from tsid_py.hqp import HqpData
 from tsid_py.problem.structure import ProblemStructure
 from tsid_py.problem.workspace import Workspace
@@ -155,17 +155,28 @@ class InverseDynamicsFormulation(Sealed):
         transition): a cap on its total normal force ramps linearly from ``normal_force`` [N],
         its normal force now, down to f_min + 1e-3 N; the contact stays active during the ramp
         and leaves the problem at the first :meth:`compute_problem_data` whose t is past the end
-        of the ramp. Give the force of the last solution, e.g.
+        of the ramp. A ramp needs that force: the last solution's,
         ``contact.get_normal_force(form.get_contact_force(name, sol))`` (a controller's
-        :meth:`~tsid_py.loop.Controller.planned_normal_force`); None starts the ramp at f_max,
-        where the cap bites only once it is below the contact's force. (TSID starts it from the
-        last solution its getters read: ``tsid_py.compat`` does so.) A second ramped removal
-        during the ramp raises; a removal with duration 0 takes the contact out at once.
-        Bilateral contacts (no normal force) can only be removed at once.
+        :meth:`~tsid_py.loop.Controller.planned_normal_force`), or the contact's
+        ``max_normal_force`` for a ramp from its bound, where the cap bites only once it is below
+        the contact's force. (TSID starts it from the last solution its getters read:
+        ``tsid_py.compat`` does so.) A second ramped removal during the ramp raises; a removal
+        with duration 0 takes the contact out at once. Bilateral contacts (no normal force) can
+        only be removed at once.
+
+        Raises:
+            InvalidParameterError: A ramp (``transition_duration`` > 0) without ``normal_force``.
         """
-        lookup("contact", name, self._structure.contacts)
+        entry = lookup("contact", name, self._structure.contacts)
+        transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         if normal_force is not None:
             normal_force = as_scalar("normal_force", normal_force, minimum=0.0)
+        elif transition_duration > 0 and entry.contact.unilateral:
+            raise InvalidParameterError(
+                f"removing contact {name!r} over {transition_duration} s: give the normal force the "
+                "ramp starts from, normal_force=contact.get_normal_force(form.get_contact_force("
+                f"{name!r}, sol)) of the last solution (a controller's planned_normal_force({name!r}))"
+            )
         self._structure.remove_contact(name, transition_duration, normal_force)
 
     def update_task_weight(self, name: str, weight: float, duration: float = 0.0) -> None:

@@ -156,8 +156,8 @@ class HullTracker:
             turns = edges[:, 0] * (points[:, None, 1] - corners[:, 1]) - edges[:, 1] * (
                 points[:, None, 0] - corners[:, 0]
             )
-            if turns.min() >= -COLLINEAR_TOLERANCE:
-                return kept
+            if turns.min() >= -COLLINEAR_TOLERANCE and (edges * edges).sum(axis=1).min() > 0.0:
+                return kept  # (two kept corners now one point would make an edge of no length)
         self._indices = _hull(points)
         return self._indices
 

@@ -100,6 +100,8 @@ class InverseDynamicsFormulationAccForce(Wrapper):
     def removeRigidContact(self, contact_name: str, duration: float = 0.0) -> bool:
         form, normal_force = self._inner, None
         contact = form.contacts.get(contact_name)
+        if contact is not None:  # TSID's start: the decoded solution's force, else f_max
+            normal_force = contact.max_normal_force
         if contact is not None and self._decoded is not None:
             # the decoded solution's force, if it is of the current layout (else f_max)
             with contextlib.suppress(SolverFailedError):

@@ -207,8 +207,9 @@ class BipedController(LeggedController):
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
         task.set_reference(self.foot_placement(side) if placement is None else placement)
         self.formulation.add_motion_task(task, weight=self.params.w_foot, priority=1)
+        planned = self.planned_normal_force(contact.name)  # None before the first step: from f_max
         self.formulation.remove_rigid_contact(
-            contact.name, transition_duration, self.planned_normal_force(contact.name)
+            contact.name, transition_duration, contact.max_normal_force if planned is None else planned
         )
 
     def add_contact(

@@ -402,7 +402,8 @@ class _Support:
     def of(self, placements: list[pin.SE3]) -> SupportPolygon | None:
         """The polygon of soles at ``placements`` (None: no foot)."""
         if len(placements) == len(self._placements) and all(
-            old.isApprox(new, self.MOVED) for old, new in zip(self._placements, placements, strict=True)
+            old.actInv(new).isIdentity(self.MOVED)
+            for old, new in zip(self._placements, placements, strict=True)
         ):
             return self.polygon
 

@@ -66,10 +66,10 @@ class StepHooks:
 @dataclass
 class LoopOutcome:
     """What a run of the loop leaves: its log, the physics check of every step, the time of every
-       control step [s], the number of QP failures (held ones included) and, when a failure ended
-       the run, its cause (one line; ``plant_failure`` when the simulation diverged); for
-    a legged robot, its verdict (``verdict``, with one per push
-       in ``push_verdicts``) and the contacts held that did not touch (frame: (from, for) [s])."""
+    control step [s], the number of QP failures (held ones included) and, when a failure ended the
+    run, its cause (one line; ``plant_failure`` when the simulation diverged); for a legged robot,
+    its verdict (``verdict``, with one per push in ``push_verdicts``) and the contacts held that
+    did not touch (frame: (from, for) [s])."""
 
     log: RunLog
     checks: WorstChecks = field(default_factory=WorstChecks)

@@ -252,10 +252,8 @@ class _Stepping(StepHooks):
         active = [side for side in SIDES if controller.in_contact(side)]
         if contacts:  # (none when every foot left the ground: the loop measures the fall)
             zmp = contacts_center_of_pressure(contacts.values(), data)[:2]
-            support, hulls = (
-                np.vstack([sole_polygon(sole, feet[side]) for side in active]),
-                self.hulls["active"],
-            )
+            support = np.vstack([sole_polygon(sole, feet[side]) for side in active])
+            hulls = self.hulls["active"]
             self.zmp_margin = min(self.zmp_margin, support_margin(zmp, support, hulls))
         com = robot.com(data)
         if self.com_support == "feet":

@@ -50,7 +50,7 @@ class SweepReport:
     """What a sweep did: its table, its points, those already in the table, those run now and how
     many of them raised, the rows of the table that hold an error (those of earlier runs too: a
     sweep is done without errors only when none does), its wall time [s] and its backend
-    ("serial" or "ray"; "none" when every point was already in the table)."""
+    ("serial", "processes" or "ray"; "none" when every point was already in the table)."""
 
     table: Path
     points: int
@@ -178,7 +178,8 @@ def run_sweep(
         force: Replace a table that holds another sweep (a table of this sweep is resumed).
         progress: A progress bar on stderr (when it is a terminal).
         checkpoint: Seconds between two writes of the table while runs finish.
-        max_retries: Times Ray runs a point again after its worker died.
+        max_retries: Times a point runs again after its worker died (on the local pool: died
+            running alone, see :mod:`~tsid_py.sweep.local_runner`).
     """
     out = Path(out)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -22,10 +22,12 @@ import logging
 import multiprocessing
 import os
 import pickle
+import sys
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 
+from tsid_py.errors import InvalidParameterError
 from tsid_py.sweep.task import Outcome, Task
 
 logger = logging.getLogger("tsid_py")
@@ -43,20 +45,26 @@ def usable_cores() -> int:
 
 
 def picklable(task: Task) -> bool:
-    """Whether ``task`` can go to a worker process (a lambda or a local function cannot; Ray's
-    cloudpickle can send those)."""
+    """Whether ``task`` can go to a worker process, which loads it by reference: not a lambda or
+    a local function, nor a function of a ``__main__`` without a file (a notebook, a REPL): Ray's
+    cloudpickle can send those."""
     try:
-        pickle.dumps(task)
+        data = pickle.dumps(task)
     except (pickle.PicklingError, AttributeError, TypeError):
         return False
-    return True
+    return b"__main__" not in data or hasattr(sys.modules["__main__"], "__file__")
 
 
 def run_on_processes(
     task: Task, items: list[tuple[int, dict[str, object]]], workers: int | None, max_retries: int
 ) -> Iterator[Outcome]:
     """The outcomes of ``task`` at every (point, values) of ``items``, as they finish, on
-    ``workers`` processes (default: :func:`usable_cores`)."""
+    ``workers`` processes (default: :func:`usable_cores`).
+
+    Raises:
+        InvalidParameterError: The workers cannot start, or cannot load the job (a script whose
+            top level runs the sweep without ``if __name__ == "__main__":``).
+    """
     workers = max(1, min(workers or usable_cores(), len(items)))
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
@@ -65,30 +73,35 @@ def run_on_processes(
     suspects: set[int] = set()  # points in flight when a worker died: run alone until cleared
     pending: dict[futures.Future, tuple[int, dict[str, object]]] = {}
     others = set(multiprocessing.active_children())  # processes that are not this sweep's workers
-    pool = futures.ProcessPoolExecutor(workers, mp_context=context)
+    pool = _started_pool(workers, context, task)
     finished = False
     try:
         while queue or pending:
             window = 1 if suspects else IN_FLIGHT_PER_WORKER * workers
+            broken = []
             while queue and len(pending) < window:
                 item = queue.popleft()
-                pending[pool.submit(task, *item)] = item
-            done, _ = futures.wait(pending, timeout=WAIT, return_when=futures.FIRST_COMPLETED)
-            broken = []
-            for future in done:
-                item = pending.pop(future)
                 try:
-                    outcome = future.result()
-                except BrokenProcessPool:
+                    pending[pool.submit(task, *item)] = item
+                except BrokenProcessPool:  # a worker died since the last look: the pool is gone
                     broken.append(item)
-                    continue
-                suspects.discard(item[0])
-                yield outcome
+                    break
+            if not broken:
+                done, _ = futures.wait(pending, timeout=WAIT, return_when=futures.FIRST_COMPLETED)
+                for future in done:
+                    item = pending.pop(future)
+                    try:
+                        outcome = future.result()
+                    except BrokenProcessPool:
+                        broken.append(item)
+                        continue
+                    suspects.discard(item[0])
+                    yield outcome
             if broken:  # every point in flight went with the pool
                 broken += list(pending.values())
                 pending.clear()
                 pool.shutdown(wait=True, cancel_futures=True)
-                pool = futures.ProcessPoolExecutor(workers, mp_context=context)
+                pool = _started_pool(workers, context, task)
                 alone = len(broken) == 1 and broken[0][0] in suspects  # it died by its own doing
                 for point, values in reversed(broken):
                     deaths[point] += alone
@@ -109,3 +122,29 @@ def run_on_processes(
                 worker.terminate()
             for worker in workers_left:
                 worker.join(timeout=5.0)
+
+
+def _started_pool(workers: int, context, task: Task) -> futures.ProcessPoolExecutor:
+    """A pool whose workers started and loaded the job (one of them, once: a quick round trip)."""
+    pool = futures.ProcessPoolExecutor(workers, mp_context=context)
+    try:
+        pool.submit(_load, pickle.dumps(task)).result()
+    except BrokenProcessPool:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise InvalidParameterError(
+            "the sweep's worker processes died as they started: a script that runs a sweep on "
+            'several workers needs its top level under `if __name__ == "__main__":` (the workers '
+            "import it), or workers=1"
+        ) from None
+    except Exception as error:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise InvalidParameterError(
+            f"the sweep's worker processes cannot load its job ({type(error).__name__}: {error}): "
+            "define the job in a module they can import, or use workers=1"
+        ) from None
+    return pool
+
+
+def _load(data: bytes) -> None:
+    """In a worker: load the job as every run will (its module imported)."""
+    pickle.loads(data)
