@@ -159,6 +159,7 @@ class HullTracker:
             if turns.min() >= -COLLINEAR_TOLERANCE and (edges * edges).sum(axis=1).min() > 0.0:
                 return kept  # (two kept corners now one point would make an edge of no length)
         self._indices = _hull(points)
+        self._indices.flags.writeable = False  # handed out: the tracker keeps it
         return self._indices
 
 
