@@ -185,7 +185,7 @@ def test_the_workspace_qp_equals_the_qp_built_from_a_copy_and_follows_changes(ta
 
     def compare():
         hqp = form.compute_problem_data(0.0, q, v)
-        assert hqp.stamp is not None  # the formulation's own
+        assert hqp.id is not None  # the formulation's own
         fast, generic = dense_qp(hqp), dense_qp(hqp.snapshot())
         np.testing.assert_allclose(fast.H, generic.H, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(fast.g, generic.g, rtol=1e-12, atol=1e-12)
@@ -316,3 +316,15 @@ def test_torque_bounds_survive_a_mask_change(talos):
     np.testing.assert_array_equal(c.upper_bound, limit[[3, 9]])  # exact: selected, as set
     np.testing.assert_array_equal(c.lower_bound, -limit[[3, 9]])  # exact: selected, as set
     np.testing.assert_array_equal(c.matrix @ np.arange(talos.na), [3.0, 9.0])  # exact: 0/1 rows, integers
+
+
+def test_contact_forces_by_name_are_each_contacts_own_and_new(talos):
+    controller = BipedController(talos)
+    form = controller.formulation
+    sol = controller.solver.solve(form.compute_problem_data(0.0, controller.q0, talos.zero_velocity()))
+    forces = form.get_contact_forces_by_name(sol)
+    assert list(forces) == list(form.contacts)
+    for name, force in forces.items():
+        np.testing.assert_array_equal(force, form.get_contact_force(name, sol))  # exact: the same slice
+        force[:] = 0.0  # the caller's copy
+    assert np.abs(form.get_contact_forces(sol)).max() > 100.0  # the solution is untouched

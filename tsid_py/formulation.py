@@ -205,9 +205,9 @@ class InverseDynamicsFormulation(Sealed):
         if structure.transitions:
             structure.advance(t)
         workspace = self._workspace
-        if workspace is None or workspace.layout != structure.layout or not workspace.shapes_hold():
+        if workspace is None or workspace.structure_layout != structure.layout or not workspace.shapes_hold():
             if workspace is not None:
-                workspace.stamp += 1  # its problems are stale
+                workspace.counter.step += 1  # its problems are stale
             workspace = self._workspace = Workspace(structure, self.robot)  # a new layout, or a new mask
         workspace.fill(t, q, v, data)
         return workspace.problem()
@@ -220,8 +220,8 @@ class InverseDynamicsFormulation(Sealed):
                 "sol.problem keeps the problem"
             )
         self._computed()  # a solution of this formulation needs a problem computed
-        if sol.variables is not None:
-            if sol.variables != self._structure.variables:
+        if sol.problem_id is not None:
+            if sol.problem_id.layout.variables != self._structure.variables:
                 raise SolverFailedError(
                     "the solution was computed before a contact was added or removed (the contact "
                     "forces are laid out differently now); solve the current problem and read that solution"
@@ -247,12 +247,23 @@ class InverseDynamicsFormulation(Sealed):
         start = self.robot.nv + entry.offset
         return self._x(sol)[start : start + entry.contact.n_force].copy()
 
+    def get_contact_forces_by_name(self, sol: HqpOutput) -> dict[str, np.ndarray]:
+        """Every contact's force variables by name, in contact order (new arrays) [N]."""
+        x, nv = self._x(sol), self.robot.nv
+        return {
+            name: x[nv + entry.offset : nv + entry.offset + entry.contact.n_force].copy()
+            for name, entry in self._structure.contacts.items()
+        }
+
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
         """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m], with
         the dynamics of the problem ``sol`` solved (which must be the last one computed)."""
         x = self._x(sol)
         workspace = cast(Workspace, self._workspace)  # _x(sol) found it computed
-        if sol.stamp is not None and sol.stamp != (workspace.serial, workspace.stamp):
+        problem = sol.problem_id
+        if problem is not None and (
+            problem.layout != workspace.layout or problem.step != workspace.counter.step
+        ):
             raise SolverFailedError(
                 "tau is read with the dynamics of the problem the solution solved, and the formulation "
                 "has computed another problem since: read tau before the next compute_problem_data"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from tsid_py.constraints import ConstraintBase
 from tsid_py.errors import StaleProblemError
@@ -33,14 +33,47 @@ class WeightedConstraint:
         return iter((self.weight, self.constraint))
 
 
-class ProblemSource(Protocol):
-    """Who computed a problem and keeps refilling it: a formulation's workspace."""
+@dataclass(frozen=True)
+class ProblemLayout:
+    """How a formulation lays its problems out, made once per layout (a task or contact added or
+    removed, a mask changed): problems and solutions with equal layouts are laid out alike.
 
-    serial: int  # names the workspace, unique in the process
-    stamp: int  # counts the steps it filled; a problem is current while the stamp is its own
+    Attributes:
+        key: Names the layout, unique in the process.
+        variables: Names how x = [dv; f] is laid out (where each contact's forces sit): layouts
+            that differ only in their tasks share it, and a solution of one reads in the other.
+        n_var: Size of x.
+        rows: The rows of each level.
+    """
+
+    key: int
+    variables: int
+    n_var: int
+    rows: tuple[int, ...]
+
+
+class ProblemId(NamedTuple):
+    """Which problem: its layout and the step of the formulation that computed it. (A named
+    tuple: one is made every control step.)"""
+
+    layout: ProblemLayout
+    step: int
+
+
+class StepCounter:
+    """The steps a formulation's buffers were filled for; a problem read from them is current
+    while the count is its own step."""
+
+    def __init__(self) -> None:
+        self.step = 0
+
+
+class DenseRows(Protocol):
+    """Rows laid out for the dense QP builder (a formulation's buffers): what forms the QP of
+    levels 0 and 1 without copying them."""
 
     def dense_qp(self) -> object:
-        """The :class:`~tsid_py.solvers.dense_qp.DenseQp` of levels 0 and 1, from its own buffers."""
+        """The :class:`~tsid_py.solvers.dense_qp.DenseQp` of levels 0 and 1 from the rows."""
 
 
 class HqpData:
@@ -55,29 +88,29 @@ class HqpData:
     Args:
         levels: One list (or tuple) of :class:`WeightedConstraint` per level.
         n_var: Size of the decision vector x.
-        variables: Optionally, a number naming how x is laid out (where each contact's forces
-            sit) in the formulation that made the problem; solvers copy it into their output, so the
-            formulation can refuse to read a solution laid out otherwise.
         nv: Size of dv when x = [dv; f] (the QP builder then forms H block by block); None: unknown.
+        id: Which problem of which layout, for a formulation's problem and its snapshots (None: a
+            problem built by hand); solvers copy it into their output, so that the formulation
+            reads a solution only in its layout.
+        counter: The step counter of the buffers the levels view (None: the levels are its own).
+        rows: Those buffers as the dense QP builder's rows (None: built from the levels).
     """
 
     def __init__(
         self,
         levels: Sequence[Sequence[WeightedConstraint]],
         n_var: int,
-        variables: int | None = None,
         nv: int | None = None,
         *,
-        _source: ProblemSource | None = None,
-        _origin: tuple[int, int] | None = None,
+        id: ProblemId | None = None,  # noqa: A002 (the problem's identity)
+        counter: StepCounter | None = None,
+        rows: DenseRows | None = None,
     ) -> None:
         self._levels = levels
         self.n_var = n_var
-        self.variables = variables
         self.nv = nv
-        self._source = _source
-        self._stamp = None if _source is None else _source.stamp
-        self._origin = _origin  # a snapshot's: the step of the problem it copies
+        self.id = id
+        self._counter, self._rows = counter, rows
 
     @property
     def levels(self) -> Sequence[Sequence[WeightedConstraint]]:
@@ -87,26 +120,19 @@ class HqpData:
 
     def check_current(self) -> None:
         """Raise :class:`StaleProblemError` if the formulation has computed another problem since."""
-        if self._source is not None and self._source.stamp != self._stamp:
+        if self._counter is not None and self.id is not None and self._counter.step != self.id.step:
             raise StaleProblemError(
                 "this problem was computed before the formulation's last compute_problem_data, which "
                 "refilled its arrays; solve a problem before computing the next, or keep hqp.snapshot()"
             )
 
-    def formulation_qp(self) -> object | None:
-        """The QP of levels 0 and 1 from the formulation's own buffers (the one dense QP builder's
-        layout, :mod:`tsid_py.solvers.dense_qp`), or None for a problem built by hand. For solvers:
-        its constraints are read-only views of the formulation's rows, its H and g formed by this
-        call; all are valid until the formulation's next step."""
+    def dense_qp(self) -> object | None:
+        """The QP of levels 0 and 1 formed from the rows the levels view (the dense QP builder's
+        layout, :mod:`tsid_py.solvers.dense_qp`), or None when the problem has no such rows (built
+        by hand, or a snapshot). For solvers: its constraints are read-only views of the rows, its
+        H and g formed by this call; all are valid until the formulation's next step."""
         self.check_current()
-        return None if self._source is None else self._source.dense_qp()
-
-    @property
-    def stamp(self) -> tuple[int, int] | None:
-        """Which step of which workspace computed this problem, or the one it is a snapshot of
-        (None for a problem built by hand)."""
-        # a problem with a source was stamped by it: _stamp is an int there
-        return self._origin if self._source is None else (self._source.serial, self._stamp)  # type: ignore[return-value]
+        return None if self._rows is None else self._rows.dense_qp()
 
     def __len__(self) -> int:
         return len(self.levels)
@@ -123,7 +149,7 @@ class HqpData:
             [WeightedConstraint(e.weight, e.constraint.copy(), e.columns) for e in level]
             for level in self.levels
         ]
-        return HqpData(levels, self.n_var, self.variables, self.nv, _origin=self.stamp)
+        return HqpData(levels, self.n_var, self.nv, id=self.id)
 
     def describe(self) -> str:
         """One line per constraint: level, kind, name, rows, weight."""

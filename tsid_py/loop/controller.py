@@ -69,7 +69,7 @@ def solve_step(
         error = SolverFailedError(f"the QP failed at t = {t:.6g} s: {failure_cause(solution)}")
         error.solution = solution  # type: ignore[attr-defined]
         raise error
-    forces = {name: formulation.get_contact_force(name, solution) for name in formulation.contacts}
+    forces = formulation.get_contact_forces_by_name(solution)
     return ControlOutput(
         solution, formulation.get_accelerations(solution), formulation.get_actuator_forces(solution), forces
     )

@@ -29,13 +29,11 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintBase, new_constraint, read_only_view
 from tsid_py.contacts.contact_base import ContactBase
-from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.hqp import HqpData, ProblemId, ProblemLayout, StepCounter, WeightedConstraint
 from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, Role, block_weight
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import CostRows, DenseQp, HardRows
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce
-
-_SERIALS = itertools.count(1)  # workspace names, unique in the process
 
 
 @dataclass
@@ -60,6 +58,9 @@ class _TaskSlot:
     target: ConstraintBase | None = None  # actuation tasks: their rows of x (``out`` is on tau)
 
 
+_LAYOUT_KEYS = itertools.count(1)  # the problem layouts' names, unique in the process
+
+
 class Workspace:
     """Every per-step buffer of one layout of a problem, and the step that fills them.
 
@@ -71,9 +72,8 @@ class Workspace:
     def __init__(self, structure: ProblemStructure, robot: RobotWrapper) -> None:
         self.robot = robot
         self.structure = structure
-        self.layout, self.variables = structure.layout, structure.variables
-        self.serial = next(_SERIALS)
-        self.stamp = 0  # counts the steps begun: a problem handed out is current while it is its own
+        self.structure_layout = structure.layout  # the structure's layout it was built for
+        self.counter = StepCounter()  # the steps begun: a problem handed out is current in its own
         nv, nu, n = structure.nv, structure.nu, structure.n_var
         self.nv, self.nu, self.n = nv, nu, n
         contacts = [(e.contact, e.offset) for e in structure.contacts.values()]
@@ -127,6 +127,9 @@ class Workspace:
         self._weights_version = -1
         self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
         self._update_weights()
+        rows = tuple(len(level) for level in self._views)
+        self.layout = ProblemLayout(next(_LAYOUT_KEYS), structure.variables, n, rows)
+        self._dense = _DenseRows(self.hard, self.costs[0], self._qp_constraints, self._qp_rows)
 
     # ------------------------------------------------------------------------- the layout
     def _view(self, level: int, index: int, columns: slice | None = None) -> ConstraintBase:
@@ -187,7 +190,7 @@ class Workspace:
         """Compute the problem at time t [s] and state (q, v), ``data`` filled at that state (see the
         module docstring). The shapes must hold (:meth:`shapes_hold`)."""
         robot = self.robot
-        self.stamp += 1  # the problems handed out so far are stale from here on
+        self.counter.step += 1  # the problems handed out so far are stale from here on
         if self.structure.weights_version != self._weights_version:
             self._update_weights()
 
@@ -253,13 +256,24 @@ class Workspace:
 
     # --------------------------------------------------------------------------- read-outs
     def problem(self) -> HqpData:
-        """The problem of the last step: read-only views of this workspace's buffers."""
-        return HqpData(self._hqp_levels, self.n, self.variables, self.nv, _source=self)
+        """The problem of the last step: read-only views of this workspace's buffers, with its
+        identity (this layout, this step) and the rows the dense QP builder forms its QP from."""
+        step = ProblemId(self.layout, self.counter.step)
+        return HqpData(self._hqp_levels, self.n, self.nv, id=step, counter=self.counter, rows=self._dense)
+
+
+@dataclass(frozen=True)
+class _DenseRows:
+    """A workspace's rows of levels 0 and 1 as the dense QP builder laid them out."""
+
+    hard: HardRows
+    cost: CostRows
+    constraints: Any  # read-only views of the hard rows (HardRows.read_only)
+    rows: Any
 
     def dense_qp(self) -> DenseQp:
-        """The QP of levels 0 and 1 from this workspace's buffers: its constraints read-only views
-        (only the workspace writes them), H and g formed anew by this call (the backends want them
-        writable), all valid until the next step."""
-        hard, cost = self.hard, self.costs[0]
-        H = cost.cost(hard.g)
-        return DenseQp(H, hard.g, self._qp_constraints, cost.tail_inverse, self._qp_rows)
+        """The QP of levels 0 and 1: its constraints read-only views (only the workspace writes
+        them), H and g formed anew by this call (the backends want them writable), all valid
+        until the workspace's next step."""
+        H = self.cost.cost(self.hard.g)
+        return DenseQp(H, self.hard.g, self.constraints, self.cost.tail_inverse, self.rows)

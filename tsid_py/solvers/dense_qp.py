@@ -335,9 +335,9 @@ def dense_qp(hqp: HqpData, level: int = 1) -> DenseQp:
     laid out the same way from a copy of its constraints.
     """
     if level == 1:
-        formulation_qp = hqp.formulation_qp()
-        if formulation_qp is not None:
-            return formulation_qp  # type: ignore[return-value]  # the workspace's DenseQp
+        qp = hqp.dense_qp()
+        if qp is not None:
+            return qp  # type: ignore[return-value]  # the formulation's rows
     n = hqp.n_var
     levels = hqp.levels
     hard = load_hard(levels[0] if levels else [], n)

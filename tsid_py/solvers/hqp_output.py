@@ -7,7 +7,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from tsid_py.hqp import HqpData
+from tsid_py.hqp import HqpData, ProblemId
 
 
 class QPStatus(IntEnum):
@@ -43,10 +43,9 @@ class HqpOutput:
             that must give way for it to become feasible (see :mod:`tsid_py.solvers.diagnostics`).
         conflicting_set: When level 0 is infeasible, an irreducible set of hard constraints that
             conflict (besides the equation of motion): dropping any one of them restores feasibility.
-        variables: How x was laid out in the problem solved (``HqpData.variables``), when it was a
-            formulation's: the formulation reads x only from a solution in its current variables.
-        stamp: Which step of which formulation computed the problem solved (``HqpData.stamp``):
-            tau is read only with the dynamics of that step.
+        problem_id: Which problem was solved (``HqpData.id``: its layout and step), when it was a
+            formulation's: the formulation reads x only from a solution laid out as its problems
+            are now, and tau only with the dynamics of that step.
     """
 
     status: QPStatus
@@ -58,8 +57,7 @@ class HqpOutput:
     problem: HqpData | None = None
     infeasible_constraints: list[str] = field(default_factory=list)
     conflicting_set: list[str] = field(default_factory=list)
-    variables: int | None = field(default=None, repr=False, compare=False)
-    stamp: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    problem_id: ProblemId | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:

@@ -25,7 +25,7 @@ class Solver(Sealed):
     @one_blas_thread
     def solve(self, hqp: HqpData) -> HqpOutput:
         """Solve every priority level (:func:`~tsid_py.solvers.cascade.solve_hierarchy`); the output
-        carries the problem's ``variables`` and ``stamp``, so a formulation can refuse a solution of
+        carries the problem's ``id`` (layout and step), so a formulation can refuse a solution of
         another problem."""
         if not isinstance(hqp, HqpData):
             raise InvalidParameterError(f"solve needs an HqpData (a formulation's problem), got {hqp!r}")
@@ -37,7 +37,7 @@ class Solver(Sealed):
                 message="the QP solver returned non-finite values (a state or weight of absurd magnitude?)",
                 problem=hqp.snapshot(),
             )
-        out.variables, out.stamp = hqp.variables, hqp.stamp
+        out.problem_id = hqp.id
         return out
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
