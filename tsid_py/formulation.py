@@ -243,16 +243,14 @@ class InverseDynamicsFormulation(Sealed):
 
     def get_contact_force(self, name: str, sol: HqpOutput) -> np.ndarray:
         """The force variables of one contact (12 for a Contact6d, in its frame) [N]."""
-        entry = lookup("contact", name, self._structure.contacts)
-        start = self.robot.nv + entry.offset
-        return self._x(sol)[start : start + entry.contact.n_force].copy()
+        columns = self._structure.contact_columns(lookup("contact", name, self._structure.contacts))
+        return self._x(sol)[columns].copy()
 
     def get_contact_forces_by_name(self, sol: HqpOutput) -> dict[str, np.ndarray]:
         """Every contact's force variables by name, in contact order (new arrays) [N]."""
-        x, nv = self._x(sol), self.robot.nv
+        x, structure = self._x(sol), self._structure
         return {
-            name: x[nv + entry.offset : nv + entry.offset + entry.contact.n_force].copy()
-            for name, entry in self._structure.contacts.items()
+            name: x[structure.contact_columns(entry)].copy() for name, entry in structure.contacts.items()
         }
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:

@@ -300,15 +300,17 @@ class ProblemStructure:
             self.variables = self.layout
 
     # -------------------------------------------------------------------------- the rows
+    def contact_columns(self, entry: ContactEntry) -> slice:
+        """The columns of x that hold a contact's force variables."""
+        start = self.nv + entry.offset
+        return slice(start, start + entry.contact.n_force)
+
     def force_columns(self, entry: TaskEntry) -> slice:
         """The columns of x a force task acts on: one contact's forces, or all of them."""
-        task = entry.task
-        name = getattr(task, "contact_name", None)
+        name = getattr(entry.task, "contact_name", None)
         if name is None:
             return slice(self.nv, self.n_var)
-        contact = self.contacts[name]  # there while the task is (add_task, remove_contact)
-        start = self.nv + contact.offset
-        return slice(start, start + contact.contact.n_force)
+        return self.contact_columns(self.contacts[name])  # there while the task is (add_task, remove_contact)
 
     def blocks(self) -> list[list[Block]]:
         """The rows of every level, in the problem's order (see the module docstring)."""
@@ -335,19 +337,13 @@ class ProblemStructure:
             spec = RowSpec(f"{contact.name}_motion_task", "equality", contact.motion_task.dim, motion)
             level(entry.motion_priority).append(Block(spec, Role.CONTACT_MOTION, entry))
         for entry in self.contacts.values():
-            contact, forces = (
-                entry.contact,
-                slice(nv + entry.offset, nv + entry.offset + entry.contact.n_force),
-            )
+            contact, forces = entry.contact, self.contact_columns(entry)
             spec = RowSpec(
                 f"{contact.name}_force_constraint", "inequality", contact.force_inequality_rows, forces
             )
             levels[0].append(Block(spec, Role.CONTACT_FORCE, entry))
         for entry in self.contacts.values():
-            contact, forces = (
-                entry.contact,
-                slice(nv + entry.offset, nv + entry.offset + entry.contact.n_force),
-            )
+            contact, forces = entry.contact, self.contact_columns(entry)
             spec = RowSpec(f"{contact.name}_force_reg_task", "equality", contact.wrench_size, forces)
             levels[1].append(Block(spec, Role.CONTACT_REGULARIZATION, entry))
         for entry in self.tasks.values():
