@@ -127,7 +127,7 @@ class Workspace:
         self._weights_version = -1
         self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
         self._update_weights()
-        rows = tuple(len(level) for level in self._views)
+        rows = tuple(sum(block.spec.rows for block in level) for level in blocks)  # per level
         self.layout = ProblemLayout(next(_LAYOUT_KEYS), structure.variables, n, rows)
         self._dense = _DenseRows(self.hard, self.costs[0], self._qp_constraints, self._qp_rows)
 
