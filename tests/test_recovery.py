@@ -11,7 +11,7 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.controllers.biped import BipedController
-from tsid_py.controllers.recovery import PushRecovery, RecoveryParams
+from tsid_py.controllers.recovery import PushRecovery, RecoveryParams, _Feet
 from tsid_py.geometry import GRAVITY, SupportPolygon, clamp_into_polygon, convex_hull, polygon_margin
 from tsid_py.planning.capture import (
     StepLimits,
@@ -49,6 +49,8 @@ def test_dcm_feedback_asks_for_the_cmp_that_brings_the_capture_point_to_rest():
     np.testing.assert_allclose(command.com_acceleration, omega**2 * (com - command.cmp), atol=1e-15)
     # the capture point's error decays at k: xi_dot = omega (xi - r) = -k (xi - rest)
     np.testing.assert_allclose(omega * (xi - command.cmp), -k * (xi - rest), atol=1e-15)
+    same = dcm_feedback(com, xi, omega, (0.5, 0.5), k)  # a rest point as floats
+    np.testing.assert_allclose(same.com_acceleration, command.com_acceleration, atol=1e-15)
 
 
 def test_clamp_into_a_shrunk_or_grown_polygon():
@@ -180,6 +182,33 @@ def test_a_foot_rolled_on_an_edge_is_put_down_flat_again(talos):
     np.testing.assert_allclose(swing.landing.rotation[2], [0.0, 0.0, 1.0], atol=1e-12)  # flat
     start = controller.foot_placement("left").translation
     assert abs(swing.landing.translation[1] - start[1]) < 0.01  # where it stood
+
+
+def test_the_support_follows_a_foot_that_moved_and_is_kept_while_none_did(talos):
+    """The recovery's support polygon and the feet's shift (kept between steps) against the ones
+    made from scratch: kept for a foot that moved less than MOVED, made again for more."""
+    sole, controller = talos.spec.sole, BipedController(talos)
+    feet = {side: controller.foot_placement(side) for side in ("right", "left")}
+    both = ["right", "left"]
+    kept = _Feet(sole, feet).at(feet, both)
+    polygon = kept.polygon
+    assert kept.moved == pytest.approx((0.0, 0.0), abs=1e-15)
+
+    def shifted(dx: float) -> dict[str, pin.SE3]:
+        left = feet["left"]
+        return {**feet, "left": pin.SE3(left.rotation, left.translation + np.array([dx, 0.0, 0.0]))}
+
+    assert kept.at(shifted(0.5 * _Feet.MOVED), list(both)).polygon is polygon  # has not moved
+    moved = shifted(0.1)
+    kept.at(moved, list(both))
+    fresh = SupportPolygon(np.vstack([sole_polygon(sole, p) for p in moved.values()]))
+    assert kept.polygon is not None and kept.polygon is not polygon
+    np.testing.assert_allclose(kept.polygon.hull, fresh.hull, atol=1e-12)
+    assert kept.moved == pytest.approx((0.05, 0.0), abs=1e-12)  # the middle of the soles: half
+    right = kept.at(moved, ["right"]).polygon  # the feet that stand changed
+    assert right is not None
+    np.testing.assert_allclose(right.hull, convex_hull(sole_polygon(sole, feet["right"])), atol=1e-12)
+    assert kept.at(moved, []).polygon is None
 
 
 def test_recovery_refuses_nonsense(talos):

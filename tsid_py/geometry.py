@@ -226,10 +226,15 @@ class SupportPolygon:
         self._offsets = (self.normals * self.hull).sum(axis=1)  # margin(p) = min(normals p - offsets)
         for array in (self.hull, self.edges, self.normals):
             array.flags.writeable = False
+        # the same, as floats: a margin of a few edges is faster in Python than in NumPy
+        self._lines = [
+            (float(a), float(b), float(c)) for (a, b), c in zip(self.normals, self._offsets, strict=True)
+        ]
 
     def margin(self, point: np.ndarray) -> float:
         """How far ``point`` (x-y) is inside [m] (outside: negative; as :func:`polygon_margin`)."""
-        return float((self.normals @ point[:2] - self._offsets).min())
+        x, y = float(point[0]), float(point[1])
+        return min(a * x + b * y - c for a, b, c in self._lines)
 
     def reach(self, point: np.ndarray, direction: np.ndarray) -> float:
         """How far from ``point`` (x-y, inside) the polygon goes along ``direction`` (x-y) [m]: the

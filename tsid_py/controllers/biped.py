@@ -189,7 +189,7 @@ class BipedController(LeggedController):
 
     def in_contact(self, side: str) -> bool:
         """Whether the ``right`` or ``left`` foot is a contact of the problem (also while unloading)."""
-        return self.formulation.check_contact(lookup("foot", side, self.contacts).name)
+        return self.formulation.check_contact(lookup("foot", side, self._contacts).name)
 
     def remove_contact(
         self, side: str, transition_duration: float = 0.0, placement: pin.SE3 | None = None

@@ -46,6 +46,7 @@ from tsid_py.planning.capture import (
 )
 from tsid_py.planning.support import sole_center, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
+from tsid_py.robot_specs import SoleGeometry
 from tsid_py.trajectories import TrajectorySample, as_sample
 
 RECOVERIES = ("none", "ankle", "step")
@@ -166,8 +167,6 @@ class PushRecovery:
         robot = controller.robot
         self.robot, self.sole = robot, robot.spec.sole
         self._data = robot.create_data()
-        self._sole_centre = sole_center(self.sole, pin.SE3.Identity())  # in the foot frame
-
         self._frames = {side: robot.frame_id(robot.spec.feet[side]) for side in SIDES}
         leg = robot.leg_length()
         feet = {side: controller.foot_placement(side) for side in SIDES}
@@ -182,17 +181,16 @@ class PushRecovery:
             max_width=params.max_width if params.max_width is not None else max(0.6 * leg, width),
         )
         self.swing_height = params.swing_height if params.swing_height is not None else 0.05 * leg
-        self._support = _Support(self.sole.corners())
         self._flat_enough = math.cos(params.tilt)  # the least z-z entry of a flat foot's rotation
-
-        self._home = self._centre(feet)  # the feet's centre the nominal CoM reference stands over
+        self._feet = _Feet(self.sole, feet)  # their support polygon, and how far they moved
         self._stance = {  # each sole's centre from the other's, in the other's axes: standing
             side: feet[other].rotation[:2, :2].T
             @ (sole_center(self.sole, feet[side]) - sole_center(self.sole, feet[other]))[:2]
             for side, other in (("right", "left"), ("left", "right"))
         }
         self._nominal = TrajectorySample(controller.com_initial)
-        self._rest = self._nominal.pos[:2]  # where the CoM comes to rest (x-y) [m]
+        self._nominal_values = self._nominal_floats()
+        self._rest = self._nominal_values[:2]  # where the CoM comes to rest (x-y) [m]
         self._touching: dict[str, bool] | None = None  # the plant's, at the last observed state
         self._swing: _Swing | None = None
 
@@ -204,6 +202,12 @@ class PushRecovery:
         """The CoM reference the caller set (pos [m], vel [m/s], acc [m/s^2]; kept as a copy); the
         recovery rests the CoM over it, moved with the feet."""
         self._nominal = as_sample("CoM reference", sample, 3)
+        self._nominal_values = self._nominal_floats()
+
+    def _nominal_floats(self) -> tuple[float, float, float, float, float]:
+        """The nominal CoM's x, y [m] and its z, z_dot, z_ddot (the z the recovery leaves as is)."""
+        pos, vel, acc = self._nominal.pos, self._nominal.vel, self._nominal.acc
+        return float(pos[0]), float(pos[1]), float(pos[2]), float(vel[2]), float(acc[2])
 
     def observe(self, state: PlantState) -> None:
         """Which feet the plant measures as touching (none measured: geometry decides)."""
@@ -230,22 +234,29 @@ class PushRecovery:
         self._set_com_reference(measured)
 
     def _measure(self, q: np.ndarray, v: np.ndarray) -> _Measured:
-        robot, data, controller = self.robot, self._data, self.controller
-        pin.centerOfMass(robot.model, data, q, v)
+        model, data, controller = self.robot.model, self._data, self.controller
+        pin.centerOfMass(model, data, q, v)
         com, velocity = data.com[0].copy(), data.vcom[0].copy()
-        feet = {
-            side: pin.SE3(pin.updateFramePlacement(robot.model, data, self._frames[side])) for side in SIDES
-        }
+        feet = {side: pin.updateFramePlacement(model, data, frame) for side, frame in self._frames.items()}
         lifted = controller.lifted()
-        held = [side for side in SIDES if controller.in_contact(side) and side not in lifted]
-        rolled = [side for side in held if feet[side].rotation[2, 2] < self._flat_enough]
-        standing = [side for side in held if side not in rolled and self._touches(side, feet)]
+        standing, rolled = [], []  # of the feet held in contact: flat and touching, or tilted
+        for side in SIDES:
+            if side in lifted or not controller.in_contact(side):
+                continue
+            if feet[side].rotation[2, 2] < self._flat_enough:
+                rolled.append(side)
+            elif self._touches(side, feet):
+                standing.append(side)
 
         omega = pendulum_frequency(float(com[2]))
         xi = capture_point(com, velocity, omega)
-        support = self._support.of([feet[side] for side in standing])
+        support = self._feet.at(self._placed(feet), standing).polygon
         margin = support.margin(xi) if support is not None else -math.inf
         return _Measured(com, velocity, omega, xi, margin, feet, standing, rolled)
+
+    def _placed(self, feet: dict[str, pin.SE3]) -> dict[str, pin.SE3]:
+        """The feet where they stand, a swinging one where it lands."""
+        return feet if self._swing is None else {**feet, self._swing.side: self._swing.landing}
 
     def _touches(self, side: str, feet: dict[str, pin.SE3]) -> bool:
         if self._touching is not None and side in self._touching:
@@ -339,35 +350,25 @@ class PushRecovery:
         return pin.SE3(rotation, np.array([centre[0], centre[1], 0.0]) - offset)
 
     # ------------------------------------------------------------------ the CoM
-    def _centre(self, feet: dict[str, pin.SE3]) -> np.ndarray:
-        """The middle of the two soles' centres (x-y) [m]."""
-        return 0.5 * (feet["right"].act(self._sole_centre) + feet["left"].act(self._sole_centre))[:2]
-
     def _set_com_reference(self, measured: _Measured) -> None:
-        """DCM feedback toward the nominal CoM, moved with the feet (x-y); the nominal height."""
-        feet = measured.feet
-        if self._swing is not None:
-            feet = {**feet, self._swing.side: self._swing.landing}  # rest over where the foot lands
-        rest = self._rest = self._nominal.pos[:2] + self._centre(feet) - self._home
+        """DCM feedback toward the nominal CoM, moved with the feet (x-y; rest over where a swinging
+        foot lands); the nominal height."""
+        dx, dy = self._feet.at(self._placed(measured.feet), measured.standing).moved
+        x, y, z, z_dot, z_ddot = self._nominal_values
+        rest = self._rest = (x + dx, y + dy)
         command = dcm_feedback(measured.com, measured.xi, measured.omega, rest, self.params.gain)
 
-        nominal = self._nominal  # x-y from the measured state and the feedback, z its own
-        position, velocity, acceleration = (
-            measured.com.copy(),
-            measured.com_velocity.copy(),
-            nominal.acc.copy(),
-        )
-        position[2], velocity[2], acceleration[:2] = (
-            nominal.pos[2],
-            nominal.vel[2],
-            command.com_acceleration,
-        )
+        # x-y measured (position, velocity) and from the feedback (acceleration), z the nominal's
+        (cx, cy, _), (vx, vy, _) = measured.com.tolist(), measured.com_velocity.tolist()
+        ax, ay = command.com_acceleration.tolist()
+        position, velocity = np.array((cx, cy, z)), np.array((vx, vy, z_dot))
+        acceleration = np.array((ax, ay, z_ddot))
         self.controller.com_task.set_reference(TrajectorySample._owning(position, velocity, acceleration))
 
     def resting_com(self) -> np.ndarray:
         """The CoM the robot comes to rest over now: the nominal one moved with the feet (where a
         swinging foot lands) [m]."""
-        return np.array([self._rest[0], self._rest[1], self._nominal.pos[2]])
+        return np.array([self._rest[0], self._rest[1], self._nominal_values[2]])
 
     def standing_feet(self, start: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Where each foot frame stands (x-y-z) [m]: where it last landed, else ``start``; a foot
@@ -388,31 +389,58 @@ class PushRecovery:
         }
 
 
-class _Support:
-    """The support polygon of the feet that stand (of their soles' corners, x-y), made again only
-    when a foot moved or the feet that stand changed."""
+class _Feet:
+    """Where the feet stand, kept between control steps: the support polygon of those that stand
+    (their soles' corners, x-y) and how far the middle of both soles' centres moved from where it
+    was at the start (x-y) [m]; made again only when a foot moved or the feet that stand changed.
+
+    Args:
+        sole: The soles' geometry.
+        start: The feet's placements at the start (``right``, ``left``).
+    """
 
     MOVED = 1e-4  # [m, rad] a foot that moved less than this has not moved: the polygon is as good
 
-    def __init__(self, corners: np.ndarray) -> None:
-        self.corners = corners  # of a sole, in its foot frame (3 x 4)
-        self._placements: list[pin.SE3] = []
+    def __init__(self, sole: SoleGeometry, start: dict[str, pin.SE3]) -> None:
+        self._corners = sole.corners()  # of a sole, in its foot frame (3 x 4)
+        self._centre = sole_center(sole, pin.SE3.Identity())  # of a sole, in its foot frame
+        self._home = self._middle(start)
+        self._placements: tuple[pin.SE3, pin.SE3]  # those the polygon was made at
+        self._standing: list[str] = []
+        self._asked: tuple[list[str], pin.SE3, pin.SE3] | None = None  # the last call's arguments
         self.polygon: SupportPolygon | None = None
+        self.moved = (0.0, 0.0)
 
-    def of(self, placements: list[pin.SE3]) -> SupportPolygon | None:
-        """The polygon of soles at ``placements`` (None: no foot)."""
-        if len(placements) == len(self._placements) and all(
-            old.actInv(new).isIdentity(self.MOVED)
-            for old, new in zip(self._placements, placements, strict=True)
-        ):
-            return self.polygon
-
-        self._placements = placements
-        if not placements:
-            self.polygon = None
-        else:
+    def at(self, feet: dict[str, pin.SE3], standing: list[str]) -> _Feet:
+        """Kept up to date for the feet at ``feet`` (``right``, ``left``), those in ``standing`` on
+        the ground."""
+        right, left = feet["right"], feet["left"]
+        asked, self._asked = self._asked, (standing, right, left)
+        if asked is not None:
+            if standing is asked[0] and right is asked[1] and left is asked[2]:
+                return self  # asked again within a control step
+            old_right, old_left = self._placements
+            if (
+                standing == self._standing
+                and old_right.actInv(right).isIdentity(self.MOVED)
+                and old_left.actInv(left).isIdentity(self.MOVED)
+            ):
+                return self
+        self._placements, self._standing = (right, left), standing
+        if standing:
             points = np.vstack(
-                [(p.rotation @ self.corners + p.translation[:, None])[:2].T for p in placements]
+                [
+                    (p.rotation @ self._corners + p.translation[:, None])[:2].T
+                    for p in (feet[s] for s in standing)
+                ]
             )
             self.polygon = SupportPolygon(points)
-        return self.polygon
+        else:
+            self.polygon = None
+        dx, dy = self._middle(feet) - self._home
+        self.moved = float(dx), float(dy)
+        return self
+
+    def _middle(self, feet: dict[str, pin.SE3]) -> np.ndarray:
+        """The middle of the two soles' centres (x-y) [m]."""
+        return 0.5 * (feet["right"].act(self._centre) + feet["left"].act(self._centre))[:2]

@@ -32,9 +32,15 @@ def pendulum_frequency(com_height: float) -> float:
     return math.sqrt(GRAVITY / com_height)
 
 
+def _xy(point: np.ndarray | tuple[float, float]) -> tuple[float, float]:
+    """A point's x and y as floats: the pendulum's few products are faster on floats than arrays."""
+    return float(point[0]), float(point[1])
+
+
 def capture_point(com: np.ndarray, com_velocity: np.ndarray, omega: float) -> np.ndarray:
     """xi = c + c_dot / omega, x-y [m]."""
-    return np.asarray(com, dtype=float)[:2] + np.asarray(com_velocity, dtype=float)[:2] / omega
+    (cx, cy), (vx, vy) = _xy(com), _xy(com_velocity)
+    return np.array((cx + vx / omega, cy + vy / omega))
 
 
 def capture_point_after(xi: np.ndarray, cmp: np.ndarray, omega: float, duration: float) -> np.ndarray:
@@ -51,7 +57,7 @@ class DcmCommand(NamedTuple):
 
 
 def dcm_feedback(
-    com: np.ndarray, xi: np.ndarray, omega: float, xi_ref: np.ndarray, gain: float
+    com: np.ndarray, xi: np.ndarray, omega: float, xi_ref: np.ndarray | tuple[float, float], gain: float
 ) -> DcmCommand:
     """The CMP r = xi + (gain / omega) (xi - xi_ref) for a resting reference (xi_ref_dot = 0), and
     the CoM acceleration it gives, omega^2 (c - r).
@@ -67,9 +73,10 @@ def dcm_feedback(
         xi_ref: Where the capture point should come to rest [m] (x-y).
         gain: k [1/s], the capture point's error decays as exp(-k t).
     """
-    xi = np.asarray(xi, dtype=float)[:2]
-    cmp = xi + (gain / omega) * (xi - np.asarray(xi_ref, dtype=float)[:2])
-    return DcmCommand(cmp, omega * omega * (np.asarray(com, dtype=float)[:2] - cmp))
+    (cx, cy), (x, y), (x_ref, y_ref) = _xy(com), _xy(xi), _xy(xi_ref)
+    rx, ry = x + (gain / omega) * (x - x_ref), y + (gain / omega) * (y - y_ref)
+    w2 = omega * omega
+    return DcmCommand(np.array((rx, ry)), np.array((w2 * (cx - rx), w2 * (cy - ry))))
 
 
 @dataclass(frozen=True)
