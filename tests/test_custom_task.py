@@ -196,6 +196,24 @@ def test_this_file_touches_no_underscore_name():
     assert private == []
 
 
+def test_a_task_of_an_unknown_kind_is_refused_when_added(talos):
+    """A kind is a Kind or its string (the enum compares equal to it); a misspelt one is refused at
+    add time, naming the task and the kinds (it once became a bound, silently)."""
+    assert tsid.constraints.Kind.INEQUALITY == "inequality"  # exact: a string enum
+
+    class Misspelt(TaskTorsoUpright):
+        kind = "inequalty"
+
+    controller = BipedController(talos)
+    with pytest.raises(
+        tsid.errors.InvalidParameterError, match="kind of task 'typo'.*'equality', 'inequality', 'bound'"
+    ):
+        controller.formulation.add_motion_task(Misspelt("typo", talos, BASE), weight=1.0)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="got 'equalty'"):
+        tsid.constraints.new_constraint("equalty", "c", 1, 1)
+    assert isinstance(tsid.constraints.new_constraint("inequality", "c", 1, 2), tsid.ConstraintInequality)
+
+
 def test_a_complex_error_or_a_wrong_reference_is_a_dimension_error(talos):
     class Complex(TaskTorsoUpright):
         def compute_error(self, t, q, v, data):

@@ -19,6 +19,7 @@ variables (dv, f or tau) into the decision vector x = [dv; f].
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TypeGuard
 
 import numpy as np
@@ -29,6 +30,27 @@ from tsid_py.validation import as_matrix, as_scalar, as_vector
 NO_BOUND = 1e10  # |bound| >= NO_BOUND: no bound on that side (TSID's convention)
 
 
+class Kind(StrEnum):
+    """The three kinds of constraint, by their form: A x = b, lb <= A x <= ub, lb <= x <= ub. A
+    string enum: a kind compares equal to its name as a string (``Kind.EQUALITY == "equality"``)."""
+
+    EQUALITY = "equality"
+    INEQUALITY = "inequality"
+    BOUND = "bound"
+
+
+def as_kind(what: str, kind: object) -> Kind:
+    """``kind`` as a :class:`Kind` (a member, or its string), else an :class:`InvalidParameterError`
+    naming ``what`` and the kinds."""
+    if isinstance(kind, Kind):
+        return kind
+    try:
+        return Kind(kind)  # type: ignore[arg-type]  # any value: the enum tells
+    except ValueError:
+        choices = ", ".join(repr(k.value) for k in Kind)
+        raise InvalidParameterError(f"the kind of {what} must be one of {choices}, got {kind!r}") from None
+
+
 def _is_size(value: object) -> TypeGuard[int]:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
@@ -36,7 +58,7 @@ def _is_size(value: object) -> TypeGuard[int]:
 class ConstraintBase:
     """Common part of every constraint: a name and a matrix with ``cols`` columns."""
 
-    kind: str = ""
+    kind: Kind
     vector_names: tuple[str, ...] = ()  # the vectors beside the matrix: ("vector",) or the two bounds
 
     def __init__(self, name: str, rows: int, cols: int) -> None:
@@ -54,13 +76,13 @@ class ConstraintBase:
         return self.matrix.shape[1]
 
     def is_equality(self) -> bool:
-        return self.kind == "equality"
+        return self.kind is Kind.EQUALITY
 
     def is_inequality(self) -> bool:
-        return self.kind == "inequality"
+        return self.kind is Kind.INEQUALITY
 
     def is_bound(self) -> bool:
-        return self.kind == "bound"
+        return self.kind is Kind.BOUND
 
     def copy(self) -> ConstraintBase:
         """An independent constraint of the same kind, name and values (writable, even when this
@@ -91,7 +113,7 @@ class ConstraintBase:
 class ConstraintEquality(ConstraintBase):
     """A x = b."""
 
-    kind = "equality"
+    kind = Kind.EQUALITY
     vector_names = ("vector",)
 
     def __init__(self, name: str, rows: int | object, cols: int | object) -> None:
@@ -117,7 +139,7 @@ class ConstraintEquality(ConstraintBase):
 class ConstraintInequality(ConstraintBase):
     """lb <= A x <= ub, with -inf / +inf for a missing side."""
 
-    kind = "inequality"
+    kind = Kind.INEQUALITY
     vector_names = ("lower_bound", "upper_bound")
 
     def __init__(self, name: str, rows: int | object, cols: int | object, *bounds: object) -> None:
@@ -152,7 +174,7 @@ class ConstraintInequality(ConstraintBase):
 class ConstraintBound(ConstraintBase):
     """lb <= x <= ub (the matrix is the identity)."""
 
-    kind = "bound"
+    kind = Kind.BOUND
     vector_names = ("lower_bound", "upper_bound")
 
     def __init__(self, name: str, size: int | object, *upper: object) -> None:
@@ -180,10 +202,10 @@ class ConstraintBound(ConstraintBase):
         return np.minimum(x - self.lower_bound, 0.0) + np.maximum(x - self.upper_bound, 0.0)
 
 
-_CLASSES: dict[str, type[ConstraintBase]] = {
-    "equality": ConstraintEquality,
-    "inequality": ConstraintInequality,
-    "bound": ConstraintBound,
+_CLASSES: dict[Kind, type[ConstraintBase]] = {
+    Kind.EQUALITY: ConstraintEquality,
+    Kind.INEQUALITY: ConstraintInequality,
+    Kind.BOUND: ConstraintBound,
 }
 
 
@@ -219,11 +241,12 @@ def read_only_view(constraint: ConstraintBase) -> ConstraintBase:
     return view
 
 
-def new_constraint(kind: str, name: str, rows: int, cols: int) -> ConstraintBase:
-    """A zero constraint of a kind ("equality", "inequality" or "bound": a bound has cols = rows)."""
-    if kind == "equality":
+def new_constraint(kind: Kind | str, name: str, rows: int, cols: int) -> ConstraintBase:
+    """A zero constraint of a :class:`Kind` (a bound has cols = rows)."""
+    kind = as_kind(f"constraint {name!r}", kind)
+    if kind is Kind.EQUALITY:
         return ConstraintEquality(name, rows, cols)
-    if kind == "inequality":
+    if kind is Kind.INEQUALITY:
         return ConstraintInequality(name, rows, cols)
     return ConstraintBound(name, rows)
 

@@ -23,6 +23,7 @@ from typing import cast
 
 import numpy as np
 
+from tsid_py.constraints import Kind
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.measured_force import MeasuredForceBase
 from tsid_py.errors import InvalidParameterError, SolverFailedError
@@ -68,12 +69,12 @@ class InverseDynamicsFormulation(Sealed):
     @property
     def n_eq(self) -> int:
         """Number of level-0 equality rows."""
-        return sum(b.spec.rows for b in self._structure.blocks()[0] if b.spec.kind == "equality")
+        return sum(b.spec.rows for b in self._structure.blocks()[0] if b.spec.kind is Kind.EQUALITY)
 
     @property
     def n_in(self) -> int:
         """Number of level-0 inequality rows (each two-sided row counted once, as TSID)."""
-        return sum(b.spec.rows for b in self._structure.blocks()[0] if b.spec.kind != "equality")
+        return sum(b.spec.rows for b in self._structure.blocks()[0] if b.spec.kind is not Kind.EQUALITY)
 
     @property
     def contacts(self) -> dict[str, ContactBase]:

@@ -62,7 +62,11 @@ class _Constraint(Wrapper):
     @classmethod
     def _of(cls, constraint: _main.ConstraintBase) -> Any:
         """The compat constraint of a tsid_py one, by its kind."""
-        kind = {"equality": ConstraintEquality, "inequality": ConstraintInequality, "bound": ConstraintBound}
+        kind = {
+            _main.Kind.EQUALITY: ConstraintEquality,
+            _main.Kind.INEQUALITY: ConstraintInequality,
+            _main.Kind.BOUND: ConstraintBound,
+        }
         return kind[constraint.kind]._wrap(constraint)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from tsid_py.constraints import Kind, as_kind
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.measured_force import MeasuredForceBase
 from tsid_py.errors import (
@@ -137,9 +138,10 @@ class ProblemStructure:
             raise InvalidParameterError(f"{task!r} is not a {family.__name__}")
         self._check_new_name(task.name)
         weight, priority = check_weight(weight), check_priority(priority)
-        if priority > 0 and task.kind != "equality":
+        kind = as_kind(f"task {task.name!r}", task.kind)
+        if priority > 0 and kind is not Kind.EQUALITY:
             raise UnsupportedProblemError(
-                f"{task.kind} {task.name!r} at priority {priority}: only equalities can be costs "
+                f"{kind} {task.name!r} at priority {priority}: only equalities can be costs "
                 "(put inequalities and bounds at priority 0)"
             )
         duration = _ramp_duration(transition_duration, priority)
@@ -324,7 +326,7 @@ class ProblemStructure:
             return levels[priority]
 
         if self.nu > 0:
-            levels[0].append(Block(RowSpec(BASE_DYNAMICS, "equality", self.nu, None), Role.BASE))
+            levels[0].append(Block(RowSpec(BASE_DYNAMICS, Kind.EQUALITY, self.nu, None), Role.BASE))
         entry: Any  # the contacts' entries, then the tasks'
         for entry in self.contacts.values():
             contact = entry.contact
@@ -334,17 +336,17 @@ class ProblemStructure:
                     f"wrench {contact.wrench_size}: its mask was changed; set it back to "
                     f"{contact.motion_mask}, or remove the contact"
                 )
-            spec = RowSpec(f"{contact.name}_motion_task", "equality", contact.motion_task.dim, motion)
+            spec = RowSpec(f"{contact.name}_motion_task", Kind.EQUALITY, contact.motion_task.dim, motion)
             level(entry.motion_priority).append(Block(spec, Role.CONTACT_MOTION, entry))
         for entry in self.contacts.values():
             contact, forces = entry.contact, self.contact_columns(entry)
             spec = RowSpec(
-                f"{contact.name}_force_constraint", "inequality", contact.force_inequality_rows, forces
+                f"{contact.name}_force_constraint", Kind.INEQUALITY, contact.force_inequality_rows, forces
             )
             levels[0].append(Block(spec, Role.CONTACT_FORCE, entry))
         for entry in self.contacts.values():
             contact, forces = entry.contact, self.contact_columns(entry)
-            spec = RowSpec(f"{contact.name}_force_reg_task", "equality", contact.wrench_size, forces)
+            spec = RowSpec(f"{contact.name}_force_reg_task", Kind.EQUALITY, contact.wrench_size, forces)
             levels[1].append(Block(spec, Role.CONTACT_REGULARIZATION, entry))
         for entry in self.tasks.values():
             task = entry.task
@@ -354,7 +356,7 @@ class ProblemStructure:
                 columns = self.force_columns(entry)
             else:  # an actuation task's rows are mapped onto x by the workspace
                 columns = None
-            spec = RowSpec(task.name, task.kind, task.dim, columns)
+            spec = RowSpec(task.name, Kind(task.kind), task.dim, columns)  # checked when added
             level(entry.priority).append(Block(spec, Role.TASK, entry))
         return levels
 

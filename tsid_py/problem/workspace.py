@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintBase, new_constraint, read_only_view
+from tsid_py.constraints import ConstraintBase, Kind, new_constraint, read_only_view
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.hqp import HqpData, ProblemId, ProblemLayout, StepCounter, WeightedConstraint
 from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, Role, block_weight
@@ -150,7 +150,7 @@ class Workspace:
         else:
             task = entry.task
             view = self._view(level, index, spec.columns)
-            if spec.kind == "bound":  # a bound's matrix is the identity on the task's variable
+            if spec.kind is Kind.BOUND:  # a bound's matrix is the identity on the task's variable
                 view.matrix[...] = np.eye(spec.rows, view.matrix.shape[1])
             if isinstance(task, TaskActuation):
                 scratch = new_constraint(task.kind, task.name, spec.rows, task.cols)
@@ -248,7 +248,7 @@ class Workspace:
             else:  # the matrix selects joints: their rows of the torque map
                 target.matrix[...] = tau_map[joints]
                 offset = h_a[joints]
-            if c.kind == "equality":
+            if c.kind is Kind.EQUALITY:
                 np.subtract(c.vector, offset, out=target.vector)
             else:
                 np.subtract(c.lower_bound, offset, out=target.lower_bound)

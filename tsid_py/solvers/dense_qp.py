@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, ConstraintEquality, new_constraint
+from tsid_py.constraints import ConstraintBase, ConstraintEquality, Kind, new_constraint
 from tsid_py.errors import UnsupportedProblemError
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -105,7 +105,7 @@ class RowSpec(NamedTuple):
     of x its matrix may be non-zero in (None: all)."""
 
     name: str
-    kind: str
+    kind: Kind
     rows: int
     columns: slice | None = None
 
@@ -126,8 +126,8 @@ class HardRows:
     def __init__(self, specs: Sequence[RowSpec], n: int) -> None:
         self.n = n
         self.specs = list(specs)
-        equalities = [k for k, s in enumerate(self.specs) if s.kind == "equality"]
-        inequalities = [k for k, s in enumerate(self.specs) if s.kind != "equality"]
+        equalities = [k for k, s in enumerate(self.specs) if s.kind is Kind.EQUALITY]
+        inequalities = [k for k, s in enumerate(self.specs) if s.kind is not Kind.EQUALITY]
         n_eq = sum(self.specs[k].rows for k in equalities)
         n_in = sum(self.specs[k].rows for k in inequalities)
         self.buffer = np.zeros((n_eq + 1 + n_in, n))
@@ -164,9 +164,10 @@ class HardRows:
         """Spec ``index``'s rows as a constraint whose arrays are views of the buffers (its matrix on
         ``columns`` of x when given); a bound comes as an inequality on rows of x."""
         spec, span = self.specs[index], self._spans[index]
-        view: Any = new_constraint("equality" if spec.kind == "equality" else "inequality", spec.name, 0, 0)
+        equality = spec.kind is Kind.EQUALITY
+        view: Any = new_constraint(Kind.EQUALITY if equality else Kind.INEQUALITY, spec.name, 0, 0)
         view.matrix = self.buffer[span] if columns is None else self.buffer[span, columns]
-        if spec.kind == "equality":
+        if equality:
             view.vector = self.b_eq[span]
         else:
             shifted = slice(span.start - self._n_eq - 1, span.stop - self._n_eq - 1)
@@ -200,7 +201,7 @@ class CostRows:
 
     def __init__(self, specs: Sequence[RowSpec], n: int, nv: int) -> None:
         for spec in specs:
-            if spec.kind != "equality":
+            if spec.kind is not Kind.EQUALITY:
                 raise UnsupportedProblemError(
                     f"{spec.kind} {spec.name!r} is in a cost level; only equalities can be costs "
                     "(put inequalities at priority 0)"

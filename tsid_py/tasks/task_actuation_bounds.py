@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintInequality, check_bounds
+from tsid_py.constraints import ConstraintInequality, Kind, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskActuation
 from tsid_py.tasks.task_parts import MaskedActuatedJoints
@@ -19,7 +19,7 @@ class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
     the actuated rows of the dynamics, tau = M_a dv + h_a - J_a^T f.
     """
 
-    kind = "inequality"
+    kind = Kind.INEQUALITY
     lower_bound = Copied("tau_min of every actuated joint [N m].")
     upper_bound = Copied("tau_max of every actuated joint [N m].")
 

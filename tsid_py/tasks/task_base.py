@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, ConstraintBound, new_constraint
+from tsid_py.constraints import ConstraintBase, ConstraintBound, Kind, new_constraint
 from tsid_py.errors import DimensionError, TsidError
 from tsid_py.sealed import Sealed
 
@@ -44,11 +44,11 @@ class TaskBase(Sealed):
     (see the module docstring).
 
     Attributes:
-        kind: ``"equality"`` (A y = b), ``"inequality"`` (lb <= A y <= ub) or ``"bound"``
-            (lb <= y <= ub).
+        kind: A :class:`~tsid_py.constraints.Kind`: ``EQUALITY`` (A y = b), ``INEQUALITY``
+            (lb <= A y <= ub) or ``BOUND`` (lb <= y <= ub).
     """
 
-    kind: ClassVar[str] = "equality"
+    kind: ClassVar[Kind] = Kind.EQUALITY
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         self.name = name
@@ -121,8 +121,8 @@ class TaskBase(Sealed):
         last = self._last.out
         if last is None or last.rows != self.dim:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
-        if self.kind == "bound":  # the formulation holds it as rows of an inequality
-            copy = cast(ConstraintBound, new_constraint("bound", self.name, self.dim, self.dim))
+        if self.kind is Kind.BOUND:  # the formulation holds it as rows of an inequality
+            copy = cast(ConstraintBound, new_constraint(Kind.BOUND, self.name, self.dim, self.dim))
             copy.lower_bound, copy.upper_bound = last.lower_bound.copy(), last.upper_bound.copy()
             return copy
         copy = last.copy()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintInequality
+from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
@@ -26,7 +26,7 @@ class TaskCapturePointInequality(TaskMotion):
     Limits r in the world frame [m]; margin m [m]; dt [s].
     """
 
-    kind = "inequality"
+    kind = Kind.INEQUALITY
     support_min = Copied("Lower support limits along world x and y [m].")
     support_max = Copied("Upper support limits along world x and y [m].")
     safety_margin = Copied("Distances kept from the support limits along x and y [m].")

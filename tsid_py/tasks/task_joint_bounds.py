@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintBound, check_bounds
+from tsid_py.constraints import ConstraintBound, Kind, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.validation import as_scalar, as_vector
@@ -25,7 +25,7 @@ class TaskJointBounds(TaskMotion):
         self._v_lb, self._v_ub = np.full(na, -np.inf), np.full(na, np.inf)
         self._a_lb, self._a_ub = np.full(na, -np.inf), np.full(na, np.inf)
 
-    kind = "bound"
+    kind = Kind.BOUND
 
     @property
     def dim(self) -> int:

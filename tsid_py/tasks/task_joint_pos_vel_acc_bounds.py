@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintInequality, check_bounds
+from tsid_py.constraints import ConstraintInequality, Kind, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
@@ -32,7 +32,7 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     velocity (revolute or prismatic joints). Unlike TSID, a mask also selects the bound rows.
     """
 
-    kind = "inequality"
+    kind = Kind.INEQUALITY
     q_min = Copied("Lower position bounds of the actuated joints [rad].")
     q_max = Copied("Upper position bounds of the actuated joints [rad].")
     v_max = Copied("Velocity bounds |v| <= v_max of the actuated joints [rad/s].")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintInequality
+from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskActuation
@@ -37,7 +37,7 @@ class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
         braking: Whether a braking torque may use the full tau_max.
     """
 
-    kind = "inequality"
+    kind = Kind.INEQUALITY
     tau_max = Copied("Stall torque per actuated joint [N m].")
     v_max = Copied("No-load speed per actuated joint [rad/s or m/s].")
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintInequality
+from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnknownNameError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
@@ -120,7 +120,7 @@ class TaskSelfCollision(TaskMotion):
         max_active: At most this many rows (the closest pairs); one row per pair when None.
     """
 
-    kind = "inequality"
+    kind = Kind.INEQUALITY
 
     def __init__(
         self,
