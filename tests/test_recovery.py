@@ -184,6 +184,27 @@ def test_a_foot_rolled_on_an_edge_is_put_down_flat_again(talos):
     assert abs(swing.landing.translation[1] - start[1]) < 0.01  # where it stood
 
 
+def test_a_foot_put_back_steps_instead_when_a_new_push_sends_the_capture_point_out(talos):
+    """A rolled foot goes back beside the other while the two feet will hold the capture point; a
+    push during its swing that sends the capture point past them turns it into a chosen step."""
+    controller = BipedController(talos, recovery="step")
+    recovery, q = controller.recovery, controller.q0.copy()
+    ankle_roll = talos.model.joints[talos.model.getJointId("leg_left_6_joint")].idx_q
+    q[ankle_roll] += 1.5 * recovery.params.tilt
+    over_right = _moving(talos, q, (0.0, -0.28, 0.0))  # the capture point on the right sole
+    recovery.update(0.5, q, over_right)
+    swing = recovery._swing
+    assert swing is not None and swing.side == "left" and not swing.chosen  # the right foot holds it
+    beside = swing.landing
+    recovery.update(0.6, q, over_right)  # nothing new: it goes back
+    assert recovery._swing is swing and not swing.chosen and swing.landing is beside
+
+    recovery.update(0.62, q, _moving(talos, q, (0.0, 0.6, 0.0)))  # pushed left, hard
+    assert recovery._swing is swing and swing.chosen
+    assert swing.landing.translation[1] > beside.translation[1] + 0.05  # outward, to catch it
+    assert swing.trajectory.end.translation == pytest.approx(swing.landing.translation, abs=1e-12)
+
+
 def test_the_support_follows_a_foot_that_moved_and_is_kept_while_none_did(talos):
     """The recovery's support polygon and the feet's shift (kept between steps) against the ones
     made from scratch: kept for a foot that moved less than MOVED, made again for more."""

@@ -21,7 +21,10 @@
   for ``swing_time`` on a swing-foot trajectory whose landing keeps following the capture point
   for the first ``replan`` of the swing, goes on down until the plant says it touches, and its
   contact comes back there with a loading ramp; then, if the capture point is still outside,
-  another step. The robot comes to rest over the centre of its feet where they landed.
+  another step. A foot going back beside the other (lifted by a push, or rolled) steps instead if
+  a new push sends the capture point past where the two feet will stand. The robot comes to rest
+  over the centre of its feet where they landed. With no foot standing (both lifted or rolled) there
+  is nothing to step from: only the DCM feedback acts, and the run's verdict says what came of it.
 
 With ``recovery="none"`` (the default) the controller is TSID's, untouched.
 """
@@ -35,11 +38,12 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import SupportPolygon, convex_hull, flat_rotation, heading
+from tsid_py.geometry import SupportPolygon, clamp_into_polygon, convex_hull, flat_rotation, heading
 from tsid_py.loop.plant import PlantState
 from tsid_py.planning.capture import (
     StepLimits,
     capture_point,
+    capture_point_after,
     choose_step,
     dcm_feedback,
     pendulum_frequency,
@@ -133,6 +137,7 @@ class _Swing:
 
     lift: float
     chosen: bool
+    after: SupportPolygon | None = None  # a foot put back: the support it will make with the other
 
 
 @dataclass
@@ -305,11 +310,10 @@ class PushRecovery:
     def _continue_swing(self, t: float, measured: _Measured) -> None:
         swing, params, controller = self._swing, self.params, self.controller
         assert swing is not None
-        if (
-            swing.chosen
-            and t < swing.lift + params.replan * params.swing_time
-            and len(measured.standing) == 1
-        ):
+        replanning = t < swing.lift + params.replan * params.swing_time and len(measured.standing) == 1
+        if replanning and not swing.chosen and self.mode == "step":
+            swing.chosen = self._will_not_hold(swing, measured, swing.t_land - t)
+        if replanning and swing.chosen:
             remaining = swing.t_land - t
             choice = choose_step(
                 measured.xi, measured.omega, remaining, self._soles(measured.feet), self.limits, (swing.side,)
@@ -332,6 +336,18 @@ class PushRecovery:
             controller.add_contact(swing.side, params.load_time, foot)
             self.steps.append(Step(swing.side, swing.lift, t, foot.translation.copy(), swing.chosen))
             self._swing = None
+
+    def _will_not_hold(self, swing: _Swing, measured: _Measured, remaining: float) -> bool:
+        """Whether a foot put back will miss the capture point: the capture point at its touch-down
+        (the stance foot's CoP at its point nearest to it) outside the support the two feet will
+        make (by more than ``trigger``). It then steps where the capture point needs it."""
+        stance = measured.feet[measured.standing[0]]
+        if swing.after is None:
+            soles = [sole_polygon(self.sole, placement) for placement in (stance, swing.landing)]
+            swing.after = SupportPolygon(np.vstack(soles))
+        cop = clamp_into_polygon(measured.xi, convex_hull(sole_polygon(self.sole, stance)))
+        predicted = capture_point_after(measured.xi, cop, measured.omega, remaining)
+        return swing.after.margin(predicted) < self.params.trigger
 
     def _soles(self, feet: dict[str, pin.SE3]) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
         return {
