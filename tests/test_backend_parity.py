@@ -46,7 +46,7 @@ class ComparingSolver(tsid.Solver):
 )
 def test_backend_matches_quadprog_on_every_demo(monkeypatch, backend, scenario, builder, arguments, steps):
     """The demo itself runs (its controller built with the comparing solver) and still succeeds;
-    ``builder`` is the module that builds the scenario's controller (None: a SwayScenario's field)."""
+    ``builder`` is the module that builds the scenario's controller (None: a sway scenario's)."""
     comparing = ComparingSolver(backend)
 
     def controller_with_comparing_solver(
@@ -54,8 +54,9 @@ def test_backend_matches_quadprog_on_every_demo(monkeypatch, backend, scenario, 
     ):  # solver: the scenario's
         return BipedController(robot, params, solver=comparing, **options)
 
-    if builder is None:  # a sway scenario: its controller class is a field
-        scenario = dataclasses.replace(scenario, controller=controller_with_comparing_solver)
+    if builder is None:  # a sway scenario: its controller class is a field of its simulate
+        sway = dataclasses.replace(scenario.simulate, controller=controller_with_comparing_solver)
+        scenario = dataclasses.replace(scenario, simulate=sway)
     else:
         monkeypatch.setattr(builder, "BipedController", controller_with_comparing_solver)
     summary = scenario.run(**arguments).summary

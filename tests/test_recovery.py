@@ -295,9 +295,7 @@ def test_two_pushes_two_seconds_apart_and_no_push_at_all():
     from tsid_py.scenarios.runner import LoopSetup
 
     pushes = (Push((450.0, 0.0, 0.0), 1.0, 0.1), Push((0.0, -300.0, 0.0), 3.0, 0.1))
-    result = balance._run(
-        "talos", 5.0, 0.002, "quadprog", False, None, LoopSetup("mujoco", pushes=pushes), "step"
-    )
+    result = balance.run("talos", 5.0, setup=LoopSetup("mujoco", pushes=pushes), recovery="step")
     s = result.summary
     assert s["push_verdicts"] == ["recovered", "recovered"] and s["qp_failures"] == 0
     assert s["recovered_at_s"] > 3.1

@@ -512,10 +512,11 @@ def test_every_scenario_names_the_controller_that_checks_its_robots():
 
     for name, module in SCENARIOS.items():
         parser = Parser(prog=f"tsid-py {name}")
-        module.add_arguments(parser)
-        module.CONTROLLER.check_spec(load_spec(parser.parse_args([]).robot))  # its default robot suits it
+        module.SCENARIO.add_arguments(parser)
+        robot = parser.parse_args([]).robot  # its default robot suits it
+        module.SCENARIO.controller.check_spec(load_spec(robot))
     with pytest.raises(RobotSpecError, match="ur5 is not a biped spec"):
-        SCENARIOS["balance"].CONTROLLER.check_spec(load_spec("ur5"))
+        SCENARIOS["balance"].SCENARIO.controller.check_spec(load_spec("ur5"))
 
 
 def exit_code(args: list[str]) -> int:

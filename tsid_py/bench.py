@@ -29,15 +29,12 @@ def bench(
     """{scenario: {backend: {median_us, p99_us, steps, qp_failures}}}."""
     results: dict[str, dict[str, dict[str, float]]] = {}
     for name in scenarios:
-        module = SCENARIOS[name]
+        scenario = SCENARIOS[name].SCENARIO
+        takes_duration = any(p.name == "duration" for p in scenario.parameters())  # not step and walk
         results[name] = {}
         for backend in backends:
-            parser = argparse.ArgumentParser()
-            module.add_arguments(parser)
-            argv = ["--json", "--backend", backend]
-            if "duration" in vars(parser.parse_args([])):  # step and walk run their whole plan
-                argv += ["--duration", str(duration)]
-            summary = module.run_from_args(parser.parse_args(argv)).summary
+            capped = {"duration": duration} if takes_duration else {}
+            summary = scenario.run(backend=backend, **capped).summary
             results[name][backend] = {
                 "median_us": round(summary["step_time_median_us"], 1),
                 "p99_us": round(summary["step_time_p99_us"], 1),

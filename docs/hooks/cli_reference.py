@@ -1,7 +1,8 @@
 """mkdocs hook: pages made at build time, so that they cannot go stale.
 
 - ``cli.md``: the marker ``<!-- cli-reference -->`` becomes the ``--help`` of ``tsid-py`` and of
-  every one of its commands, read from the parsers themselves (:func:`cli_reference`).
+  every one of its commands, read from the parsers themselves, and each scenario's table of
+  parameters, read from its dataclass (:func:`cli_reference`).
 - Docstrings write units in brackets ("a force outside [f_min, f_max] [N]"), which Markdown
   reads as a reference link to "N": such unit-named targets are not broken links
   (:class:`UnitsAreNotLinks`); every other unresolved reference still fails the strict build.
@@ -82,10 +83,22 @@ def commands() -> list[str]:
 
 
 def cli_reference() -> str:
-    """Markdown: ``tsid-py --help``, then one section per command with its ``--help``."""
+    """Markdown: ``tsid-py --help``, then one section per command with its ``--help`` and, for a
+    scenario, the table of its parameters (from its dataclass, as the options are)."""
+    from tsid_py.scenarios import SCENARIOS
+
     parts = ["## tsid-py", "", "```text", command_help(["--help"]), "```", ""]
     for name in commands():
         parts += [f"## tsid-py {name}", "", "```text", command_help([name, "--help"]), "```", ""]
+        if name in SCENARIOS:
+            module = SCENARIOS[name].__name__
+            parts += [
+                f"Its parameters: the keywords of `{module}.run(...)`; those with an option are also "
+                "what a sweep varies, with `plant`, `mode` and `check_every`:",
+                "",
+                SCENARIOS[name].SCENARIO.reference(),
+                "",
+            ]
     return "\n".join(parts)
 
 

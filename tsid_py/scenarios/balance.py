@@ -8,84 +8,54 @@ weight m g.
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 
 from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.recovery import RECOVERIES, RecoveryParams
-from tsid_py.loop.control_loop import Observer
-from tsid_py.loop.plant import Push
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import (
-    add_common_arguments,
-    add_plant_arguments,
-    loop_setup,
-    scenario_main,
-)
-from tsid_py.scenarios.runner import LoopSetup, RunResult, run_biped
+from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
+from tsid_py.scenarios.runner import RunResult, run_biped
+from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 
+@dataclass(frozen=True)
+class BalanceParams(ScenarioParams):
+    """Stand still for ``duration`` seconds with TSID's balance controller, or one that recovers
+    from pushes (:mod:`tsid_py.controllers.recovery`)."""
 
-def run(
-    robot: str = "talos",
-    duration: float = 2.0,
-    dt: float = 0.002,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    plant: str = "integrator",
-    mode: str = "torque",
-    push: Push | None = None,
-    check_every: int = 1,
-    recovery: str = "none",
-    recovery_params: RecoveryParams | None = None,
-) -> RunResult:
-    """Stand still for ``duration`` seconds on ``plant`` with ``mode`` commands, optionally pushed,
-    the solutions checked against the physics every ``check_every`` steps (0 never), with TSID's
-    balance controller (``recovery="none"``) or one that recovers from pushes (``"ankle"``,
-    ``"step"``: :mod:`tsid_py.controllers.recovery`, its ``recovery_params``); returns the summary
-    and the per-step log."""
-    setup = LoopSetup(plant, mode, () if push is None else (push,), check_every=check_every)
-    return _run(robot, duration, dt, backend, progress, observer, setup, recovery, recovery_params)
-
-
-def _run(
-    robot, duration, dt, backend, progress, observer, setup: LoopSetup, recovery="none", recovery_params=None
-) -> RunResult:
-    controller = BipedController(
-        load_robot(robot), solver=make_solver(backend), recovery=recovery, recovery_params=recovery_params
-    )
-
-    com_reference = TrajectoryEuclidianConstant("com", controller.com_initial)
-    return run_biped(controller, duration, dt, com_reference.sample, "balance", progress, observer, setup)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=2.0)
-    add_plant_arguments(parser)
-    parser.add_argument(
-        "--recovery",
+    robot: str = robot_spec("talos")
+    duration: float = simulated_time(2.0)
+    recovery: str = param(
+        "none",
+        "none: TSID's balance controller; ankle: capture point feedback at the ankles; step: and a "
+        "step when the capture point leaves the feet",
         choices=RECOVERIES,
-        default="none",
-        help="none: TSID's balance controller; ankle: capture point feedback at the ankles; step: and a "
-        "step when the capture point leaves the feet (default: none)",
+    )
+    recovery_params: RecoveryParams | None = param(None, "the recovery's parameters", python_only=True)
+
+
+def simulate(p: BalanceParams, options: RunOptions) -> RunResult:
+    """Hold the initial CoM on both feet; the summary and the per-step log."""
+    controller = BipedController(
+        load_robot(p.robot),
+        solver=make_solver(p.backend),
+        recovery=p.recovery,
+        recovery_params=p.recovery_params,
+    )
+    com_reference = TrajectoryEuclidianConstant("com", controller.com_initial)
+    return run_biped(
+        controller,
+        p.duration,
+        p.dt,
+        com_reference.sample,
+        "balance",
+        options.progress,
+        options.observer,
+        options.setup,
     )
 
 
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return _run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.backend,
-        not args.json,
-        observer,
-        loop_setup(args),
-        args.recovery,
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main("balance", add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario("balance", BalanceParams, simulate, BipedController, __doc__, push=True)
+run, main = SCENARIO.run, SCENARIO.main

@@ -13,11 +13,7 @@ from tsid_py.command import (
     EXIT_CONTROLLER_FAILED,
     EXIT_FELL,
     EXIT_OK,
-    HERTZ,
-    METRES,
-    SECONDS,
     Parser,
-    add_hint,
     number,
     run_command,
 )
@@ -26,9 +22,7 @@ from tsid_py.loop.control_loop import check_pushes
 from tsid_py.loop.plant import COMMAND_MODES, Push
 from tsid_py.loop.plants import PLANTS
 from tsid_py.outputs import check_output_dir, check_output_file
-from tsid_py.robot_specs import available_robots
 from tsid_py.scenarios.runner import LoopSetup, RunResult
-from tsid_py.solvers import installed_backends
 from tsid_py.threads import limit_blas_threads
 from tsid_py.viz.meshcat_server import ANSWER_WITHIN
 from tsid_py.viz.plots import PLOT_STEPS
@@ -80,30 +74,8 @@ SUMMARY_LABELS = {
 }
 
 
-def add_common_arguments(
-    parser: argparse.ArgumentParser, robot: str, duration: float | None, plan: str = ""
-) -> None:
-    """--robot, --duration (unless None: the scenario's plan sets it, and ``plan`` says how to
-    change it, e.g. "choose --steps"), --dt, --json."""
-    parser.add_argument(
-        "--robot",
-        default=robot,
-        help=f"a shipped robot ({', '.join(available_robots())}) or a .toml spec's path (default: {robot})",
-    )
-    if duration is not None:
-        parser.add_argument(
-            "--duration", type=SECONDS, default=duration, help=f"simulated time [s] (default: {duration})"
-        )
-    else:
-        name = parser.prog.split()[-1]
-        add_hint(parser, "--duration", f"{name}'s plan sets its length" + (f": {plan}" if plan else ""))
-    parser.add_argument("--dt", type=SECONDS, default=0.002, help="control period [s] (default: 0.002)")
-    parser.add_argument(
-        "--backend",
-        choices=installed_backends(),
-        default="quadprog",
-        help="QP backend (default: quadprog)",
-    )
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """--json, --allow-fall and the viewing options: what every scenario's command prints and draws."""
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the readable summary"
     )
@@ -192,19 +164,6 @@ def log_directory(args: argparse.Namespace) -> Path | None:
     while not target.is_dir():
         target = target.parent
     return target
-
-
-def add_sway_arguments(parser: argparse.ArgumentParser, amplitude: float, frequency: float) -> None:
-    """--amplitude [m] and --frequency [Hz] of a CoM sway along y."""
-    parser.add_argument(
-        "--amplitude",
-        type=METRES,
-        default=amplitude,
-        help=f"sway amplitude along y [m] (default: {amplitude})",
-    )
-    parser.add_argument(
-        "--frequency", type=HERTZ, default=frequency, help=f"sway frequency [Hz] (default: {frequency})"
-    )
 
 
 def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,15 +8,7 @@ the distance between the CoM and this reference at every step.
 from __future__ import annotations
 
 from tsid_py.controllers.biped import BipedController
-from tsid_py.scenarios.cli_support import scenario_main
-from tsid_py.scenarios.sway import SwayScenario
+from tsid_py.scenarios.sway import sway_scenario
 
-SCENARIO = SwayScenario(
-    "com-sinusoid", BipedController, robot="talos", duration=10.0, amplitude=0.05, frequency=0.5
-)
-run, add_arguments, run_from_args = SCENARIO.run, SCENARIO.add_arguments, SCENARIO.run_from_args
-CONTROLLER = SCENARIO.controller  # what it runs (a sweep checks its robots with check_spec)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main("com-sinusoid", add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = sway_scenario("com-sinusoid", BipedController, __doc__)
+run, main = SCENARIO.run, SCENARIO.main

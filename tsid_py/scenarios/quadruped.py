@@ -10,15 +10,9 @@ friction, torque ratio (against Solo12's 2.7 N m actuators) and the equation-of-
 from __future__ import annotations
 
 from tsid_py.controllers.quadruped import QuadrupedController
-from tsid_py.scenarios.cli_support import scenario_main
-from tsid_py.scenarios.sway import SwayScenario
+from tsid_py.scenarios.sway import sway_scenario
 
-SCENARIO = SwayScenario(
-    "quadruped", QuadrupedController, robot="solo12", duration=4.0, amplitude=0.02, frequency=1.0
+SCENARIO = sway_scenario(
+    "quadruped", QuadrupedController, __doc__, robot="solo12", duration=4.0, amplitude=0.02, frequency=1.0
 )
-run, add_arguments, run_from_args = SCENARIO.run, SCENARIO.add_arguments, SCENARIO.run_from_args
-CONTROLLER = SCENARIO.controller  # what it runs (a sweep checks its robots with check_spec)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main("quadruped", add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+run, main = SCENARIO.run, SCENARIO.main

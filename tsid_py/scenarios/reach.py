@@ -15,7 +15,6 @@ choose what the arm drives, as for every scenario.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,18 +22,18 @@ import numpy as np
 
 from tsid_py.controllers.arm import ArmController, ArmParams
 from tsid_py.errors import InvalidParameterError
-from tsid_py.loop.control_loop import Observer, StepHooks
+from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import add_common_arguments, add_plant_arguments, loop_setup, scenario_main
-from tsid_py.scenarios.runner import LoopSetup, RunResult
+from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
+from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar, as_vector
 
 MOTIONS = ("target", "sinusoid")
-CONTROLLER = ArmController  # what it runs (a sweep checks its robots with check_spec)
 KP_EE = {"target": 100.0, "sinusoid": 5.0}
 SINUSOID_AMPLITUDE = np.array([0.0, 0.1, 0.1])  # [m]
 SINUSOID_FREQUENCY = np.array([1.4, 0.7, 0.7])  # [Hz]
@@ -74,38 +73,44 @@ def ee_reference(motion: str, start: np.ndarray, offset: np.ndarray) -> Callable
     raise InvalidParameterError(f"motion must be one of {MOTIONS}, got {motion!r}")
 
 
-def run(
-    robot: str = "ur5",
-    duration: float = 2.0,
-    dt: float = 0.002,
-    motion: str = "target",
-    offset: object = (0.1, 0.0, 0.0),
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    plant: str = "integrator",
-    mode: str = "torque",
-    setup: LoopSetup | None = None,
-) -> RunResult:
-    """Run the arm for ``duration`` seconds; ``offset`` [m] is the target relative to p_0 (motion
-    target); ``plant`` and ``mode`` (torque or position commands), or a whole ``setup``."""
+@dataclass(frozen=True)
+class ReachParams(ScenarioParams):
+    """Reach p_0 + ``offset`` (motion target) or track TSID's sinusoid (motion sinusoid)."""
+
+    robot: str = robot_spec("ur5")
+    duration: float = simulated_time(2.0)
+    motion: str = param("target", "reach a fixed target or track a circle", choices=MOTIONS)
+    offset: tuple[float, ...] = param(
+        (0.1, 0.0, 0.0),
+        "target relative to the initial end-effector position",
+        unit="m",
+        parse=float,
+        nargs=3,
+        metavar=("DX", "DY", "DZ"),
+        sweep=False,
+    )
+
+
+def simulate(p: ReachParams, options: RunOptions) -> RunResult:
+    """Run the arm for ``duration`` seconds towards its target or along its circle."""
+    motion, setup = p.motion, options.setup
     if motion not in MOTIONS:
         raise InvalidParameterError(f"motion must be one of {MOTIONS}, got {motion!r}")
-    if mode in MOTIONS:
+    if setup.mode in MOTIONS:
         raise InvalidParameterError(
-            f"reach's {mode!r} is its motion: motion={mode!r} (mode is the command mode, torque or position)"
+            f"reach's {setup.mode!r} is its motion: motion={setup.mode!r} (mode is the command mode, "
+            "torque or position)"
         )
-    if setup is not None and (plant, mode) != ("integrator", "torque"):
-        raise InvalidParameterError("reach.run takes plant and mode, or a setup, not both")
-    setup = setup or LoopSetup(plant, mode)
-    duration = as_scalar("duration", duration, minimum=0.0, strict=True)
-    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    offset = as_vector("offset", offset, 3)
-    controller = ArmController(load_robot(robot), dt, ArmParams(kp_ee=KP_EE[motion]), make_solver(backend))
+    duration = as_scalar("duration", p.duration, minimum=0.0, strict=True)
+    dt = as_scalar("dt", p.dt, minimum=0.0, strict=True)
+    offset = as_vector("offset", p.offset, 3)
+    controller = ArmController(
+        load_robot(p.robot), dt, ArmParams(kp_ee=KP_EE[motion]), make_solver(p.backend)
+    )
     log = setup.new_log(ArmRunLog)
     hooks = _Reach(controller, ee_reference(motion, controller.ee_initial, offset), log)
     outcome = setup.loop(controller, dt, log).run(
-        int(round(duration / dt)), hooks, progress, "reach", observer
+        int(round(duration / dt)), hooks, options.progress, "reach", options.observer
     )
     common = outcome.summary()
     summary = {
@@ -160,38 +165,5 @@ class _Reach(StepHooks):
         }
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="ur5", duration=2.0)
-    parser.add_argument(
-        "--motion",
-        choices=MOTIONS,
-        default="target",
-        help="reach a fixed target or track a circle (default: target)",
-    )
-    parser.add_argument(
-        "--offset",
-        type=float,
-        nargs=3,
-        default=(0.1, 0.0, 0.0),
-        metavar=("DX", "DY", "DZ"),
-        help="target relative to the initial end-effector position [m] (default: 0.1 0 0)",
-    )
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.motion,
-        args.offset,
-        args.backend,
-        not args.json,
-        observer,
-        setup=loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main("reach", add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario("reach", ReachParams, simulate, ArmController, __doc__)
+run, main = SCENARIO.run, SCENARIO.main

@@ -15,17 +15,16 @@ The CoM must stay above the support polygon of the feet in contact all along.
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 
 import numpy as np
 
-from tsid_py.command import METRES
 from tsid_py.controllers.biped import BipedController, BipedParams
-from tsid_py.loop.control_loop import Observer
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
-from tsid_py.scenarios.cli_support import add_common_arguments, add_plant_arguments, loop_setup, scenario_main
-from tsid_py.scenarios.runner import LoopSetup, RunResult
+from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec
+from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.trajectories import TrajectoryEuclidianMinJerk, TrajectorySample
 
@@ -34,28 +33,30 @@ UNLOAD = 0.2  # [s] contact unloading before lift-off
 LOAD = 0.2  # [s] contact loading after touch-down
 SWING = 1.2  # [s] foot in the air
 SETTLE = 0.5  # [s] standing at the end
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 
 
 MAX_HEIGHT = 0.1  # [m] the default lift of TSID's exercise (Talos)
 HEIGHT_PER_LEG = 0.14  # a shorter leg lifts its foot this fraction of its length
 
 
-def run(
-    robot: str = "talos",
-    height: float | None = None,
-    dt: float = 0.002,
-    params: BipedParams | None = None,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    setup: LoopSetup | None = None,
-) -> RunResult:
+@dataclass(frozen=True)
+class StepParams(ScenarioParams):
+    """One step in place with the right foot (the phases set the length)."""
+
+    robot: str = robot_spec("talos")
+    height: float | None = param(
+        None, "swing-foot lift", unit="m", shown="14% of the leg's length, at most 0.1"
+    )
+    params: BipedParams | None = param(
+        None, "the biped's parameters (default: for stepping)", python_only=True
+    )
+
+
+def simulate(p: StepParams, options: RunOptions) -> RunResult:
     """Take one step in place with the right foot, lifting it ``height`` [m] (by default
-    HEIGHT_PER_LEG of the leg's length, at most 0.1 m); ``setup``: the plant, the command mode and
-    where the log goes (:class:`LoopSetup`; the integrator plant, torque commands, all of the log
-    in memory by default)."""
-    controller = stepping_controller(robot, params, backend)
+    HEIGHT_PER_LEG of the leg's length, at most MAX_HEIGHT)."""
+    controller = stepping_controller(p.robot, p.params, p.backend)
+    height = p.height
     if height is None:
         height = min(MAX_HEIGHT, HEIGHT_PER_LEG * controller.robot.leg_length())
     sole = controller.robot.spec.sole
@@ -85,39 +86,18 @@ def run(
         plan,
         com_reference,
         "step",
-        dt,
+        p.dt,
         swing_height=height,
         unload_duration=UNLOAD,
         load_duration=LOAD,
         com_support="contacts",
-        progress=progress,
-        observer=observer,
-        setup=setup,
+        progress=options.progress,
+        observer=options.observer,
+        setup=options.setup,
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=None, plan="the phases of TSID's exercise")
-    parser.add_argument(
-        "--height",
-        type=METRES,
-        default=None,
-        help="swing-foot lift [m] (default: 14%% of the leg's length, at most 0.1)",
-    )
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
-    return run(
-        args.robot,
-        args.height,
-        args.dt,
-        backend=args.backend,
-        progress=not args.json,
-        observer=observer,
-        setup=loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main("step", add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario(
+    "step", StepParams, simulate, BipedController, __doc__, plan="the phases of TSID's exercise"
+)
+run, main = SCENARIO.run, SCENARIO.main

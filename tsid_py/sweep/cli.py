@@ -24,7 +24,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_file
 from tsid_py.sweep.engine import run_sweep
 from tsid_py.sweep.plots import check_plottable, plot_sweep, varying
-from tsid_py.sweep.scenario import ScenarioJob, check_keywords, scenario_function, sweepable, whole_numbers
+from tsid_py.sweep.scenario import ScenarioJob, check_keywords, parameter_space
 from tsid_py.sweep.space import PUSH_NAMES, Axis, grid_points, parse_param, sample_points
 
 SHORTCUTS = ("robot", "duration", "dt", "backend")  # options that fix one keyword of the scenario
@@ -37,7 +37,7 @@ class SweepParser(Parser):
     def hint(self, option: str, value: str | None, parsed: argparse.Namespace) -> str | None:
         name = option.lstrip("-").replace("-", "_")
         try:
-            keywords = sweepable(scenario_function(parsed.scenario))
+            keywords = parameter_space(parsed.scenario)
         except InvalidParameterError:  # an unknown scenario: said once its options are read
             keywords = {}
         if keywords is None or name in keywords or name in PUSH_NAMES:
@@ -137,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def points_of(args: argparse.Namespace) -> tuple[list[Axis], list[dict[str, object]]]:
     """The axes of --param and of the shortcut options, checked against the scenario, and the points."""
-    function = scenario_function(args.scenario)
-    whole = whole_numbers(function)
+    space = parameter_space(args.scenario) or {}
+    whole = {name for name, parameter in space.items() if parameter.kind == "whole"}
     axes = [parse_param(text, whole=text.partition("=")[0].strip() in whole) for text in args.param]
     if not axes:
         raise InvalidParameterError("a sweep needs at least one --param NAME=START:STOP:STEP")
@@ -148,7 +148,7 @@ def points_of(args: argparse.Namespace) -> tuple[list[Axis], list[dict[str, obje
             if any(axis.name == name for axis in axes):
                 raise InvalidParameterError(f"--{name} and --param {name}: give it once")
             axes.append(Axis(name, (value,)))
-    check_keywords(function, axes, args.scenario)
+    axes = check_keywords(args.scenario, axes)
     if args.samples is None:
         return axes, grid_points(axes)
     return axes, sample_points(axes, args.samples, args.seed)

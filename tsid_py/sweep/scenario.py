@@ -11,24 +11,18 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import check_mode
 from tsid_py.loop.plants import PUSHABLE, check_plant
 from tsid_py.robot_specs import load_spec
 from tsid_py.scenarios import SCENARIOS
+from tsid_py.scenarios.parameters import Parameter
 from tsid_py.solvers import installed_backends
 from tsid_py.sweep.space import PUSH_NAMES, Axis, scenario_kwargs
 
-NOT_SWEPT = (
-    "progress",
-    "observer",
-    "params",
-    "push",
-    "setup",
-    "recovery_params",
-)  # run() keywords that are no table values
+NOT_SWEPT = ("progress", "observer", "setup")  # keywords of your own function that are no table values
 
 
 def scenario_function(scenario: str | Callable[..., object]) -> Callable[..., object]:
@@ -51,42 +45,56 @@ def scenario_function(scenario: str | Callable[..., object]) -> Callable[..., ob
     return function
 
 
-def sweepable(function: Callable[..., object]) -> dict[str, inspect.Parameter] | None:
-    """The keywords a sweep may set (None: any, the function takes ``**kwargs``)."""
-    parameters = inspect.signature(function).parameters
+def parameter_space(scenario: str | Callable[..., object]) -> dict[str, Parameter] | None:
+    """What a sweep of ``scenario`` may vary, by name (None: anything, a function of ``**kwargs``).
+
+    A scenario of ``tsid-py`` says it (:meth:`~tsid_py.scenarios.scenario.Scenario.space`, from its
+    parameters' dataclass); your own function's keywords are read from its signature (those whose
+    default is an int take whole numbers).
+    """
+    if isinstance(scenario, str) and scenario in SCENARIOS:
+        return SCENARIOS[scenario].SCENARIO.space()
+    parameters = inspect.signature(scenario_function(scenario)).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         return None
     return {
-        name: p
+        name: Parameter(name, _kind_of(p.default), p.default, "", {"help": name})
         for name, p in parameters.items()
         if name not in NOT_SWEPT and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     }
 
 
-def whole_numbers(function: Callable[..., object]) -> set[str]:
-    """The keywords whose default is an int: they take whole numbers."""
-    return {
-        name
-        for name, p in inspect.signature(function).parameters.items()
-        if isinstance(p.default, int) and not isinstance(p.default, bool)
-    }
+def _kind_of(default: object) -> str:
+    return "whole" if isinstance(default, int) and not isinstance(default, bool) else "word"
 
 
-def check_keywords(function: Callable[..., object], axes: list[Axis], label: str) -> None:
-    """Every axis names a keyword of ``function`` (push names need a ``push`` keyword); robots
-    (and that they suit the scenario ``label``, as its command checks them), plants, command modes
-    and QP backends are checked before the runs."""
-    allowed = sweepable(function)
-    controller = getattr(SCENARIOS.get(label), "CONTROLLER", None)
-    takes_push = "push" in inspect.signature(function).parameters or allowed is None
+def takes_push(scenario: str | Callable[..., object]) -> bool:
+    """Whether ``scenario``'s run takes one ``push`` (the push names of a sweep make it)."""
+    if isinstance(scenario, str) and scenario in SCENARIOS:
+        return SCENARIOS[scenario].SCENARIO.push
+    parameters = inspect.signature(scenario_function(scenario)).parameters
+    return "push" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def check_keywords(scenario: str | Callable[..., object], axes: list[Axis]) -> list[Axis]:
+    """The axes, checked: every one names a parameter of ``scenario`` (push names need a scenario
+    that takes a push) and its values suit it (numbers, choices, flags read as booleans); robots
+    (and that they suit a ``tsid-py`` scenario's controller, as its command checks them), plants,
+    command modes and QP backends are checked before the runs."""
+    space = parameter_space(scenario)
+    pushable = takes_push(scenario)
+    label = scenario if isinstance(scenario, str) else getattr(scenario, "__name__", "the function")
+    entry = SCENARIOS.get(label)
+    controller = entry.SCENARIO.controller if entry is not None else None
+    checked = []
     for axis in axes:
         if axis.name in PUSH_NAMES:
-            if not takes_push:
+            if not pushable:
                 raise InvalidParameterError(
                     f"--param {axis.name}: {label} takes no push (its run() has no 'push' keyword)"
                 )
-        elif allowed is not None and axis.name not in allowed:
-            names = [*allowed, *(PUSH_NAMES if takes_push else ())]
+        elif space is not None and axis.name not in space:
+            names = [*space, *(PUSH_NAMES if pushable else ())]
             raise InvalidParameterError(
                 f"--param {axis.name}: {label} has no such parameter (it has {', '.join(names)})"
             )
@@ -107,10 +115,15 @@ def check_keywords(function: Callable[..., object], axes: list[Axis], label: str
                         f"--param backend: {value!r} is not an installed QP backend "
                         f"({', '.join(installed_backends())})"
                     )
-    _check_pushable(function, axes)
+        parameter = None if space is None else space.get(axis.name)
+        if parameter is not None and axis.values is not None:
+            axis = replace(axis, values=tuple(parameter.value(value) for value in axis.values))
+        checked.append(axis)
+    _check_pushable(space, checked)
+    return checked
 
 
-def _check_pushable(function: Callable[..., object], axes: list[Axis]) -> None:
+def _check_pushable(space: dict[str, Parameter] | None, axes: list[Axis]) -> None:
     """A push needs a plant with physics: every point of a sweep that pushes runs on one."""
     if not any(axis.name in PUSH_NAMES for axis in axes):
         return
@@ -118,9 +131,8 @@ def _check_pushable(function: Callable[..., object], axes: list[Axis]) -> None:
     if plant is not None:
         plants = [str(value) for value in plant.values or ()]
     else:
-        parameter = inspect.signature(function).parameters.get("plant")
-        default = inspect.Parameter.empty if parameter is None else parameter.default
-        plants = [] if default is inspect.Parameter.empty else [str(default)]
+        default = None if space is None or "plant" not in space else space["plant"].default
+        plants = [] if default in (None, inspect.Parameter.empty) else [str(default)]
     for name in plants:
         if name not in PUSHABLE:
             raise InvalidParameterError(

@@ -6,9 +6,8 @@ references, contact normal forces and friction ratios, joint torques against the
 view with the support polygons, the CoM and the centre of pressure computed from the contact
 forces (plus the planned ZMP when the log has ``zmp_ref``, the measured capture point and the
 steps of a push recovery), the height of the feet when one of them swings, and the capture
-point's margin in the support polygon with the run's verdict (legged robots).
- Figures are built on matplotlib's object API with the Agg canvas: no window, no
-global state.
+point's margin in the support polygon with the run's verdict (legged robots). Their look is
+:mod:`tsid_py.viz.style`'s.
 
 Planned and measured side by side: where the plant is not the controller's own integrator, what
 the robot did differs from what the controller planned. The CoM and feet figures draw three
@@ -35,6 +34,7 @@ from tsid_py.geometry import GRAVITY, center_of_pressure, convex_hull_indices
 from tsid_py.outputs import atomic_output
 from tsid_py.physics import FRICTION_RATIO_MIN_NORMAL_FORCE, normal_forces_and_friction_ratio
 from tsid_py.viz.scene import SceneBuilder, contacts_of
+from tsid_py.viz.style import finish, new_figure
 
 AXES = ("x", "y", "z")
 SWING_HEIGHT = 1e-3  # [m] a foot that rises more than this is plotted as swinging
@@ -45,12 +45,9 @@ STYLES = {"measured": "-", "reference": "--", "planned": ":"}  # line style of e
 
 
 def _figure(rows: int, title: str, height: float = 2.4):
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(8.0, 1.0 + height * rows), layout="constrained")
-    axes = figure.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
-    figure.suptitle(title)
-    return figure, axes
+    """A figure of ``rows`` axes one above the other, sharing time."""
+    figure, axes = new_figure(rows, 1, title, height=height, sharex=True)
+    return figure, axes[:, 0]
 
 
 def _title(result, what: str) -> str:
@@ -124,9 +121,7 @@ def _tracking_figure(result, series: dict[str, np.ndarray] | None, label: str):
         twin = ax.twinx()
         (model,) = twin.plot(t, 1e6 * np.linalg.norm(measured - planned, axis=1), color="tab:red")
         twin.set_ylabel("|measured - planned| [um]", color=model.get_color())
-    for ax in axes:
-        ax.grid(True, alpha=0.3)
-    axes[0].legend(loc="best", fontsize="small")
+    finish(axes, legend="first")
     axes[-1].set_xlabel("time [s]")
     return figure
 
@@ -250,9 +245,7 @@ def contact_forces_figure(result):
         axes[2].legend(loc="best", fontsize="small")
     for ax in axes[1:]:
         ax.axhline(1.0, color="k", linestyle=":", linewidth=1)
-    for ax in axes:
-        ax.grid(True, alpha=0.3)
-    axes[0].legend(loc="best", fontsize="small")
+    finish(axes, legend="first")
     axes[-1].set_xlabel("time [s]")
     return figure
 
@@ -278,12 +271,10 @@ def torques_figure(result, joints: int = 4):
             for sign in (1.0, -1.0):
                 axes[0].axhline(sign * tau_max[j], color=line.get_color(), linestyle="--", linewidth=1)
     axes[0].set_ylabel("torque [N m]")
-    axes[0].legend(loc="best", fontsize="small")
     axes[1].plot(t, ratio.max(axis=1), color="k")
     axes[1].axhline(1.0, color="r", linestyle="--", linewidth=1)
     axes[1].set_ylabel("max |tau| / tau_max [-]")
-    for ax in axes:
-        ax.grid(True, alpha=0.3)
+    finish(axes, legend="first")
     axes[-1].set_xlabel("time [s]")
     return figure
 
@@ -348,8 +339,7 @@ def top_view_figure(result):
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
+    finish([ax])
     ax.set_title(_title(result, "CoM and centre of pressure seen from above"))
     return figure
 
@@ -414,8 +404,7 @@ def foot_heights_figure(result):
                 axes[0].plot(t, heights[kind], STYLES[kind], color=line.get_color(), label=f"{name} {kind}")
     axes[0].set_ylabel("height above start [m]")
     axes[0].set_xlabel("time [s]")
-    axes[0].grid(True, alpha=0.3)
-    axes[0].legend(loc="best", fontsize="small")
+    finish(axes)
     return figure
 
 
@@ -454,9 +443,7 @@ def capture_point_figure(result):
     for step in summary.get("steps_taken") or ():
         for ax in axes:
             ax.axvspan(step["t_lift_s"], step["t_land_s"], color="0.85", zorder=0)
-    for ax in axes:
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+    finish(axes)
     return figure
 
 

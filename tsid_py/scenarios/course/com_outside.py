@@ -25,25 +25,17 @@ whether the robot fell.
 
 from __future__ import annotations
 
-import argparse
 from array import array
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tsid_py.command import METRES
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import polygon_margin
-from tsid_py.loop.control_loop import Observer, StepHooks
+from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import (
-    add_common_arguments,
-    add_plant_arguments,
-    loop_setup,
-    scenario_main,
-)
 from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
@@ -52,19 +44,19 @@ from tsid_py.scenarios.course.common import (
     draw_polygon,
     finite_or_none,
     header,
-    new_figure,
     new_log,
     run_loop,
     support_polygon,
 )
-from tsid_py.scenarios.runner import LoopSetup
+from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
+from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_capture_point_inequality import TaskCapturePointInequality
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 from tsid_py.validation import as_scalar
+from tsid_py.viz.style import finish, new_figure
 
 NAME = "com-outside"
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 
 
 class _Support(StepHooks):
@@ -91,36 +83,37 @@ class _Support(StepHooks):
         return np.array(self.path).reshape(-1, 3)
 
 
-def run(
-    robot: str = "talos",
-    duration: float = 5.0,
-    dt: float = 0.002,
-    offset: float = 0.2,
-    level: int = 1,
-    capture_point: bool = False,
-    margin: float = 0.01,
-    kp_com: float | None = None,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    setup: LoopSetup | None = None,
-) -> CourseResult:
-    """Track the CoM target c_0 + (0, ``offset``, 0) [m] for ``duration`` [s] with the CoM task at
-    ``level`` (1: a cost, 0: hard); ``capture_point`` adds the capture-point inequality (level 1
-    only), kept ``margin`` [m] inside the edges; ``kp_com`` [1/s^2] the CoM gain (the robot's default
-    when None)."""
-    offset = as_scalar("offset", offset)
-    margin = as_scalar("margin", margin, minimum=0.0)
+@dataclass(frozen=True)
+class ComOutsideParams(ScenarioParams):
+    """The CoM target c_0 + (0, ``offset``, 0) with the CoM task at ``level``."""
+
+    robot: str = robot_spec("talos")
+    duration: float = simulated_time(5.0)
+    offset: float = param(0.2, "CoM target to the side of c_0, along y", unit="m")
+    level: int = param(1, "priority of the CoM task: 1 a cost, 0 hard", choices=(0, 1))
+    capture_point: bool = param(
+        False, "add a capture-point inequality at level 0 (level 1 only): the CoM stops at the edge"
+    )
+    margin: float = param(0.01, "with --capture-point: distance kept from the polygon's edges", unit="m")
+    kp_com: float | None = param(None, "CoM gain", unit="1/s^2", shown="the robot's")
+
+
+def simulate(p: ComOutsideParams, options: RunOptions) -> CourseResult:
+    """Track the CoM target for ``duration`` [s] with the CoM task at ``level`` (1: a cost, 0:
+    hard); ``capture_point`` adds the capture-point inequality (level 1 only), kept ``margin`` [m]
+    inside the edges; ``kp_com`` [1/s^2] the CoM gain (the robot's default when None)."""
+    level, capture_point, kp_com, dt, setup = p.level, p.capture_point, p.kp_com, p.dt, options.setup
+    offset = as_scalar("offset", p.offset)
+    margin = as_scalar("margin", p.margin, minimum=0.0)
     if level not in (0, 1):
         raise InvalidParameterError(f"level must be 0 (hard) or 1 (a cost), got {level!r}")
     if capture_point and level == 0:
         raise InvalidParameterError("capture_point needs level 1: with a hard CoM task both cannot hold")
-    setup = setup or LoopSetup()
-    model = load_robot(robot)
+    model = load_robot(p.robot)
     params = BipedParams.for_robot(model)
     if kp_com is not None:
         params = replace(params, kp_com=as_scalar("kp_com", kp_com, minimum=0.0))
-    controller = BipedController(model, params, solver=make_solver(backend))
+    controller = BipedController(model, params, solver=make_solver(p.backend))
     if level == 0:
         controller.formulation.remove_task(controller.com_task.name)
         controller.formulation.add_motion_task(controller.com_task, weight=1.0, priority=0)
@@ -137,9 +130,7 @@ def run(
     log = new_log(controller, setup)
     balance = Balance(controller, TrajectoryEuclidianConstant("com", target).sample, log)
     support = _Support(controller, hull)
-    outcome = run_loop(
-        controller, duration, dt, Chain(balance, support), log, setup, NAME, progress, observer
-    )
+    outcome = run_loop(controller, p.duration, dt, Chain(balance, support), log, options, NAME)
     common = outcome.summary()
     if outcome.failure and target_outside > 0.0:
         common["qp_failure"] = (
@@ -149,7 +140,7 @@ def run(
         )
     com = support.com()[-1] if support.t else controller.com_initial
     summary = {
-        **header(controller, NAME, dt, duration),
+        **header(controller, NAME, dt, p.duration),
         "level": level,
         "capture_point": capture_point,
         "capture_point_margin_m": margin if capture_point else None,
@@ -185,8 +176,6 @@ def _figure(summary: dict, hull: np.ndarray, target: np.ndarray, support: _Suppo
     top.set_aspect("equal", adjustable="datalim")
     top.set_xlabel("x [m]")
     top.set_ylabel("y [m]")
-    top.legend(loc="best", fontsize="small")
-    top.grid(True, alpha=0.3)
     if support.t:
         t = np.array(support.t)
         distance = np.linalg.norm((support.com() - target)[:, :2], axis=1)
@@ -196,54 +185,9 @@ def _figure(summary: dict, hull: np.ndarray, target: np.ndarray, support: _Suppo
         margins.axhline(-summary["target_outside_m"], color="k", linestyle=":", linewidth=1)
     margins.set_xlabel("time [s]")
     margins.set_ylabel("[m]")
-    margins.legend(loc="best", fontsize="small")
-    margins.grid(True, alpha=0.3)
+    finish(axes[:, 0])
     return figure
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=5.0)
-    parser.add_argument(
-        "--offset", type=METRES, default=0.2, help="CoM target to the side of c_0, along y [m] (default: 0.2)"
-    )
-    parser.add_argument(
-        "--level",
-        type=int,
-        choices=(0, 1),
-        default=1,
-        help="priority of the CoM task: 1 a cost (default), 0 hard",
-    )
-    parser.add_argument(
-        "--capture-point",
-        action="store_true",
-        help="add a capture-point inequality at level 0 (level 1 only): the CoM stops at the edge",
-    )
-    parser.add_argument(
-        "--margin",
-        type=METRES,
-        default=0.01,
-        help="with --capture-point: distance kept from the polygon's edges [m] (default: 0.01)",
-    )
-    parser.add_argument("--kp-com", type=float, default=None, help="CoM gain [1/s^2] (default: the robot's)")
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> CourseResult:
-    return run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.offset,
-        args.level,
-        args.capture_point,
-        args.margin,
-        args.kp_com,
-        args.backend,
-        not args.json,
-        observer,
-        loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main(NAME, add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario(NAME, ComOutsideParams, simulate, BipedController, __doc__)
+run, main = SCENARIO.run, SCENARIO.main

@@ -11,17 +11,20 @@ import argparse
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from tsid_py.contacts.contact_base import tangent_directions
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import convex_hull, polygon_margin
-from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks, step_time_summary
+from tsid_py.loop.control_loop import LoopOutcome, StepHooks, step_time_summary
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.planning.support import sole_polygon
+from tsid_py.scenarios.parameters import param
 from tsid_py.scenarios.runner import BalanceHooks, LoopSetup, RunResult
+from tsid_py.scenarios.scenario import RunOptions
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_scalar
 
@@ -227,20 +230,14 @@ def new_log(controller, setup: LoopSetup) -> RunLog:
 
 
 def run_loop(
-    controller,
-    duration: float,
-    dt: float,
-    hooks: StepHooks,
-    log: RunLog,
-    setup: LoopSetup,
-    label: str,
-    progress: bool = False,
-    observer: Observer | None = None,
+    controller, duration: float, dt: float, hooks: StepHooks, log: RunLog, options: RunOptions, label: str
 ) -> LoopOutcome:
-    """``duration`` seconds of ``controller`` in closed loop at period ``dt`` on ``setup``'s plant."""
+    """``duration`` seconds of ``controller`` in closed loop at period ``dt`` on the plant of
+    ``options.setup``, shown as ``label`` in the progress bar."""
     duration = as_scalar("duration", duration, minimum=0.0, strict=True)
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    return setup.loop(controller, dt, log).run(int(round(duration / dt)), hooks, progress, label, observer)
+    loop = options.setup.loop(controller, dt, log)
+    return loop.run(int(round(duration / dt)), hooks, options.progress, label, options.observer)
 
 
 def header(controller, scenario: str, dt: float, duration: float) -> dict[str, object]:
@@ -310,6 +307,12 @@ def float_list(text: str) -> list[float]:
     return values
 
 
+def values_param(default: tuple[float, ...], help: str, unit: str = "") -> Any:
+    """A field of several numbers (:func:`~tsid_py.scenarios.parameters.param`), written on the
+    command line ``A,B,...`` or ``START:STOP:COUNT`` (:func:`float_list`)."""
+    return param(default, help, unit=unit, parse=float_list, metavar="A,B,... | START:STOP:COUNT")
+
+
 def positive_values(name: str, values: object) -> list[float]:
     """``values`` as a list of finite numbers > 0 (an :class:`InvalidParameterError` naming ``name``
     otherwise)."""
@@ -320,16 +323,7 @@ def positive_values(name: str, values: object) -> list[float]:
 
 
 # ------------------------------------------------------------------ figures
-def new_figure(rows: int, columns: int, title: str, width: float = 8.0, height: float = 3.0):
-    """A matplotlib figure (Agg, no window) and its axes as a (rows, columns) array."""
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, 1.0 + height * rows), layout="constrained")
-    axes = figure.subplots(rows, columns, squeeze=False)
-    figure.suptitle(title)
-    return figure, axes
-
-
 def draw_polygon(ax, hull: np.ndarray, **style) -> None:
+    """The closed outline of the polygon ``hull`` (k x 2) on ``ax``, in ``style``."""
     closed = np.vstack([hull, hull[:1]])
     ax.plot(closed[:, 0], closed[:, 1], **style)

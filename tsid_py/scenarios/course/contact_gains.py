@@ -15,41 +15,34 @@ largest and the final drift of the feet (position and rotation) in each.
 
 from __future__ import annotations
 
-import argparse
 from array import array
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pinocchio as pin
 
 from tsid_py.controllers.biped import BipedController, BipedParams
-from tsid_py.loop.control_loop import Observer, StepHooks
+from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import (
-    add_common_arguments,
-    add_plant_arguments,
-    add_sway_arguments,
-    loop_setup,
-    scenario_main,
-)
 from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
     CourseResult,
     Runs,
     header,
-    new_figure,
     new_log,
     run_loop,
     sway,
 )
-from tsid_py.scenarios.runner import LoopSetup
+from tsid_py.scenarios.parameters import param
+from tsid_py.scenarios.scenario import RunOptions, Scenario
+from tsid_py.scenarios.sway import SwayParams
 from tsid_py.solvers import make_solver
 from tsid_py.validation import as_scalar
+from tsid_py.viz.style import finish, new_figure
 
 NAME = "contact-gains"
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 
 
 class _Rotation(StepHooks):
@@ -69,41 +62,29 @@ class _Rotation(StepHooks):
         )
 
 
-def run(
-    robot: str = "talos",
-    duration: float = 10.0,
-    dt: float = 0.002,
-    amplitude: float = 0.05,
-    frequency: float = 0.5,
-    kp_contact: float = 10.0,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    setup: LoopSetup | None = None,
-) -> CourseResult:
+@dataclass(frozen=True)
+class ContactGainsParams(SwayParams):
+    """The CoM sway of ``com-sinusoid``, twice: contact gain Kp = 0, then ``kp_contact``."""
+
+    kp_contact: float = param(10.0, "contact gain Kp of the second run, > 0 (the first has 0)", unit="1/s^2")
+
+
+def simulate(p: ContactGainsParams, options: RunOptions) -> CourseResult:
     """Sway the CoM for ``duration`` [s] twice, with the contact gain Kp = 0 and Kp = ``kp_contact``
     [1/s^2] (> 0; Kd = 2 sqrt(Kp) in both); the log and controller kept are those of Kp = 0."""
-    kp_contact = as_scalar("kp_contact", kp_contact, minimum=0.0, strict=True)
-    setup = setup or LoopSetup()
-    model = load_robot(robot)
+    kp_contact = as_scalar("kp_contact", p.kp_contact, minimum=0.0, strict=True)
+    setup = options.setup
+    model = load_robot(p.robot)
     runs, results = Runs(), {}
     kept = None
     for kp in (0.0, kp_contact):
         params = replace(BipedParams.for_robot(model), kp_contact=kp)
-        controller = BipedController(model, params, solver=make_solver(backend))
+        controller = BipedController(model, params, solver=make_solver(p.backend))
         log = new_log(controller, setup)
-        balance = Balance(controller, sway(controller, amplitude, frequency), log, per_step=True)
+        balance = Balance(controller, sway(controller, p.amplitude, p.frequency), log, per_step=True)
         rotation = _Rotation(controller)
         outcome = run_loop(
-            controller,
-            duration,
-            dt,
-            Chain(balance, rotation),
-            log,
-            setup,
-            f"{NAME} kp={kp:g}",
-            progress,
-            observer,
+            controller, p.duration, p.dt, Chain(balance, rotation), log, options, f"{NAME} kp={kp:g}"
         )
         common = runs.add(outcome)
         drift = np.array(balance.foot_drift)
@@ -124,9 +105,9 @@ def run(
             kept = (log, controller)
     zero, gain = results[0.0], results[kp_contact]
     summary = {
-        **header(kept[1], NAME, dt, duration),
-        "amplitude_m": amplitude,
-        "frequency_hz": frequency,
+        **header(kept[1], NAME, p.dt, p.duration),
+        "amplitude_m": p.amplitude,
+        "frequency_hz": p.frequency,
         "kp_contact": kp_contact,
         "foot_drift_kp0_m": zero["foot_drift_max_m"],
         "foot_drift_kp_m": gain["foot_drift_max_m"],
@@ -163,37 +144,9 @@ def _figure(summary: dict, results: dict):
     rotation.set_xlabel("time [s]")
     for ax in axes[:, 0]:
         ax.set_ylim(bottom=1e-10)
-        ax.grid(True, alpha=0.3, which="both")
-        ax.legend(loc="best", fontsize="small")
+    finish(axes[:, 0], which="both")
     return figure
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=10.0)
-    add_sway_arguments(parser, amplitude=0.05, frequency=0.5)
-    parser.add_argument(
-        "--kp-contact",
-        type=float,
-        default=10.0,
-        help="contact gain Kp of the second run [1/s^2] (> 0; the first has 0) (default: 10)",
-    )
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> CourseResult:
-    return run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.amplitude,
-        args.frequency,
-        args.kp_contact,
-        args.backend,
-        not args.json,
-        observer,
-        loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main(NAME, add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario(NAME, ContactGainsParams, simulate, BipedController, __doc__)
+run, main = SCENARIO.run, SCENARIO.main

@@ -20,40 +20,33 @@ against the costs that stay fixed (the angular momentum task, 1e-3, the force re
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tsid_py.controllers.biped import BipedController, BipedParams
-from tsid_py.loop.control_loop import Observer, StepHooks
+from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import (
-    add_common_arguments,
-    add_plant_arguments,
-    add_sway_arguments,
-    loop_setup,
-    scenario_main,
-)
 from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
     CourseResult,
     Runs,
-    float_list,
     header,
-    new_figure,
     new_log,
     positive_values,
     run_loop,
     sway,
+    values_param,
 )
-from tsid_py.scenarios.runner import LoopSetup
+from tsid_py.scenarios.parameters import simulated_time
+from tsid_py.scenarios.scenario import RunOptions, Scenario
+from tsid_py.scenarios.sway import SwayParams
 from tsid_py.solvers import make_solver
+from tsid_py.viz.style import new_figure
 
 NAME = "gains-weights"
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 KP_COM = (1.0, 10.0, 100.0)  # [1/s^2]
 KP_POSTURE = (0.1, 1.0, 10.0)  # times the spec's posture gains
 W_COM = (0.1, 1.0, 10.0)
@@ -86,31 +79,28 @@ class _Posture(StepHooks):
         }
 
 
-def run(
-    robot: str = "talos",
-    duration: float = 4.0,
-    dt: float = 0.002,
-    amplitude: float = 0.05,
-    frequency: float = 0.5,
-    kp_com: object = KP_COM,
-    kp_posture: object = KP_POSTURE,
-    w_com: object = W_COM,
-    w_posture: object = W_POSTURE,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    setup: LoopSetup | None = None,
-) -> CourseResult:
+@dataclass(frozen=True)
+class GainsWeightsParams(SwayParams):
+    """The CoM sway of ``com-sinusoid`` over a grid of gains and one of weights."""
+
+    duration: float = simulated_time(4.0)
+    kp_com: tuple[float, ...] = values_param(KP_COM, "CoM gains Kp", unit="1/s^2")
+    kp_posture: tuple[float, ...] = values_param(KP_POSTURE, "scales of the spec's posture gains")
+    w_com: tuple[float, ...] = values_param(W_COM, "CoM task weights")
+    w_posture: tuple[float, ...] = values_param(W_POSTURE, "posture task weights")
+
+
+def simulate(p: GainsWeightsParams, options: RunOptions) -> CourseResult:
     """Sway the CoM for ``duration`` [s] at every point of the gains grid (``kp_com`` [1/s^2] x
     ``kp_posture``, a scale of the spec's posture gains) and of the weights grid (``w_com`` x
     ``w_posture``); the log and controller kept are those of the robot's default parameters when
     a grid holds them, else of the first run."""
+    setup = options.setup
     axes = {
-        "gains": (positive_values("kp_com", kp_com), positive_values("kp_posture", kp_posture)),
-        "weights": (positive_values("w_com", w_com), positive_values("w_posture", w_posture)),
+        "gains": (positive_values("kp_com", p.kp_com), positive_values("kp_posture", p.kp_posture)),
+        "weights": (positive_values("w_com", p.w_com), positive_values("w_posture", p.w_posture)),
     }
-    setup = setup or LoopSetup()
-    model = load_robot(robot)
+    model = load_robot(p.robot)
     defaults = BipedParams.for_robot(model)
     runs, points = Runs(), []
     kept = None
@@ -118,20 +108,18 @@ def run(
         for a in axes[grid][0]:
             for b in axes[grid][1]:
                 params = replace(defaults, **{first: a, second: b})
-                controller = BipedController(model, params, solver=make_solver(backend))
+                controller = BipedController(model, params, solver=make_solver(p.backend))
                 log = new_log(controller, setup)
-                balance = Balance(controller, sway(controller, amplitude, frequency), log)
+                balance = Balance(controller, sway(controller, p.amplitude, p.frequency), log)
                 posture = _Posture(controller)
                 outcome = run_loop(
                     controller,
-                    duration,
-                    dt,
+                    p.duration,
+                    p.dt,
                     Chain(balance, posture),
                     log,
-                    setup,
+                    options,
                     f"{NAME} {first}={a:g} {second}={b:g}",
-                    progress,
-                    observer,
                 )
                 common = runs.add(outcome)
                 points.append(
@@ -149,9 +137,9 @@ def run(
                     kept = (log, controller, params)
     log, controller, _ = kept
     summary = {
-        **header(controller, NAME, dt, duration),
-        "amplitude_m": amplitude,
-        "frequency_hz": frequency,
+        **header(controller, NAME, p.dt, p.duration),
+        "amplitude_m": p.amplitude,
+        "frequency_hz": p.frequency,
         "defaults": {name: getattr(defaults, name) for (fields, _) in GRIDS.values() for name in fields},
         "points": points,
         **setup.summary(),
@@ -216,42 +204,5 @@ def _figure(summary: dict, axes_values: dict):
     return figure
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=4.0)
-    add_sway_arguments(parser, amplitude=0.05, frequency=0.5)
-    for flag, default, what in (
-        ("--kp-com", KP_COM, "CoM gains Kp [1/s^2]"),
-        ("--kp-posture", KP_POSTURE, "scales of the spec's posture gains"),
-        ("--w-com", W_COM, "CoM task weights"),
-        ("--w-posture", W_POSTURE, "posture task weights"),
-    ):
-        parser.add_argument(
-            flag,
-            type=float_list,
-            default=list(default),
-            metavar="A,B,... | START:STOP:COUNT",
-            help=f"{what} (default: {','.join(f'{v:g}' for v in default)})",
-        )
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> CourseResult:
-    return run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.amplitude,
-        args.frequency,
-        args.kp_com,
-        args.kp_posture,
-        args.w_com,
-        args.w_posture,
-        args.backend,
-        not args.json,
-        observer,
-        loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main(NAME, add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario(NAME, GainsWeightsParams, simulate, BipedController, __doc__)
+run, main = SCENARIO.run, SCENARIO.main

@@ -14,43 +14,36 @@ and the largest error of the 3-D force), the hand's drift on the wall and the Co
 
 from __future__ import annotations
 
-import argparse
 from array import array
+from dataclasses import dataclass
 
 import numpy as np
 
-from tsid_py.command import NEWTONS, SECONDS
 from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
-from tsid_py.loop.control_loop import Observer, StepHooks
+from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.robot_specs import Robot, load_robot
-from tsid_py.scenarios.cli_support import (
-    add_common_arguments,
-    add_plant_arguments,
-    add_sway_arguments,
-    loop_setup,
-    scenario_main,
-)
 from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
     CourseResult,
     header,
-    new_figure,
     new_log,
     run_loop,
     sway,
 )
-from tsid_py.scenarios.runner import LoopSetup
+from tsid_py.scenarios.parameters import param, simulated_time
+from tsid_py.scenarios.scenario import RunOptions, Scenario
+from tsid_py.scenarios.sway import SwayParams
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_contact_force_equality import TaskContactForceEquality
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
+from tsid_py.viz.style import finish, new_figure
 
 NAME = "hand-contact"
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 HANDS = ("right", "left")
 # Talos's arm joints 1-4 that raise the right gripper forward (0.4 m ahead of the base, 1 m high);
 # the left arm mirrors them (joints 1-3 change sign, the elbow keeps it).
@@ -127,34 +120,31 @@ class _Hand(StepHooks):
         }
 
 
-def run(
-    robot: str = "talos",
-    duration: float = 4.0,
-    dt: float = 0.002,
-    hand: str = "right",
-    force: float = 30.0,
-    ramp: float = 0.5,
-    w_force: float = 1.0,
-    amplitude: float = 0.05,
-    frequency: float = 0.5,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    setup: LoopSetup | None = None,
-) -> CourseResult:
+@dataclass(frozen=True)
+class HandContactParams(SwayParams):
+    """A gripper pushing the wall while the CoM sways as ``com-sinusoid``."""
+
+    duration: float = simulated_time(4.0)
+    hand: str = param("right", "the gripper on the wall", choices=HANDS)
+    force: float = param(30.0, "normal force on the wall", unit="N", option="--hand-force")
+    ramp: float = param(0.5, "time the force is raised over", unit="s")
+    w_force: float = param(1.0, "weight of the hand's force task")
+
+
+def simulate(p: HandContactParams, options: RunOptions) -> CourseResult:
     """Hold the ``hand`` gripper on the wall pushing ``force`` [N] (raised over ``ramp`` [s]; the force
     task's weight ``w_force``) while the CoM sways (``amplitude`` [m], ``frequency`` [Hz]) for
     ``duration`` [s]."""
+    hand, setup = p.hand, options.setup
     if hand not in HANDS:
         raise InvalidParameterError(f"hand must be one of {HANDS}, got {hand!r}")
-    force = as_scalar("force", force, minimum=0.0)
-    ramp = as_scalar("ramp", ramp, minimum=0.0)
-    w_force = as_scalar("w_force", w_force, minimum=0.0, strict=True)
-    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    setup = setup or LoopSetup()
-    model = load_robot(robot)
+    force = as_scalar("force", p.force, minimum=0.0)
+    ramp = as_scalar("ramp", p.ramp, minimum=0.0)
+    w_force = as_scalar("w_force", p.w_force, minimum=0.0, strict=True)
+    dt = as_scalar("dt", p.dt, minimum=0.0, strict=True)
+    model = load_robot(p.robot)
     params = BipedParams.for_robot(model)
-    controller = BipedController(model, params, raised_arm_configuration(model, hand), make_solver(backend))
+    controller = BipedController(model, params, raised_arm_configuration(model, hand), make_solver(p.backend))
     frame = f"gripper_{hand}_base_link"
     placement = model.frame_placement(controller.data, frame)
     rotation = placement.rotation
@@ -171,20 +161,18 @@ def run(
     task = TaskContactForceEquality(f"task-{hand}-hand-force", model, dt, contact)
     controller.formulation.add_force_task(task, weight=w_force, priority=1)
     log = new_log(controller, setup)
-    balance = Balance(controller, sway(controller, amplitude, frequency), log)
+    balance = Balance(controller, sway(controller, p.amplitude, p.frequency), log)
     hand_hook = _Hand(controller, contact, task, force, ramp)
-    outcome = run_loop(
-        controller, duration, dt, Chain(hand_hook, balance), log, setup, NAME, progress, observer
-    )
+    outcome = run_loop(controller, p.duration, dt, Chain(hand_hook, balance), log, options, NAME)
     summary = {
-        **header(controller, NAME, dt, duration),
+        **header(controller, NAME, dt, p.duration),
         "hand": hand,
         "hand_frame": frame,
         "wall_x_m": float(placement.translation[0]),
         "hand_force_n": force,
         "hand_force_weight": w_force,
-        "amplitude_m": amplitude,
-        "frequency_hz": frequency,
+        "amplitude_m": p.amplitude,
+        "frequency_hz": p.frequency,
         **hand_hook.summary(),
         **balance.summary(),
         **setup.summary(),
@@ -216,47 +204,9 @@ def _figure(summary: dict, hand: _Hand, log):
         com.plot(t, log.series("com_ref")[:, 1], "--", label="reference")
     com.set_ylabel("CoM y [m]")
     com.set_xlabel("time [s]")
-    for ax in axes[:, 0]:
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+    finish(axes[:, 0])
     return figure
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=4.0)
-    parser.add_argument(
-        "--hand", choices=HANDS, default="right", help="the gripper on the wall (default: right)"
-    )
-    parser.add_argument(
-        "--hand-force", type=NEWTONS, default=30.0, help="normal force on the wall [N] (default: 30)"
-    )
-    parser.add_argument(
-        "--ramp", type=SECONDS, default=0.5, help="time the force is raised over [s] (default: 0.5)"
-    )
-    parser.add_argument(
-        "--w-force", type=float, default=1.0, help="weight of the hand's force task (default: 1)"
-    )
-    add_sway_arguments(parser, amplitude=0.05, frequency=0.5)
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> CourseResult:
-    return run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.hand,
-        args.hand_force,
-        args.ramp,
-        args.w_force,
-        args.amplitude,
-        args.frequency,
-        args.backend,
-        not args.json,
-        observer,
-        loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main(NAME, add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario(NAME, HandContactParams, simulate, BipedController, __doc__)
+run, main = SCENARIO.run, SCENARIO.main

@@ -15,36 +15,34 @@ distance left between the hand and the torso's origin.
 
 from __future__ import annotations
 
-import argparse
 from array import array
+from dataclasses import dataclass
 
 import numpy as np
 
-from tsid_py.command import METRES
 from tsid_py.controllers.biped import BipedController
 from tsid_py.errors import InvalidParameterError
-from tsid_py.loop.control_loop import Observer, StepHooks
+from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import add_common_arguments, add_plant_arguments, loop_setup, scenario_main
 from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
     CourseResult,
     header,
-    new_figure,
     new_log,
     run_loop,
 )
-from tsid_py.scenarios.runner import LoopSetup
+from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
+from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_self_collision import TaskSelfCollision
 from tsid_py.tasks.task_two_frames_equality import TaskTwoFramesEquality
 from tsid_py.trajectories import TrajectoryEuclidianConstant
 from tsid_py.validation import as_scalar
+from tsid_py.viz.style import finish, new_figure
 
 NAME = "self-collision"
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 HANDS = ("right", "left")
 TORSO = "torso_2_link"
 
@@ -78,35 +76,37 @@ class _Distances(StepHooks):
         self.hand_torso.append(float(np.linalg.norm(gap)))
 
 
-def run(
-    robot: str = "talos",
-    duration: float = 2.0,
-    dt: float = 0.002,
-    hand: str = "right",
-    avoidance: bool = True,
-    d_min: float = 0.02,
-    d_influence: float = 0.1,
-    damping: float = 0.5,
-    kp_hand: float = 20.0,
-    w_hand: float = 1.0,
-    arm_kp: float = 10.0,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    setup: LoopSetup | None = None,
-) -> CourseResult:
+@dataclass(frozen=True)
+class SelfCollisionParams(ScenarioParams):
+    """A gripper pulled onto the torso, with or without the self-collision task."""
+
+    robot: str = robot_spec("talos")
+    duration: float = simulated_time(2.0)
+    hand: str = param("right", "the hand pulled into the torso", choices=HANDS)
+    avoidance: bool = param(
+        True, "with the self-collision task", option_help="leave the self-collision task out"
+    )
+    d_min: float = param(0.02, "distance kept between the pairs", unit="m")
+    d_influence: float = param(0.1, "distance where the damper starts", unit="m")
+    damping: float = param(0.5, "largest approach speed at d-influence", unit="m/s")
+    kp_hand: float = param(20.0, "gain of the hand task", unit="1/s^2")
+    w_hand: float = param(1.0, "weight of the hand task")
+    arm_kp: float = param(10.0, "cap on the posture gains of that arm", unit="1/s^2")
+
+
+def simulate(p: SelfCollisionParams, options: RunOptions) -> CourseResult:
     """Pull the ``hand`` gripper onto the torso for ``duration`` [s] (gain ``kp_hand`` [1/s^2],
     weight ``w_hand``; the arm's posture gains capped at ``arm_kp`` [1/s^2]), with the self-collision
     task (``d_min``, ``d_influence`` [m], ``damping`` [m/s]) when ``avoidance``."""
+    hand, setup = p.hand, options.setup
     if hand not in HANDS:
         raise InvalidParameterError(f"hand must be one of {HANDS}, got {hand!r}")
-    kp_hand = as_scalar("kp_hand", kp_hand, minimum=0.0, strict=True)
-    w_hand = as_scalar("w_hand", w_hand, minimum=0.0, strict=True)
-    arm_kp = as_scalar("arm_kp", arm_kp, minimum=0.0)
-    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    setup = setup or LoopSetup()
-    model = load_robot(robot)
-    controller = BipedController(model, solver=make_solver(backend))
+    kp_hand = as_scalar("kp_hand", p.kp_hand, minimum=0.0, strict=True)
+    w_hand = as_scalar("w_hand", p.w_hand, minimum=0.0, strict=True)
+    arm_kp = as_scalar("arm_kp", p.arm_kp, minimum=0.0)
+    dt = as_scalar("dt", p.dt, minimum=0.0, strict=True)
+    model = load_robot(p.robot)
+    controller = BipedController(model, solver=make_solver(p.backend))
     gains = controller.posture_task.kp.copy()
     for k in range(1, 8):
         name = f"arm_{hand}_{k}_joint"
@@ -118,9 +118,9 @@ def run(
         gains[index] = min(gains[index], arm_kp)
     controller.posture_task.kp = gains
     collision = TaskSelfCollision(
-        "task-self-collision", model, dt, d_min=d_min, d_influence=d_influence, damping=damping
+        "task-self-collision", model, dt, d_min=p.d_min, d_influence=p.d_influence, damping=p.damping
     )
-    if avoidance:
+    if p.avoidance:
         controller.formulation.add_motion_task(collision, weight=1.0, priority=0)
     pull = TaskTwoFramesEquality(f"task-{hand}-hand-to-torso", model, f"gripper_{hand}_base_link", TORSO)
     pull.kp = kp_hand
@@ -129,13 +129,11 @@ def run(
     log = new_log(controller, setup)
     balance = Balance(controller, TrajectoryEuclidianConstant("com", controller.com_initial).sample, log)
     distances = _Distances(controller, collision, pull)
-    outcome = run_loop(
-        controller, duration, dt, Chain(balance, distances), log, setup, NAME, progress, observer
-    )
+    outcome = run_loop(controller, p.duration, dt, Chain(balance, distances), log, options, NAME)
     summary = {
-        **header(controller, NAME, dt, duration),
+        **header(controller, NAME, dt, p.duration),
         "hand": hand,
-        "avoidance": avoidance,
+        "avoidance": p.avoidance,
         "pairs": len(collision.pair_names),
         "d_min_m": collision.d_min,
         "d_influence_m": collision.d_influence,
@@ -177,64 +175,9 @@ def _figure(summary: dict, distances: _Distances):
     pairs_ax.set_ylabel("distance [m]")
     hand_ax.set_ylabel("distance [m]")
     hand_ax.set_xlabel("time [s]")
-    for ax in axes[:, 0]:
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+    finish(axes[:, 0])
     return figure
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=2.0)
-    parser.add_argument(
-        "--hand", choices=HANDS, default="right", help="the hand pulled into the torso (default: right)"
-    )
-    parser.add_argument(
-        "--no-avoidance", dest="avoidance", action="store_false", help="leave the self-collision task out"
-    )
-    parser.add_argument(
-        "--d-min", type=METRES, default=0.02, help="distance kept between the pairs [m] (default: 0.02)"
-    )
-    parser.add_argument(
-        "--d-influence", type=METRES, default=0.1, help="distance where the damper starts [m] (default: 0.1)"
-    )
-    parser.add_argument(
-        "--damping",
-        type=float,
-        default=0.5,
-        help="largest approach speed at d-influence [m/s] (default: 0.5)",
-    )
-    parser.add_argument(
-        "--kp-hand", type=float, default=20.0, help="gain of the hand task [1/s^2] (default: 20)"
-    )
-    parser.add_argument("--w-hand", type=float, default=1.0, help="weight of the hand task (default: 1)")
-    parser.add_argument(
-        "--arm-kp",
-        type=float,
-        default=10.0,
-        help="cap on the posture gains of that arm [1/s^2] (default: 10)",
-    )
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> CourseResult:
-    return run(
-        args.robot,
-        args.duration,
-        args.dt,
-        args.hand,
-        args.avoidance,
-        args.d_min,
-        args.d_influence,
-        args.damping,
-        args.kp_hand,
-        args.w_hand,
-        args.arm_kp,
-        args.backend,
-        not args.json,
-        observer,
-        loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main(NAME, add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario(NAME, SelfCollisionParams, simulate, BipedController, __doc__)
+run, main = SCENARIO.run, SCENARIO.main

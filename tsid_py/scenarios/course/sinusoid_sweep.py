@@ -21,32 +21,29 @@ gives way and the error doubles (docs/course.md has the table).
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 
 import numpy as np
 
-from tsid_py.command import METRES
 from tsid_py.controllers.biped import BipedController
-from tsid_py.loop.control_loop import Observer
 from tsid_py.robot_specs import load_robot
-from tsid_py.scenarios.cli_support import add_common_arguments, add_plant_arguments, loop_setup, scenario_main
 from tsid_py.scenarios.course.common import (
     Balance,
     CourseResult,
     Runs,
-    float_list,
-    new_figure,
     new_log,
     positive_values,
     run_loop,
     smooth_sway,
+    values_param,
 )
-from tsid_py.scenarios.runner import LoopSetup
+from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec
+from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.validation import as_scalar
+from tsid_py.viz.style import finish, new_figure
 
 NAME = "sinusoid-sweep"
-CONTROLLER = BipedController  # what it runs (a sweep checks its robots with check_spec)
 MAX_RAMP = 1.0  # [s] the amplitude rises over one period, at most this long
 FREQUENCIES = (0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)  # [Hz]
 LIMIT_COLOURS = {
@@ -57,37 +54,35 @@ LIMIT_COLOURS = {
 }
 
 
-def run(
-    robot: str = "talos",
-    frequencies: object = FREQUENCIES,
-    amplitude: float = 0.05,
-    cycles: float = 2.0,
-    dt: float = 0.002,
-    backend: str = "quadprog",
-    progress: bool = False,
-    observer: Observer | None = None,
-    setup: LoopSetup | None = None,
-) -> CourseResult:
+@dataclass(frozen=True)
+class SinusoidSweepParams(ScenarioParams):
+    """The CoM sway at each of ``frequencies`` (their periods set the length)."""
+
+    robot: str = robot_spec("talos")
+    frequencies: tuple[float, ...] = values_param(FREQUENCIES, "sway frequencies", unit="Hz")
+    amplitude: float = param(0.05, "sway amplitude along y", unit="m")
+    cycles: float = param(2.0, "periods at each frequency after the ramp")
+
+
+def simulate(p: SinusoidSweepParams, options: RunOptions) -> CourseResult:
     """Sway the CoM at each of ``frequencies`` [Hz] with ``amplitude`` [m]: one period (at most
     1 s) raising the amplitude, then ``cycles`` periods. The log and controller kept are those of
     the first frequency at which a limit bound (else the last)."""
-    frequencies = sorted(positive_values("frequencies", frequencies))
-    amplitude = as_scalar("amplitude", amplitude, minimum=0.0)
-    cycles = as_scalar("cycles", cycles, minimum=0.0, strict=True)
-    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    setup = setup or LoopSetup()
-    model = load_robot(robot)
+    frequencies = sorted(positive_values("frequencies", p.frequencies))
+    amplitude = as_scalar("amplitude", p.amplitude, minimum=0.0)
+    cycles = as_scalar("cycles", p.cycles, minimum=0.0, strict=True)
+    dt = as_scalar("dt", p.dt, minimum=0.0, strict=True)
+    setup = options.setup
+    model = load_robot(p.robot)
     rows, runs = [], Runs()
     kept = last = None
     for frequency in frequencies:
-        controller = BipedController(model, solver=make_solver(backend))
+        controller = BipedController(model, solver=make_solver(p.backend))
         log = new_log(controller, setup)
         ramp = min(1.0 / frequency, MAX_RAMP)
         balance = Balance(controller, smooth_sway(controller, amplitude, frequency, ramp), log)
         duration = ramp + cycles / frequency
-        outcome = run_loop(
-            controller, duration, dt, balance, log, setup, f"{NAME} {frequency:g} Hz", progress, observer
-        )
+        outcome = run_loop(controller, duration, dt, balance, log, options, f"{NAME} {frequency:g} Hz")
         common = runs.add(outcome)
         limits = balance.limits
         if outcome.qp_failures:
@@ -181,43 +176,11 @@ def _figure(summary: dict):
             xy=(0.02, 0.9),
             xycoords="axes fraction",
         )
-    for ax in axes[:, 0]:
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="lower right", fontsize="small")
+    finish(axes[:, 0], loc="lower right")
     return figure
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, robot="talos", duration=None, plan="choose --frequencies and --cycles")
-    parser.add_argument(
-        "--frequencies",
-        type=float_list,
-        default=list(FREQUENCIES),
-        metavar="F1,F2,... | START:STOP:COUNT",
-        help="sway frequencies [Hz] (default: " + ",".join(f"{f:g}" for f in FREQUENCIES) + ")",
-    )
-    parser.add_argument(
-        "--amplitude", type=METRES, default=0.05, help="sway amplitude along y [m] (default: 0.05)"
-    )
-    parser.add_argument(
-        "--cycles", type=float, default=2.0, help="periods at each frequency after the ramp (default: 2)"
-    )
-    add_plant_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace, observer: Observer | None = None) -> CourseResult:
-    return run(
-        args.robot,
-        args.frequencies,
-        args.amplitude,
-        args.cycles,
-        args.dt,
-        args.backend,
-        not args.json,
-        observer,
-        loop_setup(args),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    return scenario_main(NAME, add_arguments, run_from_args, __doc__.splitlines()[0], argv)
+SCENARIO = Scenario(
+    NAME, SinusoidSweepParams, simulate, BipedController, __doc__, plan="choose --frequencies and --cycles"
+)
+run, main = SCENARIO.run, SCENARIO.main

@@ -1,0 +1,181 @@
+"""The one adapter from a scenario's parameters (a dataclass, :mod:`~tsid_py.scenarios.parameters`)
+to everything made of them: ``run(**keywords)`` for Python, the ``tsid-py NAME`` command, the
+parameters a sweep may vary and the parameter table of the docs.
+
+A scenario module writes its dataclass and one function ``simulate(params, options)``; then::
+
+    SCENARIO = Scenario("balance", BalanceParams, simulate, BipedController, __doc__)
+    run, main = SCENARIO.run, SCENARIO.main
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tsid_py.command import add_hint
+from tsid_py.errors import InvalidParameterError
+from tsid_py.loop.control_loop import Observer
+from tsid_py.loop.plant import Push
+from tsid_py.scenarios.cli_support import add_output_arguments, add_plant_arguments, loop_setup, scenario_main
+from tsid_py.scenarios.parameters import Parameter, ScenarioParams, parameters
+from tsid_py.scenarios.runner import LoopSetup, RunResult
+
+COMMON = ("robot", "duration", "dt", "backend")  # the options every scenario lists first
+LOOP = {"plant": "integrator", "mode": "torque", "check_every": 1}  # run() keywords of the LoopSetup
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run goes, apart from its parameters: a progress bar, an observer called after every
+    logged step (a live viewer) and the loop's set-up (plant, command mode, pushes, log)."""
+
+    progress: bool = False
+    observer: Observer | None = None
+    setup: LoopSetup = LoopSetup()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario: its parameters' dataclass, what runs them, and what is made of them.
+
+    Attributes:
+        name: The command's name (``tsid-py NAME``) and the summary's ``scenario``.
+        params: The frozen dataclass of its parameters (a :class:`ScenarioParams`).
+        simulate: ``simulate(params, options)`` runs it: the :class:`RunResult`.
+        controller: The controller class it runs (a sweep checks its robots with ``check_spec``).
+        doc: Its module's docstring (the first line describes the command).
+        plan: For a scenario without ``duration``: how to change its length, said to a user who
+            gives ``--duration`` (e.g. "choose --steps").
+        push: Whether ``run`` takes one ``push`` (a sweep then varies pushes).
+    """
+
+    name: str
+    params: type[ScenarioParams]
+    simulate: Callable[[Any, RunOptions], RunResult]
+    controller: type
+    doc: str
+    plan: str = ""
+    push: bool = False
+
+    def parameters(self) -> list[Parameter]:
+        """Its parameters, the common ones first (robot, duration, dt, backend), then its own."""
+        every = parameters(self.params)
+        return sorted(every, key=lambda p: COMMON.index(p.name) if p.name in COMMON else len(COMMON))
+
+    def run(
+        self,
+        *args: object,
+        progress: bool = False,
+        observer: Observer | None = None,
+        setup: LoopSetup | None = None,
+        plant: str | None = None,
+        mode: str | None = None,
+        check_every: int | None = None,
+        push: Push | None = None,
+        **keywords: object,
+    ) -> RunResult:
+        """Run the scenario with its parameters as arguments (``robot`` first, then ``duration``
+        where it has one; the others by keyword) and returns the summary and the per-step log.
+
+        Args:
+            progress: Show a progress bar on stderr.
+            observer: Called with (controller, log) after every logged step (e.g. a live viewer).
+            setup: The whole loop set-up (:class:`LoopSetup`), instead of ``plant``, ``mode``,
+                ``check_every`` and ``push``.
+            plant, mode: What the controller drives (:data:`~tsid_py.loop.plants.PLANTS`) and
+                how ("torque" or "position"); by default the integrator, torque commands.
+            check_every: Check the solutions against the physics every N steps (0 never).
+            push: One push on the base (scenarios with ``push``).
+
+        Raises:
+            InvalidParameterError: an unknown parameter, a push to a scenario that takes none, or
+                a setup with plant, mode, check_every or push.
+        """
+        params = self.make_params(*args, **keywords)
+        if push is not None and not self.push:
+            raise InvalidParameterError(f"{self.name} takes no push (give a setup with pushes)")
+        loop = {"plant": plant, "mode": mode, "check_every": check_every}
+        given = {key: value for key, value in loop.items() if value is not None}
+        if setup is not None and (given or push is not None):
+            raise InvalidParameterError(
+                f"{self.name}.run takes plant, mode, check_every and push, or a setup, not both"
+            )
+        if setup is None:
+            setup = LoopSetup(pushes=() if push is None else (push,), **given)  # type: ignore[arg-type]
+        return self.simulate(params, RunOptions(progress, observer, setup))
+
+    def make_params(self, *args: object, **keywords: object) -> ScenarioParams:
+        """Its dataclass of ``args`` and ``keywords``; an unknown keyword is named with the closest one."""
+        names = [p.name for p in parameters(self.params)]
+        for key in keywords:
+            if key not in names:
+                close = difflib.get_close_matches(key, names, n=1)
+                hint = f"did you mean {close[0]}?" if close else f"it has {', '.join(names)}"
+                raise InvalidParameterError(f"{self.name} has no parameter {key!r} ({hint})")
+        positional = [f for f in names if not self.params.__dataclass_fields__[f].kw_only]
+        if len(args) > len(positional):
+            raise InvalidParameterError(
+                f"{self.name}.run takes at most {len(positional)} arguments by position "
+                f"({', '.join(positional)}), got {len(args)}"
+            )
+        return self.params(*args, **keywords)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ the command line
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Its options: one per parameter (the common ones first), the outputs', the plant's."""
+        own = self.parameters()
+        if "duration" not in {p.name for p in own}:
+            name = parser.prog.split()[-1]
+            add_hint(
+                parser,
+                "--duration",
+                f"{name}'s plan sets its length" + (f": {self.plan}" if self.plan else ""),
+            )
+        common = [p for p in own if p.name in COMMON]
+        for p in [*common, *(p for p in own if p.name not in COMMON)]:
+            if p.option is not None:
+                option, keywords = p.argument()
+                parser.add_argument(option, **keywords)
+            if p is common[-1]:
+                add_output_arguments(parser)
+        add_plant_arguments(parser)
+
+    def run_from_args(self, args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
+        """Run it with the parsed options (:meth:`add_arguments`)."""
+        values = {
+            p.name: p.from_cli(getattr(args, p.dest)) for p in self.parameters() if p.option is not None
+        }
+        return self.simulate(self.params(**values), RunOptions(not args.json, observer, loop_setup(args)))
+
+    def main(self, argv: list[str] | None = None) -> int:
+        """``tsid-py NAME [options]``: exit codes as :func:`~tsid_py.scenarios.cli_support.scenario_main`."""
+        return scenario_main(
+            self.name, self.add_arguments, self.run_from_args, self.doc.splitlines()[0], argv
+        )
+
+    # ------------------------------------------------------------------ sweeps
+    def space(self) -> dict[str, Parameter]:
+        """What a sweep may vary, by name: its parameters (not the Python-only ones) and the loop's
+        ``plant``, ``mode`` and ``check_every`` (a push's names are the sweep's: see ``push``)."""
+        space = {p.name: p for p in self.parameters() if p.swept}
+        for name, default in LOOP.items():
+            kind = "whole" if isinstance(default, int) else "word"
+            space[name] = Parameter(name, kind, default, "", {"help": name})
+        return space
+
+    # ------------------------------------------------------------------ docs
+    def reference(self) -> str:
+        """Its parameters as a Markdown table: keyword, option, default, unit, what."""
+        rows = [
+            "| keyword | option | default | unit | what |",
+            "|---|---|---|---|---|",
+        ]
+        for p in self.parameters():
+            option = f"`{p.option}`" if p.option else "(Python only)"
+            default = "" if p.metadata.get("python_only") else p.shown()
+            rows.append(f"| `{p.name}` | {option} | {default} | {p.unit} | {p.help} |")
+        return "\n".join(rows)
