@@ -64,8 +64,8 @@ class TaskJointPosture(Masked, TaskMotion, PdGains, TrackingErrors):
             position_error = q[self._q_start :] - self._q_ref_actuated
         else:
             position_error = pin.difference(self.robot.model, self._q_ref_full, q)[self._v_start :]
-        velocity_error = v[self._v_start :] - reference._vel
-        desired = reference._acc - self._kp * position_error
+        velocity_error = v[self._v_start :] - reference.vel
+        desired = reference.acc - self._kp * position_error
         desired -= self._kd * velocity_error
         last.position_error, last.velocity_error = position_error, velocity_error
         last.desired_acceleration = desired
