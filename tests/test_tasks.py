@@ -6,6 +6,7 @@ import pytest
 from conftest import directional_derivative, random_state
 
 import tsid_py as tsid
+from tsid_py.testing import assert_task_derivatives
 
 
 def computed(task, robot, q, v):
@@ -116,6 +117,37 @@ def test_posture_task_is_a_pd_law_on_the_actuated_joints(talos, rng):
     np.testing.assert_allclose(c.matrix, np.hstack([np.zeros((talos.na, 6)), np.eye(talos.na)]))
     task.mask = np.r_[np.ones(6), np.zeros(talos.na - 6)]
     assert task.compute(0.0, q, v, talos.create_data()).rows == 6
+
+
+def test_the_posture_task_written_out_fills_what_the_tracking_base_fills(talos, rng):
+    """TaskJointPosture's own fill (a slice for S v, S written once per mask) against the
+    TaskMotionTracking fill of its error, Jacobian and drift, which the finite differences check:
+    a partial mask, a moving reference, both ways of taking the error."""
+    task = tsid.TaskJointPosture("posture", talos)
+    task.kp = np.linspace(1.0, 32.0, talos.na)
+    task.mask = (rng.random(talos.na) > 0.3).astype(float)
+    reference = tsid.TrajectorySample(
+        talos.default_configuration()[7:] + 0.1 * rng.standard_normal(talos.na),
+        rng.standard_normal(talos.na),
+        rng.standard_normal(talos.na),
+    )
+    task.set_reference(reference)
+    q, v = random_state(talos, rng)
+    assert_task_derivatives(task, q, v)
+    data = talos.create_data()
+    talos.compute_all_terms(data, q, v)
+    for vector_space in (True, False):  # q_a - q_ref, or Pinocchio's difference (the same here)
+        task._vector_space = vector_space
+        written, generic = (tsid.ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
+        tsid.TaskMotionTracking.fill(task, 0.0, q, v, data, generic)
+        expected = [task.position_error, task.velocity_error, task.desired_acceleration]
+        task.fill(0.0, q, v, data, written)
+        np.testing.assert_allclose(written.matrix, generic.matrix, atol=0.0)  # exact: rows of I
+        np.testing.assert_allclose(written.vector, generic.vector, atol=1e-12)
+        for got, want in zip(
+            [task.position_error, task.velocity_error, task.desired_acceleration], expected, strict=True
+        ):
+            np.testing.assert_allclose(got, want, atol=1e-12)
 
 
 def test_joint_bounds_limit_the_next_velocity(ur5):

@@ -85,7 +85,9 @@ class TaskMotionTracking(PdMotionTask):
     on the rows the 0/1 ``mask`` keeps; shapes are checked (:class:`DimensionError` naming the
     task). The last ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift``
     are kept, every component, in the units of the task. Check a new task with
-    :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM task is written this way.
+    :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM, joint-coupling and
+    posture tasks are written this way (the posture task also writes :meth:`fill` out for speed,
+    tested equal to this one).
 
     Args:
         name: The task's name.
