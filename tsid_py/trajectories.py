@@ -1,8 +1,7 @@
 """Reference trajectories: samples (pos, vel, acc) that tasks take as references.
 
-An SE3 sample stores the placement as a 12-vector (translation, then the rotation matrix
-column-major, as TSID's ``SE3ToVector``) and its velocity/acceleration as 6-vectors
-(linear, angular) in the world frame.
+How an SE3 sample stores a placement: :meth:`TrajectorySample.from_se3`, and
+docs/concepts/conventions.md, section "Frames, velocities and accelerations".
 """
 
 from __future__ import annotations
@@ -86,7 +85,14 @@ class TrajectorySample:
 
     @classmethod
     def from_se3(cls, placement: pin.SE3, vel: object = None, acc: object = None) -> TrajectorySample:
-        """An SE3 sample: 12-vector placement, 6-vector velocity and acceleration (world frame)."""
+        """An SE3 sample, as TSID's.
+
+        Args:
+            placement: The placement, stored as a 12-vector: the translation [m], then the rotation
+                matrix column-major (:func:`se3_to_vector`).
+            vel: The 6-D velocity (linear [m/s], angular [rad/s]) in the world frame; zeros if None.
+            acc: The 6-D acceleration (linear [m/s^2], angular [rad/s^2]) in the world frame; zeros if None.
+        """
         return cls(se3_to_vector(placement), vel, acc, tangent_size=6)
 
     def copy(self) -> TrajectorySample:

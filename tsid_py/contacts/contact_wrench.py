@@ -85,16 +85,18 @@ def rectangle(sole: object) -> tuple[float, float, np.ndarray]:
 class ContactWrench(ContactBase):
     """A foot flat on the ground, parametrised by its 6-D wrench: 6 force variables instead of 12.
 
-    The wrench w = (f, tau) [N, N m] at the frame origin, in the frame's axes, is T y, y the 6 force
-    variables [N]: by default T = (T_c T_c^T)^(1/2), T_c the generator of the four corner forces
-    (:class:`~tsid_py.contacts.Contact6d`'s); for a sole centred on the frame origin in its xy
-    plane, y = (f / 2, tau_x / (2 Y), tau_y / (2 X), tau_z / (2 sqrt(X^2 + Y^2))). Why not w
-    itself: the QP builder adds 1e-8 |x|^2 to its cost, and |y|^2 = min {|f_c|^2 : T_c f_c = w},
-    the term a Contact6d's problem puts on the same wrench, so both contacts pose the same problem
-    and give the same wrenches (to the solver's tolerance); with y = w (``wrench_variables=True``,
-    T = I) that term weighs the wrench instead, and the split of the load between two feet, which
-    only it and the weak force regularization decide, moves by about 2 % of the load (8 N on a
-    Talos foot carrying 440 N). Read the wrench with :meth:`wrench` (as for every contact).
+    The wrench w = (f, tau) [N, N m] at the frame origin, in the frame's axes, is T y, with y the 6
+    force variables [N]. By default T = (T_c T_c^T)^(1/2), with T_c the generator of the four corner
+    forces (:class:`~tsid_py.contacts.Contact6d`'s). For a sole centred on the frame origin in its
+    xy plane, y = (f / 2, tau_x / (2 Y), tau_y / (2 X), tau_z / (2 sqrt(X^2 + Y^2))). Read the
+    wrench with :meth:`wrench`, as for every contact.
+
+    Why not w itself: the QP builder adds 1e-8 |x|^2 to its cost, and
+    |y|^2 = min {|f_c|^2 : T_c f_c = w} is the term a Contact6d's problem puts on the same wrench.
+    So both contacts pose the same problem and give the same wrenches, to the solver's tolerance.
+    With y = w (``wrench_variables=True``, T = I), that term weighs the wrench instead. The split of
+    the load between two feet, which only it and the weak force regularization decide, then moves
+    by about 2 % of the load (8 N on a Talos foot carrying 440 N).
 
     Force inequality: the 16 rows of the contact wrench cone (module docstring) of the sole
     rectangle, on the wrench at the sole centre c (tau_c = tau - c x f), then f_min <= f_z <= f_max.
@@ -156,6 +158,11 @@ class ContactWrench(ContactBase):
         return self._corners
 
     def set_contact_normal(self, normal: object) -> None:
+        """Only (0, 0, 1) is accepted: the cone is written for a sole in the frame's xy plane.
+
+        Raises:
+            InvalidParameterError: Any other normal.
+        """
         self._normal = _z_normal(normal)
         self._update_force_inequality()
 

@@ -2,18 +2,17 @@
 
     minimize 1/2 x^T H x + g^T x   subject to   A_eq x = b_eq,   lb <= A_in x <= ub
 
-Level 0 gives the constraints: its equalities in order, then its inequalities (and bounds) in
-order, every row kept. A side of magnitude ``NO_BOUND`` = 1e10 or more, or infinite, is "no
-bound": quadprog skips it, DAQP holds it as a far bound that never binds, and the row keeps its
-number, so active sets and multipliers count the same rows everywhere. A cost level gives
-H = sum w A^T A + eps I and g = -sum w A^T b, with eps = 1e-8 as TSID's
-DEFAULT_HESSIAN_REGULARIZATION, so H is positive definite where the costs leave directions free.
+Level 0 gives the constraints: its equalities in order, then its inequalities and bounds in
+order, every row kept. A side of magnitude ``NO_BOUND`` = 1e10 or more, or infinite, is no bound.
+quadprog skips it; DAQP holds it as a far bound that never binds. The row keeps its number, so
+active sets and multipliers count the same rows everywhere.
 
-Two classes lay the rows out in contiguous buffers: :class:`HardRows` (level 0, and the gradient
-g in the same buffer, so the warm start's [A_eq; g] is one view) and :class:`CostRows` (a cost
-level). A formulation's workspace keeps one of each per layout and writes its rows into their
-buffers every step; :func:`dense_qp` builds the same layout for any :class:`HqpData` by copying
-its constraints in.
+A cost level gives H = sum w A^T A + eps I and g = -sum w A^T b. eps = 1e-8 is TSID's
+DEFAULT_HESSIAN_REGULARIZATION: H is positive definite even where the costs leave directions free.
+
+:class:`HardRows` lays level 0 out in one buffer, with the gradient g in it: the warm start's
+[A_eq; g] is one view. :class:`CostRows` lays a cost level out. Why one builder serves every
+problem: docs/architecture.md, section "One QP builder".
 """
 
 from __future__ import annotations
