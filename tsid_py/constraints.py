@@ -110,7 +110,7 @@ class ConstraintBase:
 
         Returns:
             0 where a row holds; else the signed distance to the violated side (A x - b for an
-            equality, A x - lb < 0 or A x - ub > 0 for an inequality).
+                equality, A x - lb < 0 or A x - ub > 0 for an inequality).
         """
         raise NotImplementedError
 

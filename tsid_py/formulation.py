@@ -266,7 +266,7 @@ class InverseDynamicsFormulation(Sealed):
 
         Returns:
             The problem, a view of the formulation's buffers until the next call
-            (:class:`~tsid_py.hqp.HqpData`).
+                (:class:`~tsid_py.hqp.HqpData`).
 
         Raises:
             TsidError: An invalid state: a wrong size, a value not finite or out of physical range,

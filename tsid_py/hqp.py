@@ -146,9 +146,10 @@ class HqpData:
         """The QP of levels 0 and 1, formed from the rows the levels view (for solvers).
 
         Returns:
-            A :class:`~tsid_py.solvers.dense_qp.DenseQp`: its constraints are read-only views of the
-            rows, and this call forms its H and g. All are valid until the formulation's next step.
-            None when the problem has no such rows (built by hand, or a snapshot).
+            The :class:`~tsid_py.solvers.dense_qp.DenseQp`, or None when the problem has no such
+                rows (built by hand, or a snapshot). Its constraints are read-only views of the
+                rows, and this call forms its H and g. All are valid until the formulation's next
+                step.
 
         Raises:
             StaleProblemError: The formulation has computed another problem since.

@@ -102,9 +102,9 @@ class Transitions:
         """The ramps' values at time t [s]; the ramps that are over are dropped.
 
         Returns:
-            ``(values, ended, due)``. ``values``: the value of every ramp that does not remove its
-            owner now. ``ended``: those of them at their end value (dropped; the value stays).
-            ``due``: the names to remove now (their ramp is over).
+            values: The value of every ramp that does not remove its owner now, by name.
+            ended: Those of them at their end value (dropped; the value stays).
+            due: The names to remove now (their ramp is over).
         """
         values: dict[str, float] = {}
         ended: set[str] = set()

@@ -107,5 +107,5 @@ class TaskCapturePointInequality(TaskMotion):
         out.upper_bound[...] = k_a * (upper - coasting) - self._last.drift
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
-        """Horizontal CoM acceleration implied by dv [m/s^2]."""
+        """The horizontal CoM acceleration J_com,xy dv + drift_xy that dv (size nv) gives [m/s^2]."""
         return self.constraint.matrix.dot(dv) + self._last.drift

@@ -1,8 +1,8 @@
 """Self-collision avoidance: a velocity damper on the distance between collision geometries.
 
-For a pair of collision geometries (Pinocchio's ``GeometryModel`` from the URDF; distances and
-witness points from coal) at distance d [m], with witness points p_1, p_2 (world) and
-n = (p_1 - p_2) / d, the distance moves as the two material points under the witnesses do
+The geometries are Pinocchio's ``GeometryModel`` from the URDF; coal gives the distances and
+witness points. A pair at distance d [m] has witness points p_1, p_2 (world) and the normal
+n = (p_1 - p_2) / d. The distance moves as the two material points under the witnesses do
 (Faverjon and Tournassoud, "A local based approach for path planning of manipulators with a high
 number of degrees of freedom", ICRA 1987; Kanoun, Lamiraux and Wieber, "Kinematic control of
 redundant manipulators: generalizing the task-priority framework to inequality tasks", IEEE T-RO
@@ -11,25 +11,27 @@ redundant manipulators: generalizing the task-priority framework to inequality t
     dd/dt = J_d v,          J_d = n^T (J_p1 - J_p2)          (1 x nv)
     d2d/dt2 = J_d dv + n^T (a_p1 - a_p2)                      (a_p: classical acceleration at dv = 0)
 
-The velocity damper keeps dd/dt >= -xi (d - d_s) / (d_i - d_s) while d < d_i (d_s = ``d_min``,
-d_i = ``d_influence``, xi = ``damping``, the largest approach speed allowed at d_i [m/s]): the
-approach slows down exponentially and d never crosses d_s. At acceleration level it is asked of
-the next control step, with gamma = xi / (d_i - d_s) [1/s], dd+ = dd + dt dd2 and
-d+ = d + dt dd + dt^2 / 2 dd2:
+The velocity damper keeps dd/dt >= -xi (d - d_s) / (d_i - d_s) while d < d_i. Here
+d_s = ``d_min``, d_i = ``d_influence``, and xi = ``damping`` is the largest approach speed allowed
+at d_i [m/s]. The approach slows down exponentially, and d never crosses d_s. At acceleration
+level, the damper is asked of the next control step. With gamma = xi / (d_i - d_s) [1/s],
+dd+ = dd + dt dd2 and d+ = d + dt dd + dt^2 / 2 dd2:
 
     dd+ >= -gamma (d+ - d_s)
     <=>  J_d dv >= -(dd + gamma (d + dt dd - d_s)) / (dt + gamma dt^2 / 2) - n^T (a_p1 - a_p2)
 
-which, integrated as the plants do (v+ = v + dt dv, q+ = q (+) dt (v + dt/2 dv)), gives
+Integrated as the plants do (v+ = v + dt dv, q+ = q (+) dt (v + dt/2 dv)), this gives
 (1 + gamma dt / 2)(d+ - d_s) >= (1 - gamma dt / 2)(d - d_s): d stays above d_s for gamma dt < 2.
 
-The drift n^T (a_p1 - a_p2) is that of the witness points frozen on their bodies and of n frozen:
-the exact second derivative of |p_1 - p_2| for those points adds (|dr|^2 - (n . dr)^2) / d >= 0
-(dr = v_p1 - v_p2), and the sliding of the witnesses over curved surfaces adds curvature terms;
-leaving the first out makes the bound conservative (it never predicts more separation than there
-is). Meshes are replaced by their convex hulls by default (``convex=True``): GJK on hulls is fast
-and its witness points move continuously, and a hull contains its mesh, so the mesh distance is
-at least the hull distance the task keeps above d_min.
+The drift n^T (a_p1 - a_p2) is that of the witness points frozen on their bodies, with n frozen.
+The exact second derivative of |p_1 - p_2| for those points adds (|dr|^2 - (n . dr)^2) / d >= 0,
+with dr = v_p1 - v_p2. The sliding of the witnesses over curved surfaces adds curvature terms.
+Leaving the first out makes the bound conservative: it never predicts more separation than there
+is.
+
+Meshes are replaced by their convex hulls by default (``convex=True``). GJK on hulls is fast, and
+its witness points move continuously. A hull contains its mesh, so the mesh distance is at least
+the hull distance the task keeps above d_min.
 """
 
 from __future__ import annotations
@@ -217,7 +219,16 @@ class TaskSelfCollision(TaskMotion):
         return self._damping
 
     def set_damper(self, d_min: float, d_influence: float, damping: float) -> None:
-        """d_s [m] >= 0, d_i > d_s [m] and xi > 0 [m/s], with gamma dt = xi dt / (d_i - d_s) < 1."""
+        """Set the damper.
+
+        Args:
+            d_min: d_s, the distance kept [m], >= 0.
+            d_influence: d_i, where the damper starts [m], > d_s.
+            damping: xi, the largest approach speed at d_i [m/s], > 0.
+
+        Raises:
+            InvalidParameterError: d_i <= d_s, or gamma dt = xi dt / (d_i - d_s) >= 1.
+        """
         d_min = as_scalar("d_min", d_min, minimum=0.0)
         d_influence = as_scalar("d_influence", d_influence)
         damping = as_scalar("damping", damping, minimum=0.0, strict=True)
@@ -250,9 +261,13 @@ class TaskSelfCollision(TaskMotion):
 
     # ------------------------------------------------------------------- distances
     def compute_distances(self, data: pin.Data, every_pair: bool = True) -> list[PairDistance | None]:
-        """The distance of each pair at the joint placements of ``data`` (witness points, normal).
-        With ``every_pair=False`` a pair whose bounding spheres are farther apart than d_influence
-        gives None (it is not handed to coal)."""
+        """The distance of each pair, with its witness points and normal.
+
+        Args:
+            data: Holds the joint placements.
+            every_pair: False: a pair whose bounding spheres are farther apart than d_influence
+                gives None; it is not handed to coal.
+        """
         model, geometry_model, geometry_data = self.robot.model, self.geometry_model, self._geometry_data
         pin.updateGeometryPlacements(model, data, geometry_model, geometry_data)
         placements = geometry_data.oMg
@@ -279,8 +294,12 @@ class TaskSelfCollision(TaskMotion):
         return results
 
     def distance_jacobian(self, data: pin.Data, k: int, pair: PairDistance) -> tuple[np.ndarray, float]:
-        """(J_d, n^T (a_p1 - a_p2)) of pair k at its witness points: the distance's Jacobian (nv) and
-        its drift [m/s^2] (module docstring)."""
+        """The distance's Jacobian and drift for pair k, at its witness points (module docstring).
+
+        Returns:
+            jacobian: J_d, size nv.
+            drift: n^T (a_p1 - a_p2) [m/s^2].
+        """
         model = self.robot.model
         first, second = self._joints[k]
         jacobian = pair.normal.dot(
