@@ -115,7 +115,10 @@ class ContactLine(ContactBase):
     Motion: the motion constraint (:class:`TaskLineHold`, 5 rows) holds the translation of the
     segment's midpoint and the two rotations orthogonal to the line. The body may roll about the
     edge: a foot tipping onto its toe, a box pivoting on an edge. Why: docs/concepts/contacts.md,
-    section "Parametrisations".
+    section "Parametrisations". The hold constrains exactly the motions that do work against the
+    wrenches the contact can exert: the reciprocity of contact twists and wrenches (Featherstone,
+    "Rigid Body Dynamics Algorithms", 2008, ch. 11). PlaCo's LineContact holds the same 5
+    directions.
 
     The formulation sees the wrench in the 5 held directions. The force generator T (5 x 6) maps f
     to (F_x, F_y, F_z, tau_y, tau_z) at the midpoint c, in the line frame L (x along the line, z
@@ -134,10 +137,6 @@ class ContactLine(ContactBase):
         mu: Friction coefficient, > 0.
         f_min: Minimum total normal force [N] (>= 0).
         f_max: Maximum total normal force [N].
-
-    The hold constrains exactly the motions that do work against the wrenches the contact can
-    exert (the reciprocity of contact twists and wrenches, Featherstone, "Rigid Body Dynamics
-    Algorithms", 2008, ch. 11); PlaCo's LineContact holds the same 5 directions.
     """
 
     n_points = 2

@@ -82,9 +82,12 @@ def point_jacobian(model: pin.Model, data: pin.Data, joint: int, point: np.ndarr
 
 
 def point_drift(model: pin.Model, data: pin.Data, joint: int, point: np.ndarray) -> np.ndarray:
-    """The classical acceleration at dv = 0 of the material point of ``joint``'s body now at
-    ``point`` (world [m]), world axes [m/s^2]: a + alpha x r + w x (v + w x r) in the joint's frame,
-    rotated to the world (``data`` filled by ``compute_all_terms``, zero acceleration)."""
+    """The classical acceleration at dv = 0 of a material point of ``joint``'s body [m/s^2].
+
+    The point is now at ``point`` (world [m]). The acceleration is a + alpha x r + w x (v + w x r)
+    in the joint's frame, rotated to world axes. ``data`` is filled by ``compute_all_terms``, at
+    zero acceleration.
+    """
     if joint == 0:
         return np.zeros(3)
     placement = data.oMi[joint]
@@ -99,21 +102,21 @@ def point_drift(model: pin.Model, data: pin.Data, joint: int, point: np.ndarray)
 class TaskSelfCollision(TaskMotion):
     """Keep pairs of collision geometries at least ``d_min`` apart (module docstring).
 
-    One inequality row per pair (or per ``max_active`` closest pairs): J_d dv >= lb for a pair
-    closer than ``d_influence``; a farther pair's row is 0 with infinite bounds (the backends skip
-    it). Add it at priority 0. Pairs further apart than d_influence by their bounding spheres are
-    not handed to coal at all.
+    One inequality row per pair, or per ``max_active`` closest pairs: J_d dv >= lb for a pair
+    closer than ``d_influence``. A farther pair's row is 0 with infinite bounds, which the backends
+    skip. Add the task at priority 0. Pairs whose bounding spheres are further apart than
+    d_influence are not handed to coal at all.
 
     Args:
         name: The task's name.
         robot: The robot.
         dt: The control period [s] (the damper is asked of the next step).
-        pairs: Pairs of names, each a geometry object's name (``"torso_2_link_0"``) or a link's
-            name (``"torso_2_link"``: every geometry of that link); every geometry of the first
-            against every geometry of the second. ``None``: the robot spec's
-            ``[self_collision] pairs`` if it has some, else ``"all"``: every pair of geometries on
-            different, non-adjacent joints, less the SRDF's ``disable_collisions`` and the pairs
-            closer than d_min in the robot's default configuration (they touch by design).
+        pairs: Pairs of names. A name is a geometry object's (``"torso_2_link_0"``), or a link's
+            (``"torso_2_link"``: every geometry of that link). Every geometry of the first is kept
+            from every geometry of the second. ``"all"``: every pair of geometries on different,
+            non-adjacent joints, less the SRDF's ``disable_collisions``, and less the pairs closer
+            than d_min in the robot's default configuration (they touch by design). ``None``: the
+            robot spec's ``[self_collision] pairs`` if it has some, else ``"all"``.
         d_min: The distance kept, d_s [m] (>= 0).
         d_influence: Where the damper starts, d_i > d_min [m].
         damping: xi, the largest approach speed at d_influence [m/s] (> 0); gamma dt must stay < 1.
