@@ -180,10 +180,8 @@ class ProblemStructure:
         motion_priority: int,
         transition_duration: float = 0.0,
     ) -> None:
-        """Add a contact: its force variables go last in f.
-
-        The arguments and errors are those of :meth:`InverseDynamicsFormulation.add_rigid_contact`.
-        """
+        """Add a contact: its force variables go last in f. The arguments and errors are those of
+        :meth:`InverseDynamicsFormulation.add_rigid_contact`."""
         if not isinstance(contact, ContactBase):
             raise InvalidParameterError(f"{contact!r} is not a contact")
         self._check_new_name(contact.name)
