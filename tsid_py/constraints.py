@@ -1,20 +1,17 @@
-"""Affine constraints: pure math objects that do not know what they represent.
+"""Affine constraints: math objects that do not know what they represent.
 
 - :class:`ConstraintEquality`:   A x = b
 - :class:`ConstraintInequality`: lb <= A x <= ub
 - :class:`ConstraintBound`:      lb <= x <= ub
 
-A bound of magnitude :data:`NO_BOUND` (1e10) or more, or an infinite one, is "no bound": the
-C++ TSID writes 1e10 for a missing side (``TaskJointBounds``, the contacts' friction rows), and
-every backend here drops such a side, so both spellings give the same QP.
+Each class is built from sizes (zeros, no bounds) or from arrays, as TSID's two constructors are:
+``ConstraintEquality(name, rows, cols)`` or ``ConstraintEquality(name, A, b)``. A constraint owns
+its arrays: constructors copy what they are given.
 
-Each class is built from sizes (zeros, no bounds) or from arrays, as TSID's two constructors:
-``ConstraintEquality(name, rows, cols)`` or ``ConstraintEquality(name, A, b)``.
-
-A constraint is a value: it owns its arrays (constructors copy what they are given) and
-:meth:`ConstraintBase.copy` gives an independent one. Tasks write their rows into a constraint
-handed to them (:meth:`tsid_py.tasks.TaskBase.fill`); the formulation maps them from their own
-variables (dv, f or tau) into the decision vector x = [dv; f].
+A bound of magnitude :data:`NO_BOUND` or more is no bound, as in TSID
+(docs/concepts/conventions.md, section "The problem"). The C++ TSID writes 1e10 for a missing
+side (``TaskJointBounds``, the contacts' friction rows). The QP builder treats 1e10 and an
+infinite bound alike (:mod:`tsid_py.solvers.dense_qp`).
 """
 
 from __future__ import annotations
@@ -31,8 +28,10 @@ NO_BOUND = 1e10  # |bound| >= NO_BOUND: no bound on that side (TSID's convention
 
 
 class Kind(StrEnum):
-    """The three kinds of constraint, by their form: A x = b, lb <= A x <= ub, lb <= x <= ub. A
-    string enum: a kind compares equal to its name as a string (``Kind.EQUALITY == "equality"``)."""
+    """The three kinds of constraint, by their form: A x = b, lb <= A x <= ub, lb <= x <= ub.
+
+    A string enum: a kind equals its value as a string (``Kind.EQUALITY == "equality"``).
+    """
 
     EQUALITY = "equality"
     INEQUALITY = "inequality"
@@ -40,8 +39,15 @@ class Kind(StrEnum):
 
 
 def as_kind(what: str, kind: object) -> Kind:
-    """``kind`` as a :class:`Kind` (a member, or its string), else an :class:`InvalidParameterError`
-    naming ``what`` and the kinds."""
+    """``kind`` as a :class:`Kind`.
+
+    Args:
+        what: What has the kind, for the message (``"task 'com'"``).
+        kind: A member of :class:`Kind`, or its string.
+
+    Raises:
+        InvalidParameterError: ``kind`` is no kind; the message names ``what`` and the kinds.
+    """
     if isinstance(kind, Kind):
         return kind
     try:
@@ -85,8 +91,10 @@ class ConstraintBase:
         return self.kind is Kind.BOUND
 
     def copy(self) -> ConstraintBase:
-        """An independent constraint of the same kind, name and values (writable, even when this
-        one is a read-only view)."""
+        """An independent constraint of the same kind, name and values.
+
+        The copy is writable, even when this one is a read-only view.
+        """
         other = _CLASSES[self.kind].__new__(_CLASSES[self.kind])
         other.name = self.name
         other.matrix = self.matrix.copy()
@@ -98,11 +106,21 @@ class ConstraintBase:
         return as_vector(f"x for constraint {self.name!r}", x, self.cols, copy=False)
 
     def residual(self, x: object) -> np.ndarray:
-        """Violation per row: 0 where satisfied, signed distance to the violated side otherwise."""
+        """The violation of each row at x.
+
+        Returns:
+            0 where a row holds; else the signed distance to the violated side (A x - b for an
+                equality, A x - lb < 0 or A x - ub > 0 for an inequality).
+        """
         raise NotImplementedError
 
     def check(self, x: object, tol: float = 1e-6) -> bool:
-        """Whether x satisfies the constraint to ``tol`` (absolute, per row)."""
+        """Whether x satisfies every row to ``tol``.
+
+        Args:
+            x: The variable, size ``cols``.
+            tol: Absolute tolerance on each row's :meth:`residual` (>= 0).
+        """
         tol = as_scalar("tol", tol, minimum=0.0)
         return bool(np.all(np.abs(self.residual(x)) <= tol))
 
@@ -229,8 +247,11 @@ class _ReadOnlyInequality(_ReadOnly, ConstraintInequality):
 
 
 def read_only_view(constraint: ConstraintBase) -> ConstraintBase:
-    """A constraint that sees ``constraint``'s arrays read-only and refuses any assignment (an
-    equality, or an inequality for an inequality or a bound)."""
+    """A view of ``constraint`` that cannot be changed.
+
+    Its arrays are read-only views of the constraint's, and any assignment raises. An equality gives
+    an equality; an inequality or a bound gives an inequality.
+    """
     cls: type[ConstraintBase] = _ReadOnlyEquality if constraint.is_equality() else _ReadOnlyInequality
     view = cls.__new__(cls)
     object.__setattr__(view, "name", constraint.name)
@@ -252,6 +273,12 @@ def new_constraint(kind: Kind | str, name: str, rows: int, cols: int) -> Constra
 
 
 def check_bounds(name: str, lb: np.ndarray, ub: np.ndarray) -> None:
+    """Check that lb <= ub, row by row, and that neither holds NaN.
+
+    Raises:
+        DimensionError: A NaN.
+        InvalidParameterError: lb > ub at some rows (named in the message, with ``name``).
+    """
     if np.any(np.isnan(lb)) or np.any(np.isnan(ub)):
         raise DimensionError(f"bounds of {name!r} contain NaN")
     if np.any(lb > ub):

@@ -1,19 +1,11 @@
 """InverseDynamicsFormulation: tasks and contacts stacked into one HQP on x = [dv; f].
 
-The equation of motion M dv + h = S^T tau + J_c^T f splits into the unactuated (base) rows u
-and the actuated rows a (the last na joints, S = [0 I]):
+This is TSID's InverseDynamicsFormulationAccForce. dv are the accelerations (size nv) and f the
+force variables of the contacts. The torques are not variables: tau = M_a dv + h_a - J_a^T f is
+recovered after the solve.
 
-    M_u dv + h_u = J_u^T f                  (level-0 equality "base-dynamics"; floating base only)
-    tau = M_a dv + h_a - J_a^T f            (tau is not a variable: it is recovered after the solve)
-
-where J_c stacks T_k^T J_k for every contact k (T_k its force generator, J_k the Jacobian of its
-motion constraint). Motion tasks act on dv, force tasks on f, actuation tasks on tau through
-the second line. Same structure as TSID's InverseDynamicsFormulationAccForce.
-
-The formulation is a facade over two objects: the problem's *structure*
-(:mod:`tsid_py.problem.structure`: what is in it, at which level and weight; changed by the
-add/remove/update calls) and its *workspace* (:mod:`tsid_py.problem.workspace`: the buffers of
-one layout, filled once per :meth:`compute_problem_data`).
+The equation of motion and how tasks enter it: docs/concepts/formulation.md. The formulation is
+a facade over a structure and a workspace: docs/architecture.md, section "Who owns which array".
 """
 
 from __future__ import annotations
@@ -43,8 +35,11 @@ class InverseDynamicsFormulation(Sealed):
 
     Args:
         name: A label.
-        robot: The robot; ``data`` is a Pinocchio Data owned by the formulation and refreshed by
-            every :meth:`compute_problem_data` (read it through the robot's accessors, which copy).
+        robot: The robot.
+
+    Attributes:
+        data: The Pinocchio ``Data`` the formulation owns. Every :meth:`compute_problem_data`
+            refills it. Read it through the robot's accessors, which copy.
     """
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
@@ -63,7 +58,7 @@ class InverseDynamicsFormulation(Sealed):
     # ------------------------------------------------------------------ sizes
     @property
     def n_var(self) -> int:
-        """Size of x = [dv; f]."""
+        """Size of x = [dv; f]: nv plus the contacts' force variables."""
         return self._structure.n_var
 
     @property
@@ -90,23 +85,43 @@ class InverseDynamicsFormulation(Sealed):
     def add_motion_task(
         self, task: TaskMotion, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
     ) -> None:
-        """Add a task on dv; priority 0 makes it hard, >= 1 a cost with this weight.
+        """Add a task on the accelerations dv.
 
-        With ``transition_duration`` > 0 [s] the weight ramps linearly from 0 (:mod:`tsid_py.transitions`).
+        Args:
+            task: The task.
+            weight: Its weight at a cost level, in [0, 1e8]; unused at priority 0.
+            priority: 0 makes it a hard constraint; 1, 2, ... a cost level.
+            transition_duration: With > 0 [s], the weight ramps linearly from 0 (cost levels only;
+                docs/concepts/transitions.md).
+
+        Raises:
+            DuplicateNameError: A task or contact of this name is in the formulation.
+            UnsupportedProblemError: An inequality or a bound at a cost level.
+            InvalidParameterError: A bad weight or priority, or a transition at priority 0.
         """
         self._structure.add_task(task, TaskMotion, weight, priority, transition_duration)
 
     def add_force_task(
         self, task: TaskContactForce, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
     ) -> None:
-        """Add a task on the contact forces (weight ramped from 0 over ``transition_duration`` [s])."""
+        """Add a task on the contact forces f.
+
+        The arguments are those of :meth:`add_motion_task`. A task on one contact's forces
+        (``task.contact_name``) must be added after that contact.
+
+        Raises:
+            UnknownNameError: The task's contact is not in the formulation.
+        """
         self._structure.add_task(task, TaskContactForce, weight, priority, transition_duration)
 
     def add_actuation_task(
         self, task: TaskActuation, weight: float = 1.0, priority: int = 1, transition_duration: float = 0.0
     ) -> None:
-        """Add a task on the joint torques (e.g. :class:`TaskActuationBounds` at priority 0; a cost's
-        weight ramped from 0 over ``transition_duration`` [s])."""
+        """Add a task on the joint torques tau, e.g. :class:`TaskActuationBounds` at priority 0.
+
+        The arguments are those of :meth:`add_motion_task`. The task's rows on tau are mapped onto x
+        through tau = M_a dv + h_a - J_a^T f.
+        """
         self._structure.add_task(task, TaskActuation, weight, priority, transition_duration)
 
     def add_rigid_contact(
@@ -117,20 +132,40 @@ class InverseDynamicsFormulation(Sealed):
         motion_priority: int = 0,
         transition_duration: float = 0.0,
     ) -> None:
-        """Add a contact: its motion constraint (hard by default), force inequality (hard) and
-        force regularization (a level-1 cost with ``force_reg_weight``).
+        """Add a contact: its force variables join x, with its three constraints.
 
-        With ``transition_duration`` > 0 [s] the contact is loaded gradually: its total normal
-        force is capped by a bound rising linearly from f_min to its f_max over the duration, so
-        a foot touching down on a moving robot cannot take its load in one control step.
+        The motion constraint sits at ``motion_priority``. The force inequality is hard. The force
+        regularization is a cost at level 1.
+
+        Args:
+            contact: The contact.
+            force_reg_weight: Weight of the force regularization (1e-5 in TSID's examples).
+            motion_weight: Weight of the motion constraint when ``motion_priority`` >= 1.
+            motion_priority: 0 (default) makes the motion constraint hard.
+            transition_duration: With > 0 [s], the contact is loaded gradually: a cap on its total
+                normal force rises linearly from f_min to f_max. A foot touching down then cannot
+                take its load in one control step.
+
+        Raises:
+            DuplicateNameError: A task or contact of this name is in the formulation.
+            InvalidParameterError: A bad weight or priority, or a transition on a bilateral contact.
         """
         self._structure.add_contact(
             contact, force_reg_weight, motion_weight, motion_priority, transition_duration
         )
 
     def add_measured_force(self, measured: MeasuredForceBase) -> None:
-        """Add a measured external force (:class:`Measured6dWrench`, :class:`Measured3dForce`): the
-        dynamics become M dv + h - J^T w = S^T tau + J_c^T f."""
+        """Add a known external force w: measured or prescribed, not a variable.
+
+        w enters the equation of motion through J^T w (:class:`~tsid_py.contacts.MeasuredForceBase`).
+
+        Args:
+            measured: A :class:`Measured6dWrench`, :class:`Measured3dForce` or :class:`PrescribedWrench`.
+
+        Raises:
+            DuplicateNameError: A measured force of this name is in the formulation.
+            DimensionError: It is on a robot of another size.
+        """
         self._structure.add_measured_force(measured)
 
     @property
@@ -143,30 +178,44 @@ class InverseDynamicsFormulation(Sealed):
         self._structure.remove_measured_force(name)
 
     def remove_task(self, name: str, duration: float = 0.0) -> None:
-        """Remove a task by name; with ``duration`` > 0 [s] its weight first ramps linearly to 0,
-        and it leaves the problem at the first :meth:`compute_problem_data` after the ramp."""
+        """Remove a task, at once or after a ramp of its weight to 0.
+
+        Args:
+            name: The task's name.
+            duration: With > 0 [s], the weight ramps linearly to 0 first. The task leaves at the
+                first :meth:`compute_problem_data` after the ramp.
+
+        Raises:
+            UnknownNameError: No task of this name.
+        """
         self._structure.remove_task(name, duration)
 
     def remove_rigid_contact(
         self, name: str, transition_duration: float = 0.0, normal_force: float | None = None
     ) -> None:
-        """Remove a contact (its force variables leave x).
+        """Remove a contact: its force variables leave x.
 
-        With ``transition_duration`` > 0 [s] the contact is unloaded first (TSID's contact
-        transition): a cap on its total normal force ramps linearly from ``normal_force`` [N],
-        its normal force now, down to f_min + 1e-3 N; the contact stays active during the ramp
-        and leaves the problem at the first :meth:`compute_problem_data` whose t is past the end
-        of the ramp. A ramp needs that force: the last solution's,
-        ``contact.get_normal_force(form.get_contact_force(name, sol))`` (a controller's
-        :meth:`~tsid_py.loop.Controller.planned_normal_force`), or the contact's
-        ``max_normal_force`` for a ramp from its bound, where the cap bites only once it is below
-        the contact's force. (TSID starts it from the last solution its getters read:
-        ``tsid_py.compat`` does so.) A second ramped removal during the ramp raises; a removal
-        with duration 0 takes the contact out at once. Bilateral contacts (no normal force) can
-        only be removed at once.
+        With a ``transition_duration``, the contact is unloaded first (TSID's contact transition).
+        A cap on its total normal force ramps linearly from ``normal_force`` down to
+        f_min + 1e-3 N. The contact stays in the problem during the ramp. It leaves at the first
+        :meth:`compute_problem_data` whose t is past the end of the ramp. A removal with duration 0
+        takes it out at once, even during a ramp.
+
+        Args:
+            name: The contact's name.
+            transition_duration: The ramp's duration [s]; 0 removes the contact at once. A bilateral
+                contact (no normal force) can only be removed at once.
+            normal_force: The contact's normal force now [N], where the ramp starts. Take it from the
+                last solution, ``contact.get_normal_force(form.get_contact_force(name, sol))``, or
+                from a controller's :meth:`~tsid_py.loop.Controller.planned_normal_force`. The
+                contact's ``max_normal_force`` works too: the cap then bites only once it has fallen
+                below the contact's force. TSID starts the ramp from the last solution its getters
+                read; ``tsid_py.compat`` does the same.
 
         Raises:
-            InvalidParameterError: A ramp (``transition_duration`` > 0) without ``normal_force``.
+            InvalidParameterError: A ramp without ``normal_force``, a second ramped removal, a ramp
+                on a bilateral contact, or a force task still acting on the contact.
+            UnknownNameError: No contact of this name.
         """
         entry = lookup("contact", name, self._structure.contacts)
         transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
@@ -181,13 +230,28 @@ class InverseDynamicsFormulation(Sealed):
         self._structure.remove_contact(name, transition_duration, normal_force)
 
     def update_task_weight(self, name: str, weight: float, duration: float = 0.0) -> None:
-        """Change the weight of a task of a cost level, linearly over ``duration`` [s] if > 0."""
+        """Change the weight of a task at a cost level.
+
+        Args:
+            name: The task's name.
+            weight: The new weight, in [0, 1e8].
+            duration: With > 0 [s], the weight ramps linearly from its current value.
+
+        Raises:
+            InvalidParameterError: A task being removed, or a ramp at priority 0.
+        """
         self._structure.update_task_weight(name, weight, duration)
 
     def update_rigid_contact_weights(
         self, name: str, force_reg_weight: float | None = None, motion_weight: float | None = None
     ) -> None:
-        """Change a contact's force-regularization and/or motion weight (None keeps it)."""
+        """Change a contact's weights at once.
+
+        Args:
+            name: The contact's name.
+            force_reg_weight: The new weight of its force regularization; None keeps it.
+            motion_weight: The new weight of its motion constraint (used at a cost level); None keeps it.
+        """
         self._structure.update_contact_weights(name, force_reg_weight, motion_weight)
 
     # ------------------------------------------------------------- the problem
@@ -195,8 +259,18 @@ class InverseDynamicsFormulation(Sealed):
     def compute_problem_data(self, t: float, q: object, v: object) -> HqpData:
         """Compute every task and contact at (t, q, v) and return the HQP on x = [dv; f].
 
-        The problem's arrays are read-only views of the formulation's buffers: solve it (or keep
-        ``snapshot()``) before the next call, which refills them.
+        Args:
+            t: Time [s].
+            q: Configuration, size nq (Pinocchio's).
+            v: Velocity, size nv (Pinocchio's).
+
+        Returns:
+            The problem, a view of the formulation's buffers until the next call
+                (:class:`~tsid_py.hqp.HqpData`).
+
+        Raises:
+            TsidError: An invalid state: a wrong size, a value not finite or out of physical range,
+                or a base quaternion whose norm is not 1.
         """
         t = self._last.t = as_scalar("t", t)
         robot, data = self.robot, self.data
@@ -235,28 +309,57 @@ class InverseDynamicsFormulation(Sealed):
         return sol.x
 
     def get_accelerations(self, sol: HqpOutput) -> np.ndarray:
-        """dv, size nv [m/s^2, rad/s^2]."""
+        """The accelerations dv of a solution, size nv [m/s^2, rad/s^2] (a new array).
+
+        Args:
+            sol: A solution of a problem of this formulation, laid out as x is now.
+
+        Raises:
+            SolverFailedError: A failed solve, or a solution from before a contact was added or removed.
+        """
         return self._x(sol)[: self.robot.nv].copy()
 
     def get_contact_forces(self, sol: HqpOutput) -> np.ndarray:
-        """All contact force variables f, stacked in contact order."""
+        """Every contact's force variables f, in contact order [N] (a new array).
+
+        Raises:
+            SolverFailedError: As :meth:`get_accelerations`.
+        """
         return self._x(sol)[self.robot.nv :].copy()
 
     def get_contact_force(self, name: str, sol: HqpOutput) -> np.ndarray:
-        """The force variables of one contact (12 for a Contact6d, in its frame) [N]."""
+        """One contact's force variables (12 for a Contact6d, in its frame) [N] (a new array).
+
+        Raises:
+            UnknownNameError: No contact of this name.
+            SolverFailedError: As :meth:`get_accelerations`.
+        """
         columns = self._structure.contact_columns(lookup("contact", name, self._structure.contacts))
         return self._x(sol)[columns].copy()
 
     def get_contact_forces_by_name(self, sol: HqpOutput) -> dict[str, np.ndarray]:
-        """Every contact's force variables by name, in contact order (new arrays) [N]."""
+        """Every contact's force variables by name, in contact order [N] (new arrays).
+
+        Raises:
+            SolverFailedError: As :meth:`get_accelerations`.
+        """
         x, structure = self._x(sol), self._structure
         return {
             name: x[structure.contact_columns(entry)].copy() for name, entry in structure.contacts.items()
         }
 
     def get_actuator_forces(self, sol: HqpOutput) -> np.ndarray:
-        """tau = M_a dv + h_a - J_a^T f (h less the measured wrenches' J^T w), size na [N m], with
-        the dynamics of the problem ``sol`` solved (which must be the last one computed)."""
+        """The joint torques tau = M_a dv + h_a - J_a^T f, size na [N m] (a new array).
+
+        h is less the measured wrenches' J^T w. M_a, h_a and J_a are those of the problem ``sol``
+        solved.
+
+        Args:
+            sol: A solution of the last problem computed.
+
+        Raises:
+            SolverFailedError: A failed solve, or a solution of an earlier problem.
+        """
         x = self._x(sol)
         workspace = cast(Workspace, self._workspace)  # _x(sol) found it computed
         problem = sol.problem_id
@@ -274,14 +377,25 @@ class InverseDynamicsFormulation(Sealed):
         return name in self._structure.tasks
 
     def check_contact(self, name: str, sol: HqpOutput | None = None) -> bool:
-        """Whether a contact of this name is active: given a solution (TSID's ``checkContact(name,
-        sol)``), whether that solution holds its force variables (it must be of this layout)."""
+        """Whether a contact of this name is in the problem.
+
+        Args:
+            name: The contact's name.
+            sol: As TSID's ``checkContact(name, sol)``: the solution must then be laid out as x is
+                now, so that it holds the contact's force variables.
+
+        Raises:
+            SolverFailedError: ``sol`` is failed or laid out otherwise.
+        """
         if sol is not None:
             self._x(sol)
         return name in self._structure.contacts
 
     def contact_jacobian(self) -> np.ndarray:
-        """J_c (n_force x nv) of the last computed problem: f enters the dynamics as J_c^T f (a copy)."""
+        """J_c of the last problem computed, n_force x nv (a copy).
+
+        f enters the equation of motion as J_c^T f, with J_c stacking T_k^T J_k over the contacts.
+        """
         workspace = self._computed()
         return -workspace.dynamics[:, workspace.nv :].T.copy()
 

@@ -1,7 +1,8 @@
 """Hierarchical QP data: priority levels of weighted constraints on x = [dv; f].
 
-Level 0 holds hard constraints (equalities and inequalities). Each level >= 1 is a weighted
-least-squares cost sum_i w_i |A_i x - b_i|^2 over its equality constraints.
+Level 0 holds the hard constraints (equalities and inequalities). Each level k >= 1 is the cost
+sum_i w_i |A_i x - b_i|^2 of its equalities. Levels: docs/concepts/priorities.md. Who owns a
+problem's arrays, and why: docs/architecture.md, section "Who owns which array".
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ BASE_DYNAMICS = "base-dynamics"  # the level-0 equality of the equation of motio
 
 @dataclass(frozen=True)
 class WeightedConstraint:
-    """One constraint of a level, with its weight (used in cost levels; 1 for hard ones).
+    """One constraint of a level, with its weight. It unpacks as (weight, constraint), as TSID's pairs.
 
-    ``columns``, when given, are the only columns of x where the constraint's matrix may be
-    non-zero (e.g. the dv block of a motion task): the QP builder skips the zero blocks.
+    Attributes:
+        weight: Its weight at a cost level; 1 at level 0.
+        constraint: The constraint on x.
+        columns: The only columns of x where the matrix may be non-zero (e.g. the dv block of a
+            motion task), or None. The QP builder skips the zero blocks.
     """
 
     weight: float
@@ -29,21 +33,22 @@ class WeightedConstraint:
     columns: slice | None = None
 
     def __iter__(self) -> Iterator[Any]:
-        """Unpacks as (weight, constraint), like TSID's pairs."""
+        """(weight, constraint)."""
         return iter((self.weight, self.constraint))
 
 
 @dataclass(frozen=True)
 class ProblemLayout:
-    """How a formulation lays its problems out, made once per layout (a task or contact added or
-    removed, a mask changed): problems and solutions with equal layouts are laid out alike.
+    """How a formulation lays its problems out. Problems and solutions of equal layouts are alike.
+
+    A formulation makes a new one when a task or contact is added or removed, or a mask changes.
 
     Attributes:
         key: Names the layout, unique in the process.
-        variables: Names how x = [dv; f] is laid out (where each contact's forces sit): layouts
-            that differ only in their tasks share it, and a solution of one reads in the other.
+        variables: Names how x = [dv; f] is laid out: where each contact's forces sit. Layouts that
+            differ only in their tasks share it, so a solution of one reads in the other.
         n_var: Size of x.
-        rows: The rows of each level.
+        rows: The number of rows of each level.
     """
 
     key: int
@@ -53,24 +58,28 @@ class ProblemLayout:
 
 
 class ProblemId(NamedTuple):
-    """Which problem: its layout and the step of the formulation that computed it. (A named
-    tuple: one is made every control step.)"""
+    """Which problem: its layout and the formulation's step that computed it.
+
+    A named tuple, as one is made at every control step.
+    """
 
     layout: ProblemLayout
     step: int
 
 
 class StepCounter:
-    """The steps a formulation's buffers were filled for; a problem read from them is current
-    while the count is its own step."""
+    """Counts the steps that filled a formulation's buffers.
+
+    A problem that views them is current while ``step`` is its own step.
+    """
 
     def __init__(self) -> None:
         self.step = 0
 
 
 class DenseRows(Protocol):
-    """Rows laid out for the dense QP builder (a formulation's buffers): what forms the QP of
-    levels 0 and 1 without copying them."""
+    """A formulation's buffers, laid out by the dense QP builder: they form the QP of levels 0
+    and 1 without a copy."""
 
     def dense_qp(self) -> object:
         """The :class:`~tsid_py.solvers.dense_qp.DenseQp` of levels 0 and 1 from the rows."""
@@ -79,21 +88,20 @@ class DenseRows(Protocol):
 class HqpData:
     """The priority levels of a problem: ``hqp[0]`` the hard constraints, ``hqp[1:]`` the costs.
 
-    A problem returned by :meth:`InverseDynamicsFormulation.compute_problem_data` is the
-    formulation's problem of that step, as TSID's ``HQPData`` is: its levels are tuples, its
-    constraints read-only views of the formulation's buffers, and it may be read (and solved) until
-    the formulation computes the next one; reading it afterwards raises :class:`StaleProblemError`.
-    :meth:`snapshot` gives an independent copy to keep (and change).
+    A formulation's problem (:meth:`InverseDynamicsFormulation.compute_problem_data`) is a view,
+    as TSID's ``HQPData`` is. Its levels are tuples and its constraints read-only views of the
+    formulation's buffers. Read and solve it before the formulation computes the next problem:
+    reading it afterwards raises :class:`StaleProblemError`. :meth:`snapshot` gives a copy to keep
+    and change. A problem built by hand is plain data: a solver needs nothing else.
 
     Args:
-        levels: One list (or tuple) of :class:`WeightedConstraint` per level.
+        levels: One sequence of :class:`WeightedConstraint` per level.
         n_var: Size of the decision vector x.
-        nv: Size of dv when x = [dv; f] (the QP builder then forms H block by block); None: unknown.
-        id: Which problem of which layout, for a formulation's problem and its snapshots (None: a
-            problem built by hand); solvers copy it into their output, so that the formulation
-            reads a solution only in its layout.
-        counter: The step counter of the buffers the levels view (None: the levels are its own).
-        rows: Those buffers as the dense QP builder's rows (None: built from the levels).
+        nv: Size of dv when x = [dv; f], so the QP builder forms H block by block; None: unknown.
+        id: Which problem of which layout, for a formulation's problem and its snapshots; None for
+            a problem built by hand. Solvers copy it into ``HqpOutput.problem_id``.
+        counter: The step counter of the buffers the levels view; None when the levels are its own.
+        rows: Those buffers as the dense QP builder's rows; None: the QP is built from the levels.
     """
 
     def __init__(
@@ -114,12 +122,20 @@ class HqpData:
 
     @property
     def levels(self) -> Sequence[Sequence[WeightedConstraint]]:
-        """The levels (raises :class:`StaleProblemError` once the formulation computed another problem)."""
+        """The levels.
+
+        Raises:
+            StaleProblemError: The formulation has computed another problem since.
+        """
         self.check_current()
         return self._levels
 
     def check_current(self) -> None:
-        """Raise :class:`StaleProblemError` if the formulation has computed another problem since."""
+        """Check that the formulation has computed no other problem since this one.
+
+        Raises:
+            StaleProblemError: It has.
+        """
         if self._counter is not None and self.id is not None and self._counter.step != self.id.step:
             raise StaleProblemError(
                 "this problem was computed before the formulation's last compute_problem_data, which "
@@ -127,10 +143,17 @@ class HqpData:
             )
 
     def dense_qp(self) -> object | None:
-        """The QP of levels 0 and 1 formed from the rows the levels view (the dense QP builder's
-        layout, :mod:`tsid_py.solvers.dense_qp`), or None when the problem has no such rows (built
-        by hand, or a snapshot). For solvers: its constraints are read-only views of the rows, its
-        H and g formed by this call; all are valid until the formulation's next step."""
+        """The QP of levels 0 and 1, formed from the rows the levels view (for solvers).
+
+        Returns:
+            The :class:`~tsid_py.solvers.dense_qp.DenseQp`, or None when the problem has no such
+                rows (built by hand, or a snapshot). Its constraints are read-only views of the
+                rows, and this call forms its H and g. All are valid until the formulation's next
+                step.
+
+        Raises:
+            StaleProblemError: The formulation has computed another problem since.
+        """
         self.check_current()
         return None if self._rows is None else self._rows.dense_qp()
 
@@ -144,7 +167,7 @@ class HqpData:
         return iter(self.levels)
 
     def snapshot(self) -> HqpData:
-        """A deep copy, independent of the formulation that computed this one."""
+        """A deep copy, independent of the formulation: writable, and never stale. It keeps ``id``."""
         levels = [
             [WeightedConstraint(e.weight, e.constraint.copy(), e.columns) for e in level]
             for level in self.levels

@@ -1,10 +1,10 @@
 """RobotWrapper: the one place where tsid_py talks to Pinocchio's kinematics and dynamics.
 
-Conventions follow the C++ TSID ``RobotWrapper`` (stack-of-tasks/tsid, ``src/robots/robot-wrapper.cpp``):
-the actuated joints are the last ``na`` entries of the velocity vector; a floating base is a
-free-flyer first joint (``nv - na = 6``); ``compute_all_terms`` fills one ``pinocchio.Data`` per
-control step, computed with zero joint acceleration, so that accelerations read from it are the
-*drifts* (the part of an acceleration that does not depend on dv).
+Its conventions are the C++ TSID ``RobotWrapper``'s (stack-of-tasks/tsid,
+``src/robots/robot-wrapper.cpp``). The actuated joints are the last ``na`` entries of the velocity
+vector. A floating base is a free-flyer first joint (``nv - na = 6``). :meth:`RobotWrapper.compute_all_terms`
+fills one ``pinocchio.Data`` per control step, at zero acceleration. The conventions of q, v,
+frames and units: docs/concepts/conventions.md.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ QUATERNION_TOLERANCE = 1e-6  # on |quat|^2 - 1; pinocchio.integrate keeps it nea
 class RobotWrapper(Sealed):
     """A Pinocchio model plus the sizes and accessors the tasks need.
 
-    The wrapper keeps its own copy of the model: changing the caller's model afterwards does not
-    change the robot, and :meth:`set_gravity` or :meth:`set_rotor_inertias` do not change the
+    The wrapper keeps its own copy of the model. Changing the caller's model afterwards does not
+    change the robot; :meth:`set_gravity` and :meth:`set_rotor_inertias` do not change the
     caller's model.
 
     Args:
@@ -83,9 +83,17 @@ class RobotWrapper(Sealed):
         srdf: str | Path | None = None,
         load_visuals: bool = False,
     ) -> RobotWrapper:
-        """Build from a URDF file, with a free-flyer root unless ``floating_base=False``.
+        """Build from a URDF file.
 
-        The SRDF, if given, provides the named reference configurations (e.g. ``half_sitting``).
+        Args:
+            urdf: The URDF file.
+            package_dirs: Where the meshes' ``package://`` paths are looked up (for visuals).
+            floating_base: Whether the root is a free flyer.
+            srdf: An SRDF file: it gives the named reference configurations (e.g. ``half_sitting``).
+            load_visuals: Whether to load the visual geometry.
+
+        Raises:
+            MissingFileError: The URDF or the SRDF is not a file.
         """
         model, visual_model = build_model_from_urdf(urdf, package_dirs, floating_base, srdf, load_visuals)
         return cls(model, fixed_base=not floating_base, name=Path(urdf).stem, visual_model=visual_model)
@@ -97,8 +105,12 @@ class RobotWrapper(Sealed):
         return pin.Motion(self.model.gravity)
 
     def set_gravity(self, gravity: pin.Motion | object) -> None:
-        """Gravity for the dynamics: a ``pinocchio.Motion``, a 6-vector (linear, angular) or the
-        3-vector linear part [m/s^2] (TSID's ``setGravity``). Data created before keep working."""
+        """Set the gravity of the dynamics (TSID's ``setGravity``). Data created before keep working.
+
+        Args:
+            gravity: A ``pinocchio.Motion``, a 6-vector (linear, angular), or the 3-vector linear
+                part [m/s^2].
+        """
         if isinstance(gravity, pin.Motion):
             vector = gravity.vector
         else:
@@ -123,9 +135,12 @@ class RobotWrapper(Sealed):
         self._set_armature()
 
     def set_gear_ratios(self, ratios: object) -> None:
-        """Motor gear ratios, size na. The mass matrix gets ratio^2 * rotor inertia added on the
-        diagonal of each actuated joint (the reflected inertia of the motor, as TSID's
-        ``RobotWrapper::computeAllTerms``), through Pinocchio's ``model.armature``."""
+        """Set the motor gear ratios, size na.
+
+        The mass matrix gets ratio^2 * rotor inertia added on the diagonal of each actuated joint:
+        the motor's reflected inertia, as in TSID's ``RobotWrapper::computeAllTerms``. It goes
+        through Pinocchio's ``model.armature``.
+        """
         self._gear_ratios = as_vector("gear ratios", ratios, self.na)
         self._set_armature()
 
@@ -162,13 +177,18 @@ class RobotWrapper(Sealed):
         return np.array(configurations[name], dtype=float)
 
     def check_state(self, q: object, v: object) -> tuple[np.ndarray, np.ndarray]:
-        """Validate (q, v): sizes, finite entries of physical magnitude (|q_i| <= MAX_POSITION,
-        |v_i| <= MAX_VELOCITY) and, with a floating base, a unit quaternion (to QUATERNION_TOLERANCE
-        on its squared norm); return them as float arrays.
+        """(q, v) checked, as float arrays.
 
-        The common case is checked in one go: q.q + v.v is below MAX_VELOCITY^2 only if every entry
-        is finite and of physical size (a NaN fails the comparison); anything else goes to the full
-        checks, which name the entry.
+        Checks: the sizes; finite entries of physical magnitude (|q_i| <= MAX_POSITION,
+        |v_i| <= MAX_VELOCITY); with a floating base, a unit quaternion (to QUATERNION_TOLERANCE on
+        its squared norm). The common case is checked in one go: q.q + v.v is below MAX_VELOCITY^2
+        only if every entry is finite and of physical size (a NaN fails the comparison). Anything
+        else goes to the full checks, which name the entry.
+
+        Raises:
+            DimensionError: A wrong size.
+            NonFiniteError: A NaN or an infinity.
+            InvalidParameterError: An entry beyond physical sense, or a quaternion whose norm is not 1.
         """
         if is_plain_vector(q, self.nq) and is_plain_vector(v, self.nv) and q.dot(q) + v.dot(v) < _FAST_BOUND:
             if self.is_fixed_base:
@@ -197,11 +217,18 @@ class RobotWrapper(Sealed):
         return q, v
 
     def compute_all_terms(self, data: pin.Data, q: object, v: object) -> None:
-        """Fill ``data`` at (q, v) with zero acceleration.
+        """Fill ``data`` at (q, v), with zero acceleration.
 
-        Computes the mass matrix, nonlinear effects h = C(q, v) v + g(q), joint Jacobians, frame
-        placements, the CoM with its Jacobian, the centroidal momentum matrix A_g and the momentum
-        drift dA_g v (from which the CoM drift acceleration is m^-1 times its linear part).
+        Every acceleration read from ``data`` is then a *drift*: the part of an acceleration that
+        does not depend on dv. It computes the mass matrix, the nonlinear effects
+        h = C(q, v) v + g(q), the joint Jacobians, the frame placements, the CoM and its Jacobian,
+        the centroidal momentum matrix A_g and the momentum drift dA_g v. The CoM drift is
+        m^-1 times the linear part of dA_g v.
+
+        Args:
+            data: A Data of this model (:meth:`create_data`).
+            q: Configuration, size nq; checked (:meth:`check_state`).
+            v: Velocity, size nv; checked.
         """
         self.compute_all_terms_checked(data, *self.check_state(q, v))
 
@@ -302,8 +329,8 @@ class RobotWrapper(Sealed):
     def frame_placement(self, data: pin.Data, frame: Frame) -> pin.SE3:
         """Placement of the frame in the world, oMf, from the joint placements in ``data`` (a copy).
 
-        As TSID's ``framePosition``, it is computed from ``data.oMi`` (Pinocchio's
-        ``updateFramePlacement``, which also refreshes ``data.oMf``): ten times faster than
+        As TSID's ``framePosition``, it is computed from ``data.oMi``, with Pinocchio's
+        ``updateFramePlacement`` (which also refreshes ``data.oMf``). That is ten times faster than
         copying ``data.oMf[i]`` through the bindings.
         """
         return pin.updateFramePlacement(self.model, data, self.frame_id(frame))
@@ -337,9 +364,19 @@ class RobotWrapper(Sealed):
     def frame_motion(
         self, data: pin.Data, frame: Frame, local: bool = True
     ) -> tuple[pin.SE3, np.ndarray, np.ndarray]:
-        """What a task on a frame needs, in one call: its placement (a copy), its Jacobian (6 x nv)
-        and the classical acceleration of its origin at dv = 0 (6-vector, linear first), in the
-        frame's axes (LOCAL) or in world-aligned axes (``local=False``, LOCAL_WORLD_ALIGNED)."""
+        """What a task on a frame needs, in one call.
+
+        Args:
+            data: Filled by :meth:`compute_all_terms`.
+            frame: A frame name or index.
+            local: The frame's axes (LOCAL); False: world-aligned axes (LOCAL_WORLD_ALIGNED).
+
+        Returns:
+            placement: The placement (a copy).
+            jacobian: The Jacobian, 6 x nv.
+            acceleration: The classical acceleration of the origin at dv = 0, 6-vector, linear
+                first [m/s^2, rad/s^2].
+        """
         model, index = self.model, self.frame_id(frame)
         axes = pin.LOCAL if local else pin.LOCAL_WORLD_ALIGNED
         return (
@@ -385,7 +422,14 @@ def build_model_from_urdf(
     srdf: str | Path | None,
     load_visuals: bool,
 ) -> tuple[pin.Model, pin.GeometryModel | None]:
-    """Pinocchio model (free-flyer root if ``floating_base``), SRDF reference postures, optional visuals."""
+    """The Pinocchio model of a URDF, with its SRDF reference postures and optional visuals.
+
+    The arguments are those of :meth:`RobotWrapper.from_urdf`.
+
+    Returns:
+        model: The model.
+        visual_model: The visual geometry, or None.
+    """
     urdf = Path(urdf)
     if not urdf.is_file():
         raise MissingFileError(f"URDF file not found: {urdf}")

@@ -1,8 +1,7 @@
 """Reference trajectories: samples (pos, vel, acc) that tasks take as references.
 
-An SE3 sample stores the placement as a 12-vector (translation, then the rotation matrix
-column-major, as TSID's ``SE3ToVector``) and its velocity/acceleration as 6-vectors
-(linear, angular) in the world frame.
+How an SE3 sample stores a placement: :meth:`TrajectorySample.from_se3`, and
+docs/concepts/conventions.md, section "Frames, velocities and accelerations".
 """
 
 from __future__ import annotations
@@ -86,7 +85,14 @@ class TrajectorySample:
 
     @classmethod
     def from_se3(cls, placement: pin.SE3, vel: object = None, acc: object = None) -> TrajectorySample:
-        """An SE3 sample: 12-vector placement, 6-vector velocity and acceleration (world frame)."""
+        """An SE3 sample, as TSID's.
+
+        Args:
+            placement: The placement, stored as a 12-vector: the translation [m], then the rotation
+                matrix column-major (:func:`se3_to_vector`).
+            vel: The 6-D velocity (linear [m/s], angular [rad/s]) in the world frame; zeros if None.
+            acc: The 6-D acceleration (linear [m/s^2], angular [rad/s^2]) in the world frame; zeros if None.
+        """
         return cls(se3_to_vector(placement), vel, acc, tangent_size=6)
 
     def copy(self) -> TrajectorySample:
@@ -115,10 +121,18 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 
 
 def as_sample(name: str, sample: object, size: int, tangent_size: int | None = None) -> TrajectorySample:
-    """A :class:`TrajectorySample` with pos of ``size`` and vel/acc of ``tangent_size`` (default size).
+    """``sample`` checked, as a new :class:`TrajectorySample`.
 
-    A bare vector is accepted as a sample with zero derivatives. The result is always a new sample
-    object (its arrays are read-only, so they are shared with the caller's sample safely).
+    Its arrays are read-only, so they are shared with the caller's sample safely.
+
+    Args:
+        name: What the sample is, for the message.
+        sample: A sample, or a bare vector (a sample with zero derivatives).
+        size: The size of pos.
+        tangent_size: The size of vel and acc; ``size`` if None.
+
+    Raises:
+        DimensionError: A size does not match.
     """
     tangent_size = size if tangent_size is None else tangent_size
     if isinstance(sample, TrajectorySample):
@@ -140,7 +154,11 @@ def se3_to_vector(placement: pin.SE3) -> np.ndarray:
 
 
 def vector_to_se3(vector: object) -> pin.SE3:
-    """Inverse of :func:`se3_to_vector`; the rotation is checked to be orthonormal."""
+    """The placement of a 12-vector, the inverse of :func:`se3_to_vector`.
+
+    Raises:
+        DimensionError: The last 9 entries are not a rotation matrix (orthonormal, determinant +1).
+    """
     vector = as_vector("SE3 vector", vector, 12)
     rotation = vector[3:].reshape(3, 3, order="F")
     gram = rotation.T.dot(rotation)
@@ -165,10 +183,12 @@ def min_jerk_shape(s: float) -> tuple[float, float, float]:
 class Trajectory(Sealed):
     """A reference trajectory: ``sample(t)`` gives the reference at time t [s], a new sample each call.
 
-    Trajectories copy the arrays they are built from: changing those arrays afterwards leaves
-    the trajectory as it was. ``end_time`` is the time from which the reference stops moving
-    (-inf for a constant, inf for one that never stops); TSID's ``has_trajectory_ended`` is
-    :meth:`has_ended`.
+    Trajectories copy the arrays they are built from: changing those arrays afterwards leaves the
+    trajectory as it was.
+
+    Attributes:
+        end_time: The time from which the reference stops moving [s]: -inf for a constant, inf for
+            one that never stops.
     """
 
     end_time = math.inf
@@ -177,10 +197,11 @@ class Trajectory(Sealed):
         self.name = name
 
     def sample(self, t: float) -> TrajectorySample:
+        """The reference at time t [s]: a new sample."""
         raise NotImplementedError
 
     def has_ended(self, t: float) -> bool:
-        """Whether the reference is at rest from time t [s] on."""
+        """Whether the reference is at rest from time t [s] on (TSID's ``has_trajectory_ended``)."""
         return as_scalar("t", t) >= self.end_time
 
 
@@ -218,8 +239,10 @@ class TrajectoryEuclidianConstant(_Constant):
 
 
 class TrajectorySE3Constant(_Constant):
-    """A constant placement reference; built without one (as TSID allows), it needs
-    :meth:`set_reference` before its first sample."""
+    """A constant placement reference.
+
+    Built without a placement, as TSID allows, it needs :meth:`set_reference` before its first sample.
+    """
 
     def __init__(self, name: str, placement: pin.SE3 | None = None) -> None:
         super().__init__(name)

@@ -1,22 +1,6 @@
 """Smooth transitions: linear ramps of task weights and contact force caps over time.
 
-The C++ TSID accepts transition durations when tasks are added, removed or re-weighted and
-ignores them; it ramps only the removal of a contact. tsid_py honours all of them. A ramp starts
-at the time t of the first ``compute_problem_data`` after the call that created it and moves
-its value linearly,
-
-    value(t) = start + (end - start) * clamp((t - t_start) / duration, 0, 1),
-
-so the value equals ``end`` from t_start + duration on. What the value means:
-
-- a task weight (``add_motion_task``, ``update_task_weight``, ``remove_task``): the weight of
-  the task's entry in its cost level;
-- a contact force cap (``add_rigid_contact``, ``remove_rigid_contact``): an extra upper bound on
-  the contact's total normal force, applied in the formulation's copy of its force inequality
-  (the contact object keeps its own f_max).
-
-A ramp with ``remove_at_end`` takes its task or contact out of the problem at the first
-``compute_problem_data`` whose t is past the end of the ramp.
+What ramps, when, and how tsid_py differs from the C++ TSID: docs/concepts/transitions.md.
 """
 
 from __future__ import annotations
@@ -31,7 +15,10 @@ END_TOLERANCE = 1e-9  # [s] t counts as past the end of a ramp only beyond this 
 
 @dataclass
 class LinearRamp:
-    """A value moving linearly from ``start`` to ``end`` over ``duration`` [s] >= 0, from its first use."""
+    """A value moving linearly from ``start`` to ``end`` over ``duration`` [s] >= 0.
+
+    The ramp starts at its first use: the first :meth:`value` fixes t_start.
+    """
 
     start: float
     end: float
@@ -43,18 +30,21 @@ class LinearRamp:
         self.duration = as_scalar("ramp duration", self.duration, minimum=0.0)
 
     def value(self, t: float) -> float:
-        """The value at time t [s]; the first call fixes t_start = t."""
+        """The value at time t [s]: start + (end - start) clamp((t - t_start) / duration, 0, 1).
+
+        The first call fixes t_start = t.
+        """
         if self.t_start is None:
             self.t_start = t
         alpha = min(max((t - self.t_start) / self.duration, 0.0), 1.0) if self.duration > 0 else 1.0
         return self.start + alpha * (self.end - self.start)
 
     def is_past_end(self, t: float) -> bool:
-        """Whether t is later than t_start + duration (False before the first use)."""
+        """Whether t [s] is past t_start + duration, beyond END_TOLERANCE (False before the first use)."""
         return self.t_start is not None and t > self.t_start + self.duration + END_TOLERANCE
 
     def is_at_end(self, t: float) -> bool:
-        """Whether the ramp has reached its end value at time t."""
+        """Whether the ramp has reached its end value at time t [s]."""
         return self.t_start is not None and t >= self.t_start + self.duration - END_TOLERANCE
 
 
@@ -67,8 +57,7 @@ class _Ramp:
 class Transitions:
     """The ramps in progress of one problem, by task or contact name (the names are unique).
 
-    What a ramp's value means is its owner's business (a task weight, a contact's force cap);
-    :meth:`advance` reports the values at time t.
+    What a value means is its owner's business: a task weight, or a contact's force cap.
     """
 
     def __init__(self) -> None:
@@ -77,8 +66,18 @@ class Transitions:
     def start(
         self, name: str, start: float, end: float, duration: float, remove_at_end: bool = False
     ) -> None:
-        """Move the value of ``name`` from ``start`` to ``end`` over ``duration`` [s]; with
-        ``remove_at_end``, ``name`` is due for removal once the ramp is over."""
+        """Start a ramp of the value of ``name``.
+
+        Args:
+            name: The task or contact.
+            start: The value at the ramp's first use.
+            end: The value from t_start + duration on.
+            duration: The ramp's duration [s], >= 0.
+            remove_at_end: Whether ``name`` is due for removal once the ramp is over.
+
+        Raises:
+            InvalidParameterError: ``name`` is already being ramped out of the problem.
+        """
         if self.is_leaving(name):
             raise InvalidParameterError(
                 f"{name!r} is already being ramped out of the problem; remove it now (duration 0) or wait "
@@ -100,11 +99,12 @@ class Transitions:
         return ramp is not None and ramp.remove_at_end
 
     def advance(self, t: float) -> tuple[dict[str, float], set[str], list[str]]:
-        """(values, ended, due) at time t [s].
+        """The ramps' values at time t [s]; the ramps that are over are dropped.
 
-        ``values``: the value of every ramp that does not remove its owner now; ``ended``: those of
-        them that reached their end value (and are dropped: the value stays); ``due``: the names to
-        remove now (their ramp is over, and dropped).
+        Returns:
+            values: The value of every ramp that does not remove its owner now, by name.
+            ended: Those of them at their end value (dropped; the value stays).
+            due: The names to remove now (their ramp is over).
         """
         values: dict[str, float] = {}
         ended: set[str] = set()

@@ -1,22 +1,8 @@
 """Contact base class: a rigid contact brings force variables and three constraints.
 
-1. a motion constraint: the contact frame does not accelerate (its ``motion_task``, a
-   TaskSE3Equality toward the contact reference, so drift away from it is corrected with the
-   gains kp, kd);
-2. a force inequality on its force variables (friction pyramid, normal-force bounds);
-3. a force regularization cost W (T f - f_ref) (least-squares, pulls the wrench toward f_ref).
-
-The force generator matrix T maps the contact's force variables to the wrench it applies,
-expressed in the contact frame; the formulation uses J_c = T^T J to enter the dynamics.
-
-How a contact computes -- the rule, for whoever writes a contact: its motion constraint is a
-motion task (the formulation fills it as any task, :mod:`tsid_py.tasks.task_base`); its force
-inequality and regularization are *set*, not computed: a subclass builds them in
-:meth:`_update_force_inequality` and :meth:`_update_force_regularization` (or calls them after
-changing what they depend on), and :attr:`force_version` then counts one more, which tells the
-formulation to copy them (:meth:`write_force_constraints`) into its problem. A subclass gives its
-force generator in ``_generator()`` and, when it has several points, their positions in its frame
-in ``_local_points()`` (the public ``force_generator`` and ``local_points()`` hand out copies).
+The three constraints (motion, force inequality, force regularization) and the force generator T:
+docs/concepts/contacts.md. What a subclass implements: docs/architecture.md, section "Writing your
+own task".
 """
 
 from __future__ import annotations
@@ -36,7 +22,11 @@ from tsid_py.validation import as_gain, as_scalar, as_unit_vector, as_vector, re
 
 
 class ContactBase(Sealed):
-    """Common state of every contact: motion task, friction and normal-force parameters.
+    """Common state of every contact: its motion task, friction and normal-force parameters.
+
+    The force inequality, for ``n_points`` points: a 4-sided friction pyramid per point
+    (:func:`friction_pyramid`), then f_min <= total normal force <= f_max. The force regularization:
+    W T f = W f_ref, W = diag(``regularization_weights``).
 
     Args:
         name: Contact name (unique in a formulation).
@@ -97,6 +87,7 @@ class ContactBase(Sealed):
 
     # ------------------------------------------------------------ subclass API
     def default_regularization_weights(self) -> np.ndarray:
+        """The regularization weights W a new contact starts with, one per wrench component."""
         raise NotImplementedError
 
     def _generator(self) -> np.ndarray:
@@ -152,7 +143,7 @@ class ContactBase(Sealed):
 
     # ------------------------------------------------------------- references
     def set_reference(self, placement: pin.SE3) -> None:
-        """The placement the contact frame is held at (world frame)."""
+        """Set the placement the contact frame is held at (world frame)."""
         self.motion_task.set_reference(placement)
 
     @property
@@ -190,6 +181,7 @@ class ContactBase(Sealed):
         return self._normal.copy()
 
     def set_contact_normal(self, normal: object) -> None:
+        """Set the surface normal in the contact frame (normalized here)."""
         self._normal = as_unit_vector("contact_normal", normal)
         self._update_force_inequality()
 
@@ -199,6 +191,7 @@ class ContactBase(Sealed):
         return self._mu
 
     def set_friction_coefficient(self, mu: float) -> None:
+        """Set the friction coefficient mu > 0."""
         self._mu = as_scalar("mu", mu, minimum=0.0, strict=True)
         self._update_force_inequality()
 
@@ -213,6 +206,11 @@ class ContactBase(Sealed):
         return self._f_max
 
     def set_min_normal_force(self, f_min: float) -> None:
+        """Set f_min [N], > 0 and <= f_max.
+
+        Raises:
+            InvalidParameterError: f_min <= 0 or f_min > f_max.
+        """
         f_min = as_scalar("f_min", f_min, minimum=0.0, strict=True)
         if f_min > self._f_max:
             raise InvalidParameterError(f"f_min must be <= f_max = {self._f_max} N, got {f_min} N")
@@ -220,6 +218,11 @@ class ContactBase(Sealed):
         self._update_force_inequality()
 
     def set_max_normal_force(self, f_max: float) -> None:
+        """Set f_max [N], >= f_min.
+
+        Raises:
+            InvalidParameterError: f_max < f_min.
+        """
         f_max = as_scalar("f_max", f_max)
         if f_max < self._f_min:
             raise InvalidParameterError(f"f_max must be >= f_min = {self._f_min} N, got {f_max} N")
@@ -227,12 +230,20 @@ class ContactBase(Sealed):
         self._update_force_inequality()
 
     def get_normal_force(self, forces: object) -> float:
-        """Total normal force of the contact's force variables [N]."""
+        """The total normal force n . sum_i f_i of the contact's force variables [N].
+
+        Args:
+            forces: The contact's force variables, size ``n_force``.
+        """
         forces = as_vector("contact forces", forces, self.n_force, copy=False)
         return float(self._normal.dot(forces.reshape(-1, 3).sum(axis=0)))
 
     def wrench(self, forces: object) -> np.ndarray:
-        """The wrench T f in the contact frame [N, N m]."""
+        """The wrench T f in the contact frame [N, N m].
+
+        Args:
+            forces: The contact's force variables, size ``n_force``.
+        """
         return self._generator().dot(as_vector("contact forces", forces, self.n_force, copy=False))
 
     # ------------------------------------------------------------ where it touches

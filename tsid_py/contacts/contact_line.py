@@ -42,16 +42,21 @@ def line_frame(endpoints: np.ndarray, normal: np.ndarray) -> pin.SE3:
 
 
 class TaskLineHold(TaskSE3Equality):
-    """The motion constraint of a line contact: the line frame L (fixed on the body, see
-    :func:`line_frame`) keeps its placement, except for the roll about the line.
+    """The motion constraint of a line contact: the line frame L keeps its placement, but for the
+    roll about the line.
 
-    With M_L = M X (X the placement of L in the contact frame), the error is se3_error(M_L, M_L_ref)
-    in L's axes; the Jacobian is J_L = Ad(X^-1) J (J the frame's LOCAL Jacobian) and the drift is
-    the classical acceleration of L at dv = 0: with the spatial acceleration a_L = Ad(X^-1) a of the
-    frame's spatial acceleration a (its classical one less (w x v_lin, 0)), a_L + (w_L x v_L,lin, 0).
+    L is fixed on the body (:func:`line_frame`); X is its placement in the contact frame, and
+    M_L = M X. In L's axes:
+
+    - the error is se3_error(M_L, M_L_ref);
+    - the Jacobian is J_L = Ad(X^-1) J, with J the frame's LOCAL Jacobian;
+    - the drift is L's classical acceleration at dv = 0, a_L + (w_L x v_L,lin, 0). Here
+      a_L = Ad(X^-1) a, with a the frame's spatial acceleration (its classical one less
+      (w x v_lin, 0)).
+
     The rows kept are the three translations and the two rotations orthogonal to the line (mask
-    (1, 1, 1, 0, 1, 1)): the body may roll about its edge. The reference is a fixed placement of the
-    contact frame (a contact does not follow a trajectory); the task is written in local axes only.
+    (1, 1, 1, 0, 1, 1)). The reference is a fixed placement of the contact frame: a contact does
+    not follow a trajectory. The task is written in local axes only.
     """
 
     def __init__(self, name: str, robot: RobotWrapper, frame: Frame, offset: pin.SE3) -> None:
@@ -107,19 +112,21 @@ class ContactLine(ContactBase):
     f_i lies in the linearized friction pyramid (4 faces, friction coefficient mu) and
     f_min <= n . (f_1 + f_2) <= f_max (n the contact normal, orthogonal to the line).
 
-    Motion: forces on a line exert no moment about it, so a line contact cannot hold the roll
-    about its line, and here it does not: its motion constraint (:class:`TaskLineHold`) holds the
-    translation of the segment's midpoint and the two rotations orthogonal to the line (5 rows),
-    and lets the body roll about the edge (a foot tipping onto its toe, a box pivoting on an edge).
-    Holding all six, as a :class:`Contact6d` does, would ask the joints to stop a roll the contact
-    cannot resist: a constraint on the whole body's motion, not the contact's.
+    Motion: the motion constraint (:class:`TaskLineHold`, 5 rows) holds the translation of the
+    segment's midpoint and the two rotations orthogonal to the line. The body may roll about the
+    edge: a foot tipping onto its toe, a box pivoting on an edge. Why: docs/concepts/contacts.md,
+    section "Parametrisations". The hold constrains exactly the motions that do work against the
+    wrenches the contact can exert: the reciprocity of contact twists and wrenches (Featherstone,
+    "Rigid Body Dynamics Algorithms", 2008, ch. 11). PlaCo's LineContact holds the same 5
+    directions.
 
-    The formulation sees the wrench in the 5 held directions: the force generator T (5 x 6) maps f
-    to (F_x, F_y, F_z, tau_y, tau_z) at the midpoint c in the line frame L (x along the line, z
-    along n, y = n x d; :func:`line_frame`), tau_x being zero for any f. So ``force_generator``,
-    ``set_force_reference`` and a force task on this contact use those 5 components, while
-    :meth:`wrench` gives the full 6-D wrench at the frame origin in the frame's axes (as every
-    contact's, for the physics checks). Regularization weights (1, 1, 1e-3, 2, 2) on the 5 components.
+    The formulation sees the wrench in the 5 held directions. The force generator T (5 x 6) maps f
+    to (F_x, F_y, F_z, tau_y, tau_z) at the midpoint c, in the line frame L (x along the line, z
+    along n, y = n x d; :func:`line_frame`). tau_x is zero for any f. So ``force_generator``,
+    ``set_force_reference`` and a force task on this contact use those 5 components.
+    :meth:`wrench` gives the full 6-D wrench at the frame origin in the frame's axes, as every
+    contact's does, for the physics checks. Regularization weights (1, 1, 1e-3, 2, 2) on the 5
+    components.
 
     Args:
         name: Contact name.
@@ -130,10 +137,6 @@ class ContactLine(ContactBase):
         mu: Friction coefficient, > 0.
         f_min: Minimum total normal force [N] (>= 0).
         f_max: Maximum total normal force [N].
-
-    The hold constrains exactly the motions that do work against the wrenches the contact can
-    exert (the reciprocity of contact twists and wrenches, Featherstone, "Rigid Body Dynamics
-    Algorithms", 2008, ch. 11); PlaCo's LineContact holds the same 5 directions.
     """
 
     n_points = 2

@@ -15,11 +15,12 @@ from tsid_py.validation import as_scalar
 class ContactTwoFramePositions(ContactBase):
     """Glue the origins of two frames together with a 3-D force (TSID's ContactTwoFramePositions).
 
-    Motion constraint: the relative acceleration of the two origins (TaskTwoFramesEquality, linear
-    rows, world-aligned axes) follows a* = Kp e + Kd de, so the frames stay together. Force
+    Motion constraint: the relative acceleration of the two origins follows a* = Kp e + Kd de, so
+    the frames stay together (TaskTwoFramesEquality, linear rows, world-aligned axes). The force
     variables f (3, world-aligned axes [N]) act as +f on frame 1 and -f on frame 2: the dynamics
-    gain (J_1 - J_2)^T f. Each component is bounded, f_min <= f_k <= f_max (bilateral: f_min may be
-    negative; TSID's exercise uses -1e3 and 1e3); no friction. Regularization weights (1, 1, 1).
+    gain (J_1 - J_2)^T f. Each component is bounded, f_min <= f_k <= f_max, with no friction. The
+    contact is bilateral, so f_min may be negative: TSID's exercise uses -1e3 and 1e3.
+    Regularization weights (1, 1, 1).
     """
 
     n_points = 1
@@ -60,6 +61,7 @@ class ContactTwoFramePositions(ContactBase):
         self._update_force_inequality()
 
     def set_reference(self, placement: object) -> None:
+        """Refused: the contact holds two frames together, toward no placement."""
         raise InvalidParameterError(f"{self.name!r} holds two frames together: it has no reference placement")
 
     @property

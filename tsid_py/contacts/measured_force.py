@@ -1,9 +1,12 @@
 """Measured external forces (force/torque sensors, pushes) added to the dynamics.
 
 A measured force w, applied at a frame, enters the equation of motion as
-M dv + h = S^T tau + J_c^T f + J^T w: the formulation uses h - J^T w in place of h
-(TSID's MeasuredForceBase). w and J are expressed in the frame (default) or in world-aligned
-axes at the frame origin after ``use_local_frame(False)``.
+
+    M dv + h = S^T tau + J_c^T f + J^T w
+
+so the formulation uses h - J^T w in place of h (TSID's MeasuredForceBase). w and J are
+expressed in the frame (default), or in world-aligned axes at the frame origin after
+``use_local_frame(False)``.
 """
 
 from __future__ import annotations

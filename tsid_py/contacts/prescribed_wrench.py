@@ -1,19 +1,16 @@
 """A contact whose wrench is given, not decided: a hand pushing a wall with 30 N.
 
-The wrench w the environment applies on the frame is known (the user schedules it), so it is not
-a variable of the QP: it enters the equation of motion as a measured wrench does,
+The user sets or schedules the wrench w the environment applies on the frame. So w is not a
+variable of the QP: it enters the equation of motion as a measured wrench does
+(:mod:`tsid_py.contacts.measured_force`; TSID's src/contacts/measured-6Dwrench.cpp). The QP then
+picks the torques that balance w while the other tasks run.
 
-    M dv + h - J^T w = S^T tau + J_c^T f        (J the frame Jacobian, LOCAL or world-aligned axes)
-
-(the path of TSID's MeasuredForceBase: Del Prete, Mansard et al., TSID, github.com/stack-of-tasks/tsid,
-src/contacts/measured-6Dwrench.cpp). The QP then picks the torques that balance w while the other
-tasks run.
-
-The frame must also be held where it touches, or the controller would let the hand slide or leave
-the wall while assuming the wall still pushes: the contact owns a hold task, ``motion_task`` (a
-:class:`~tsid_py.tasks.TaskSE3Equality` on the frame, toward ``set_reference``), which the user adds
-to the formulation, as hard as a rigid contact's motion constraint (priority 0) or as a weighted
-cost (priority 1), usually with the mask of the directions the surface blocks::
+The frame must also be held where it touches. Otherwise the controller would let the hand slide
+or leave the wall, while assuming the wall still pushes. So the contact owns a hold task,
+``motion_task``: a :class:`~tsid_py.tasks.TaskSE3Equality` on the frame, toward
+``set_reference``. Add it to the formulation at priority 0, as hard as a rigid contact's motion
+constraint, or as a weighted cost at priority 1. Give it the mask of the directions the surface
+blocks::
 
     hand = PrescribedWrench("hand", robot, "gripper_left_joint")
     hand.use_local_frame(False)                      # w in world axes
@@ -23,10 +20,10 @@ cost (priority 1), usually with the mask of the directions the surface blocks::
     form.add_motion_task(hand.motion_task, priority=0)   # the hand stays on the wall
     hand.set_schedule(linear_ramp([0, 0, 0, 0, 0, 0], [30, 0, 0, 0, 0, 0], t0=0.5, duration=0.5))
 
-With a :class:`~tsid_py.contacts.Contact6d` on the hand instead, the force is a variable (the
-solver may pick any force in the cone, steered by a force task): choose that when the force is to
-be regulated by the controller; choose a prescribed wrench when it is set from outside (a force
-plan, a haptic device, a simulation of a known load).
+With a :class:`~tsid_py.contacts.Contact6d` on the hand instead, the force is a variable: the
+solver may pick any force in the cone, steered by a force task. Choose that when the controller
+is to regulate the force. Choose a prescribed wrench when the force is set from outside: a force
+plan, a haptic device, a simulation of a known load.
 """
 
 from __future__ import annotations
@@ -46,8 +43,17 @@ Schedule = Callable[[float], object]  # t [s] -> the wrench (6-vector [N, N m]) 
 
 
 def linear_ramp(start: object, end: object, t0: float, duration: float) -> Schedule:
-    """A schedule: the wrench ``start`` until t0 [s], then linearly to ``end`` over ``duration`` [s],
-    then ``end``."""
+    """A schedule that ramps the wrench linearly.
+
+    Args:
+        start: The wrench until t0, a 6-vector [N, N m].
+        end: The wrench from t0 + duration on.
+        t0: When the ramp starts [s].
+        duration: The ramp's duration [s], >= 0.
+
+    Returns:
+        A function of t [s] giving the wrench at t (a new array).
+    """
     start, end = as_vector("ramp start", start, 6), as_vector("ramp end", end, 6)
     t0, duration = as_scalar("t0", t0), as_scalar("duration", duration, minimum=0.0)
 
@@ -61,15 +67,15 @@ def linear_ramp(start: object, end: object, t0: float, duration: float) -> Sched
 class PrescribedWrench(MeasuredForceBase):
     """A known wrench w = (force [N], torque [N m]) applied on a frame, set or scheduled by the user.
 
-    ``set_wrench(w)`` holds w until changed; ``clear()`` sets it to zero (the contact pushes no
-    more); ``set_schedule(f)`` makes it f(t), evaluated by the formulation at every
-    ``compute_problem_data(t, ...)``. w is in the frame's axes at its origin (default), or in
-    world-aligned axes after ``use_local_frame(False)``. Add it with
-    ``formulation.add_measured_force``; hold the frame with :attr:`motion_task` (module docstring).
+    ``set_wrench(w)`` holds w until changed. ``clear()`` sets it to zero: the contact pushes no
+    more. ``set_schedule(f)`` makes it f(t), evaluated at every ``compute_problem_data(t, ...)``.
+    w is in the frame's axes at its origin (default), or in world-aligned axes after
+    ``use_local_frame(False)``. Add it with ``formulation.add_measured_force``. Hold the frame with
+    :attr:`motion_task` (module docstring).
 
-    For the physics checks (:func:`tsid_py.physics.check_solution`) it can stand beside the
-    contacts as ``{name: (prescribed, empty)}``: :meth:`wrench` gives the wrench it applied in the
-    last computed problem, in the frame's axes, and it is not ``unilateral`` (no friction checks).
+    For the physics checks (:func:`tsid_py.physics.check_solution`), it can stand beside the
+    contacts as ``{name: (prescribed, empty)}``. :meth:`wrench` gives the wrench it applied in the
+    last computed problem, in the frame's axes. It is not ``unilateral``: no friction checks.
 
     Args:
         name: Its name (unique among the formulation's measured forces).
@@ -102,7 +108,11 @@ class PrescribedWrench(MeasuredForceBase):
         self.set_wrench(np.zeros(6))
 
     def set_schedule(self, schedule: Schedule) -> None:
-        """w = schedule(t) at every computed problem (t the problem's time [s])."""
+        """Make w = schedule(t) at every computed problem, t the problem's time [s].
+
+        Raises:
+            InvalidParameterError: ``schedule`` is not callable.
+        """
         if not callable(schedule):
             raise InvalidParameterError(
                 f"the schedule of {self.name!r} must be a function of t, got {schedule!r}"

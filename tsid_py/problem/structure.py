@@ -1,15 +1,16 @@
 """The structure of a problem: what is in it, at which level and weight, and where its variables sit.
 
-It changes only on events (a task or contact added or removed, a weight set, a ramp advanced),
-never during a control step. x = [dv; f]: dv has nv entries, then the force variables of every
-contact in the order they were added. Every change of what the rows or variables are gives the
-structure a new ``layout`` number; a change of weights only moves ``weights_version``.
+Why the structure and the workspace are two objects: docs/architecture.md, section "Who owns
+which array". x = [dv; f]: dv has nv entries, then come the force variables of every contact, in
+the order the contacts were added.
 
-The rows of each level come out of :meth:`ProblemStructure.blocks` in a fixed order, which is
-the order of the problem's rows: level 0 holds the base dynamics (a floating base), the contacts'
-motion constraints (at priority 0), the contacts' force inequalities, then the hard tasks in the
-order they were added; a cost level holds the contacts' motion constraints of that priority, the
-force regularizations (level 1), then its tasks in the order they were added.
+:meth:`ProblemStructure.blocks` gives the rows of each level in a fixed order, the order of the
+problem's rows:
+
+- level 0: the base dynamics (a floating base), the contacts' motion constraints at priority 0,
+  the contacts' force inequalities, then the hard tasks in the order they were added;
+- a cost level: the contacts' motion constraints of that priority, the force regularizations
+  (level 1 only), then its tasks in the order they were added.
 """
 
 from __future__ import annotations
@@ -103,6 +104,14 @@ class ProblemStructure:
 
     Args:
         robot: The robot (sizes nv, na).
+
+    Attributes:
+        layout: A number, unique across formulations, that changes whenever the rows or the
+            variables change.
+        variables: The ``layout`` at which the contacts last changed: it names the layout of x.
+        weights_version: Counts the changes of weights (and of layout).
+        force_caps: The caps on the contacts' total normal force set by ramps in progress [N],
+            by contact name.
     """
 
     def __init__(self, robot: RobotWrapper) -> None:
@@ -132,8 +141,10 @@ class ProblemStructure:
         priority: int,
         transition_duration: float = 0.0,
     ) -> None:
-        """Add a task of ``family`` (TaskMotion, TaskContactForce or TaskActuation); with a
-        transition its weight ramps from 0 (cost levels only)."""
+        """Add a task of ``family`` (TaskMotion, TaskContactForce or TaskActuation).
+
+        The arguments and errors are those of :meth:`InverseDynamicsFormulation.add_motion_task`.
+        """
         if not isinstance(task, family):
             raise InvalidParameterError(f"{task!r} is not a {family.__name__}")
         self._check_new_name(task.name)
@@ -169,8 +180,8 @@ class ProblemStructure:
         motion_priority: int,
         transition_duration: float = 0.0,
     ) -> None:
-        """Add a contact (its force variables go last in f); with a transition its normal-force cap
-        rises from f_min to f_max."""
+        """Add a contact: its force variables go last in f. The arguments and errors are those of
+        :meth:`InverseDynamicsFormulation.add_rigid_contact`."""
         if not isinstance(contact, ContactBase):
             raise InvalidParameterError(f"{contact!r} is not a contact")
         self._check_new_name(contact.name)
@@ -315,7 +326,12 @@ class ProblemStructure:
         return self.contact_columns(self.contacts[name])  # there while the task is (add_task, remove_contact)
 
     def blocks(self) -> list[list[Block]]:
-        """The rows of every level, in the problem's order (see the module docstring)."""
+        """The rows of every level, in the problem's order (module docstring).
+
+        Raises:
+            DimensionError: A contact's motion task no longer has one row per wrench component
+                (its mask was changed).
+        """
         nv = self.nv
         motion = slice(0, nv)
         levels: list[list[Block]] = [[], []]
@@ -370,7 +386,12 @@ MAX_WEIGHT = 1e8  # above, a cost level's Hessian is too ill-conditioned for qua
 
 
 def check_weight(weight: float) -> float:
-    """A task weight in [0, MAX_WEIGHT]: weights are relative, so scale them all down instead."""
+    """``weight`` checked: a number in [0, MAX_WEIGHT].
+
+    Raises:
+        InvalidParameterError: Out of range. Weights are relative within a level: the message
+            says to scale them all down.
+    """
     weight = as_scalar("weight", weight, minimum=0.0)
     if weight > MAX_WEIGHT:
         raise InvalidParameterError(

@@ -1,21 +1,10 @@
-"""The workspace of a problem layout: the one owner of every per-step buffer, and their one writer.
+"""The workspace of one problem layout: every per-step buffer, and the step that fills them.
 
-Built from a :class:`~tsid_py.problem.structure.ProblemStructure` (anew whenever its layout
-changes), it lays the levels out with the dense QP builder (:class:`HardRows` for level 0,
-:class:`CostRows` for each cost level) and hands each task and contact a constraint whose arrays
-are views of those buffers. :meth:`Workspace.fill` then computes one control step, top to bottom:
-
-1. the contacts' motion rows (each contact's motion task fills its rows);
-2. the contacts' force inequalities, regularizations and force generators T, copied in when a
-   contact changed them (:attr:`ContactBase.force_version`), with the normal-force caps of the
-   ramps in progress;
-3. the equation of motion M dv - J_c^T f = S^T tau - h as the matrix [M, -J_c^T] and h (less the
-   measured wrenches' J^T w); its unactuated rows are the level-0 equality "base-dynamics", its
-   actuated rows the torque map tau = [M_a, -J_a^T] x + h_a;
-4. the tasks: motion tasks fill their rows on the dv columns, force tasks on their force
-   columns, actuation tasks fill a constraint on tau that is mapped onto x through the torque map.
-
-The problem handed out (:meth:`Workspace.problem`) sees these buffers through read-only views.
+Why one object owns and writes them: docs/architecture.md, section "Who owns which array". The
+dense QP builder lays the levels out (:class:`HardRows` for level 0, :class:`CostRows` for each
+cost level). Each task and contact gets a constraint whose arrays are views of those buffers.
+:meth:`Workspace.fill` computes one step; :meth:`Workspace.problem` hands the problem out as
+read-only views.
 """
 
 from __future__ import annotations
@@ -187,8 +176,26 @@ class Workspace:
         return [task.dim for task in self._shape_tasks] == self._shape_rows
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> None:
-        """Compute the problem at time t [s] and state (q, v), ``data`` filled at that state (see the
-        module docstring). The shapes must hold (:meth:`shapes_hold`)."""
+        """Compute the problem at (t, q, v), top to bottom.
+
+        1. The contacts' motion rows: each contact's motion task fills its rows.
+        2. The contacts' force inequalities, regularizations and force generators T. They are
+           copied in when a contact changed them (:attr:`ContactBase.force_version`), with the
+           normal-force caps of the ramps in progress.
+        3. The equation of motion M dv - J_c^T f = S^T tau - h, as the matrix [M, -J_c^T] and h
+           (less the measured wrenches' J^T w). Its unactuated rows are the level-0 equality
+           "base-dynamics". Its actuated rows are the torque map tau = [M_a, -J_a^T] x + h_a.
+        4. The tasks. Motion tasks fill their rows on the dv columns, force tasks on their force
+           columns. An actuation task fills a constraint on tau, mapped onto x through the torque map.
+
+        The shapes must hold (:meth:`shapes_hold`).
+
+        Args:
+            t: Time [s].
+            q: Configuration, checked.
+            v: Velocity, checked.
+            data: Pinocchio's data, filled at (q, v) by ``robot.compute_all_terms``.
+        """
         robot = self.robot
         self.counter.step += 1  # the problems handed out so far are stale from here on
         if self.structure.weights_version != self._weights_version:

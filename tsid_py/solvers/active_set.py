@@ -1,28 +1,31 @@
 """Warm start by a guessed active set, confirmed with the KKT conditions.
 
-Between two control steps the set of inequalities at a bound rarely changes. Given a guess W
-(inequality rows and the side they sit on: +1 lower bound, -1 upper bound), solve the QP with the
-equalities and the rows of W held at their bounds, E x = e with E = [A_eq; A_in,W] and
-e = [b_eq; bounds of W], i.e. the KKT system H x + g = E^T l, E x = e. If x meets every
-inequality and the multipliers l of W push the right way (l >= 0 at a lower bound, l <= 0 at an
-upper bound; either sign on a row with lb = ub or a pinned row, which stand for equalities), x
-satisfies the KKT conditions of the full QP, and since H is positive definite it
-is the unique optimum: no active-set iteration is needed. Otherwise the guess is rejected and the
-caller solves from scratch.
+Between two control steps, the set of inequalities at a bound rarely changes. A guess W names
+inequality rows and the side each sits on (+1 lower bound, -1 upper bound). Hold the equalities
+and the rows of W at their bounds: E x = e, with E = [A_eq; A_in,W] and e = [b_eq; bounds of W].
+Solve the KKT system H x + g = E^T l, E x = e. Then check two things:
+
+- x meets every inequality;
+- the multipliers l of W push the right way: l >= 0 at a lower bound, l <= 0 at an upper bound.
+  Either sign is allowed on a row with lb = ub and on a pinned row: they stand for equalities.
+
+If both hold, x satisfies the KKT conditions of the full QP. H is positive definite, so x is the
+unique optimum: no active-set iteration is needed. Otherwise the guess is rejected, and the caller
+solves from scratch.
 
 The KKT system is solved in the range space of E (Nocedal & Wright, Numerical Optimization,
-16.2): with [X, y] = H^-1 [E^T, g] (one Cholesky factorization and its solves, a single LAPACK
+16.2). With [X, y] = H^-1 [E^T, g] (one Cholesky factorization and its solves, a single LAPACK
 call),
 
-    (E X) l = e + E y,        x = X l - y,
+    (E X) l = e + E y,        x = X l - y.
 
-refined iteratively when rounding leaves the rows held unmet (E H^-1 E^T can be ill-conditioned:
-Romeo with 16 friction faces active, a lower level of a priority cascade); a system that
-refinement cannot fix is left to the caller.
+E H^-1 E^T can be ill-conditioned: Romeo with 16 friction faces active, a lower level of a
+priority cascade. So the solution is refined iteratively when rounding leaves the rows held
+unmet. A system that refinement cannot fix is left to the caller.
 
-This runs at every control step, so the range-space path is written for few NumPy calls: one
-product gives E X and E y together, a NaN from a singular guess fails the residual test (NaN
-compares false), and the scale of a violated inequality is computed only when there is one.
+This runs at every control step, so the path is written for few NumPy calls. One product gives
+E X and E y together. A NaN from a singular guess fails the residual test, as NaN compares
+false. The scale of a violated inequality is computed only when there is one.
 """
 
 from __future__ import annotations
@@ -45,11 +48,18 @@ REFINEMENTS = 2  # iterative-refinement steps allowed when the rows held are not
 def solve_with_active_set(
     qp: DenseQp, rows: np.ndarray, sides: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(x, multipliers [l_eq; l_in]) if the guess (rows, sides) is the optimal active set, else None.
+    """The optimum of ``qp``, if the guess is its optimal active set.
 
-    ``l_in`` has one entry per inequality row: positive at an active lower bound, negative at an
-    active upper bound (either sign on a row with lb = ub or pinned), zero elsewhere, with
-    H x + g = A_eq^T l_eq + A_in^T l_in.
+    Args:
+        qp: The QP.
+        rows: The guessed active inequality rows.
+        sides: Per row, +1 at its lower bound, -1 at its upper bound.
+
+    Returns:
+        (x, [l_eq; l_in]), with H x + g = A_eq^T l_eq + A_in^T l_in. ``l_in`` has one entry per
+            inequality row: positive at an active lower bound, negative at an active upper bound
+            (either sign on a row with lb = ub or pinned), zero elsewhere. None when the guess is
+            not the optimal active set.
     """
     c = qp.constraints
     E, e = c.A_eq, c.b_eq

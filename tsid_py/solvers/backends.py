@@ -23,8 +23,17 @@ def installed_backends() -> list[str]:
 
 
 def make_solver(backend: str = "quadprog", **options: object) -> Solver:
-    """A solver for the named backend (``"quadprog"`` or ``"daqp"``), built with ``options``
-    (``warm_start`` for both, and DAQP's settings for ``"daqp"``)."""
+    """A solver for the named backend.
+
+    Args:
+        backend: ``"quadprog"`` or ``"daqp"``, installed (:func:`installed_backends`).
+        **options: Passed to the solver's class: ``warm_start`` for both, and DAQP's settings for
+            ``"daqp"``.
+
+    Raises:
+        UnknownNameError: The backend is unknown or not installed.
+        InvalidParameterError: The backend takes no such options.
+    """
     if backend not in installed_backends():
         raise UnknownNameError(unknown_name_message("installed QP backend", backend, installed_backends()))
     module, name = _BACKENDS[backend][1].split(":")

@@ -1,21 +1,24 @@
 """Any number of priority levels, solved as a cascade of QPs.
 
-Level 0 holds the hard constraints; each level k >= 1 is a weighted least-squares cost
+Level 0 holds the hard constraints. Each level k >= 1 is a weighted least-squares cost
 |W_k^1/2 (A_k x - b_k)|^2. Level k is solved subject to level 0 and to the optima of levels
-1..k-1: after solving level k with solution x_k, the cost is strictly convex in A_k x over the
-feasible set, so the optimal set of level k is {x feasible : A_k x = A_k x_k}. Those rows, compressed
-to the directions A_k can still move in the null space of the equalities already there (so they are
-independent of them and orthonormal), are added as constraints and the next level is solved. A
-problem with one cost level is a single QP.
+1..k-1. A problem with one cost level is a single QP. What the user sees:
+docs/concepts/priorities.md.
 
-The pinned rows enter as slabs |R x - R x_k| <= PIN_TOLERANCE max(1, |R x_k|) rather than as
-equalities: a level's optimum often sits on level-0 inequalities (friction faces, torque limits)
-that are then exactly dependent on the pinned rows, and an active-set solver handed both as hard
-rows can stop at a suboptimal point or declare the QP inconsistent because of rounding (quadprog
-did, 1 % above the optimum of the Talos three-level problem). The slab changes the costs of the
-levels above by O(PIN_TOLERANCE).
+After level k is solved with solution x_k, its optimal set is {x feasible : A_k x = A_k x_k}: the
+cost is strictly convex in A_k x over the feasible set. Those rows are compressed to the
+directions A_k can still move in, in the null space of the equalities already there. So they are
+orthonormal and independent of those equalities (:func:`optimal_set`). They are added as
+constraints, and the next level is solved.
 
-Every backend provides the primitive ``solve_qp(DenseQp) -> HqpOutput``; its
+The pinned rows enter as slabs |R x - R x_k| <= PIN_TOLERANCE max(1, |R x_k|), not as
+equalities. A level's optimum often sits on level-0 inequalities (friction faces, torque limits),
+which are then exactly dependent on the pinned rows. An active-set solver handed both as hard rows
+can stop at a suboptimal point, or declare the QP inconsistent because of rounding. quadprog did,
+1 % above the optimum of the Talos three-level problem. The slab changes the costs of the levels
+above by O(PIN_TOLERANCE).
+
+Every backend provides the primitive ``solve_qp(DenseQp) -> HqpOutput``. Its
 ``lagrange_multipliers`` hold the equality rows first, then the inequality rows.
 """
 
@@ -36,7 +39,7 @@ PIN_TOLERANCE = 1e-10  # relative half-width of the slab that pins a level at it
 
 
 def cost_levels(hqp: HqpData) -> list[tuple[int, Sequence[WeightedConstraint]]]:
-    """The non-empty cost levels as (priority, constraints); one empty level when there is none."""
+    """The non-empty cost levels as (priority, constraints); [(1, [])] when there is none."""
     all_levels = hqp.levels
     if len(all_levels) == 2:  # the common case: one cost level (possibly empty)
         return [(1, all_levels[1])]
@@ -50,11 +53,17 @@ def is_cascade(hqp: HqpData) -> bool:
 
 
 def solve_hierarchy(hqp: HqpData, solve_qp: SolveQp) -> HqpOutput:
-    """Solve every priority level of ``hqp`` in order with the backend's ``solve_qp``.
+    """Solve every priority level of ``hqp`` in order.
 
-    Returns the solution of the last level, with the iterations summed over the levels and the
-    multipliers of the level-0 rows. A failed level returns its status with the problem kept
-    (and, when level 0 itself is infeasible, the names of the constraints involved).
+    Args:
+        hqp: The problem.
+        solve_qp: The backend's primitive, one dense QP to one output.
+
+    Returns:
+        The solution of the last level, with the iterations summed over the levels and the
+            multipliers of the level-0 rows. A failed level gives its status, with the problem
+            kept. When level 0 itself is infeasible, the output also names the constraints
+            involved (:func:`~tsid_py.solvers.diagnostics.infeasible_output`).
     """
     levels = cost_levels(hqp)
     qp = dense_qp(hqp, levels[0][0])
@@ -102,10 +111,19 @@ def optimal_set(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rows (R, R x) that pin a level at the optimum reached by x, independent of the rows A_eq.
 
-    With A the stacked weighted rows of the level and P = A (I - Q^T Q) its part in the null
-    space of A_eq (Q an orthonormal basis of the rows of A_eq), R is an orthonormal basis of the
-    rows of P: on {A_eq x = b_eq}, R x = R x_k is the same set as A x = A x_k, and [A_eq; R]
-    keeps full row rank.
+    A is the level's weighted rows, stacked. Q is an orthonormal basis of the rows of A_eq, and
+    P = A (I - Q^T Q) is A's part in the null space of A_eq. R is an orthonormal basis of the rows
+    of P. On {A_eq x = b_eq}, R x = R x_k is then the same set as A x = A x_k, and [A_eq; R] keeps
+    full row rank.
+
+    Args:
+        level: The level's weighted constraints.
+        A_eq: The equality rows already held, (m, n).
+        x: The level's optimum, size n.
+
+    Returns:
+        R: Shape (r, n), r the rank of P.
+        r: R x, size r.
     """
     rows = [np.sqrt(item.weight) * item.constraint.matrix for item in level if item.weight > 0.0]
     if not rows:
@@ -121,9 +139,9 @@ def optimal_set(
 def row_space(A: np.ndarray) -> np.ndarray:
     """An orthonormal basis of the rows of A, as rows.
 
-    From a QR factorization of A^T with column pivoting, which reveals the rank: diagonal entries
-    below RANK_TOLERANCE times the largest (or below RANK_TOLERANCE when A is small) count as
-    zero. Two to three times cheaper than an SVD at these sizes (38 x 62: 83 against 279 us).
+    From a QR factorization of A^T with column pivoting, which reveals the rank. Diagonal entries
+    below RANK_TOLERANCE times the largest (below RANK_TOLERANCE when A is small) count as zero.
+    Two to three times cheaper than an SVD at these sizes (38 x 62: 83 against 279 us).
     """
     if not A.size:
         return np.zeros((0, A.shape[1]))

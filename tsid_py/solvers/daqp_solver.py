@@ -1,8 +1,8 @@
 """DAQP backend: a dual active-set solver for small dense QPs (Arnstrom et al., IEEE TAC 2022).
 
-Optional: ``pip install tsid_py[daqp]``. Equalities are passed as immutable rows and two-sided
-inequalities as they are (no splitting). Each solve starts from the active set of the previous
-solve of the same shape (warm start), which is what a control loop at 1 kHz sees.
+Optional: ``pip install tsid_py[daqp]``. Equalities are passed as immutable rows, and two-sided
+inequalities as they are, unsplit. Each solve starts from the active set of the previous solve of
+the same shape: in a control loop at 1 kHz, that set rarely changes.
 """
 
 from __future__ import annotations
@@ -74,7 +74,12 @@ class SolverDAQP(Solver):
         self._active_sets: dict[tuple[int, int, int], np.ndarray] = {}
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
-        """Solve one dense QP; multipliers: equality rows, then inequality rows (lower side > 0)."""
+        """Solve one dense QP; a stale warm start that fails is retried cold.
+
+        Returns:
+            The output. Its multipliers hold the equality rows, then the inequality rows (> 0 at a
+                lower bound, < 0 at an upper bound).
+        """
         c = qp.constraints
         A = np.vstack([c.A_eq, c.A_in])
         upper = np.concatenate([c.b_eq, c.ub])

@@ -2,18 +2,17 @@
 
     minimize 1/2 x^T H x + g^T x   subject to   A_eq x = b_eq,   lb <= A_in x <= ub
 
-Level 0 gives the constraints: its equalities in order, then its inequalities (and bounds) in
-order, every row kept. A side of magnitude ``NO_BOUND`` = 1e10 or more, or infinite, is "no
-bound": quadprog skips it, DAQP holds it as a far bound that never binds, and the row keeps its
-number, so active sets and multipliers count the same rows everywhere. A cost level gives
-H = sum w A^T A + eps I and g = -sum w A^T b, with eps = 1e-8 as TSID's
-DEFAULT_HESSIAN_REGULARIZATION, so H is positive definite where the costs leave directions free.
+Level 0 gives the constraints: its equalities in order, then its inequalities and bounds in
+order, every row kept. A side of magnitude ``NO_BOUND`` = 1e10 or more, or infinite, is no bound.
+quadprog skips it; DAQP holds it as a far bound that never binds. The row keeps its number, so
+active sets and multipliers count the same rows everywhere.
 
-Two classes lay the rows out in contiguous buffers: :class:`HardRows` (level 0, and the gradient
-g in the same buffer, so the warm start's [A_eq; g] is one view) and :class:`CostRows` (a cost
-level). A formulation's workspace keeps one of each per layout and writes its rows into their
-buffers every step; :func:`dense_qp` builds the same layout for any :class:`HqpData` by copying
-its constraints in.
+A cost level gives H = sum w A^T A + eps I and g = -sum w A^T b. eps = 1e-8 is TSID's
+DEFAULT_HESSIAN_REGULARIZATION: H is positive definite even where the costs leave directions free.
+
+:class:`HardRows` lays level 0 out in one buffer, with the gradient g in it: the warm start's
+[A_eq; g] is one view. :class:`CostRows` lays a cost level out. Why one builder serves every
+problem: docs/architecture.md, section "One QP builder".
 """
 
 from __future__ import annotations
@@ -36,10 +35,10 @@ HESSIAN_REGULARIZATION = 1e-8
 class HardConstraints:
     """The constraints of level 0: equalities and two-sided inequalities, with row names.
 
-    ``pinned`` (one flag per inequality row, None when there are none) marks rows that stand for
-    equalities but are given as slabs lb <= A x <= ub a rounding error wide (a priority cascade
-    pins the optimum of a level so; see :mod:`tsid_py.solvers.cascade`): a warm start may hold
-    them at either side, with a multiplier of either sign.
+    ``pinned`` has one flag per inequality row, or is None when no row is pinned. A pinned row
+    stands for an equality, given as a slab lb <= A x <= ub a rounding error wide: a priority
+    cascade pins the optimum of a level so (:mod:`tsid_py.solvers.cascade`). A warm start may hold
+    a pinned row at either side, with a multiplier of either sign.
     """
 
     A_eq: np.ndarray
@@ -80,10 +79,10 @@ class HardConstraints:
 class DenseQp:
     """minimize 1/2 x^T H x + g^T x subject to ``constraints``.
 
-    ``tail_inverse`` (read-only), when given, is the inverse of the last k x k diagonal block of H, and H is
-    block diagonal with that block apart (see :class:`CostRows`): a solver may then factorize only
-    the first block. ``rows``, when given, is one buffer [A_eq; g; A_in] whose rows
-    ``constraints.A_eq``, ``g`` and ``constraints.A_in`` are (see :class:`HardRows`).
+    ``tail_inverse`` (read-only), when given, is the inverse of the last k x k diagonal block of
+    H, and H is block diagonal with that block apart (:class:`CostRows`). A solver may then
+    factorize only the first block. ``rows``, when given, is one buffer [A_eq; g; A_in]:
+    ``constraints.A_eq``, ``g`` and ``constraints.A_in`` are its rows (:class:`HardRows`).
     """
 
     H: np.ndarray
@@ -188,10 +187,10 @@ class HardRows:
 class CostRows:
     """A cost level's rows S and vector s in buffers, their weights, and H and g made from them.
 
-    Rows are grouped by the columns they can touch (dv only, f only, or both), so
-    H = sum_groups S_g^T W_g S_g is formed block by block; when no row spans both, H is block
-    diagonal and its f block (the force regularizations, constant in most problems) is rebuilt,
-    and its inverse computed, only when its rows or weights changed.
+    Rows are grouped by the columns they can touch: dv only, f only, or both. So
+    H = sum_groups S_g^T W_g S_g is formed block by block. When no row spans both, H is block
+    diagonal. Its f block holds the force regularizations, constant in most problems: it is
+    rebuilt, and its inverse computed, only when its rows or weights changed.
 
     Args:
         specs: The level's constraints (equalities).

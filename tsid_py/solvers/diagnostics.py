@@ -1,10 +1,10 @@
 """Why is level 0 infeasible? A phase-1 slack QP names the constraints in conflict.
 
 Each hard row r (equality a_r x = b_r or inequality lb_r <= a_r x <= ub_r), scaled to a unit
-normal, gets a slack t_r >= 0 that widens it on both sides. Minimizing sum t (an L1 norm, so few
-slacks are non-zero; plus a tiny quadratic term that keeps the Hessian positive definite) finds
-the rows that must give way. The constraints owning those rows are reduced to an irreducible
-set whose removal restores feasibility, and reported by name.
+normal, gets a slack t_r >= 0 that widens it on both sides. Minimizing sum t finds the rows that
+must give way: an L1 norm, so few slacks are non-zero. A tiny quadratic term keeps the Hessian
+positive definite. The constraints owning those rows are reduced to an irreducible set whose
+removal restores feasibility, and reported by name.
 """
 
 from __future__ import annotations
@@ -23,12 +23,15 @@ PHASE_ONE_REGULARIZATION = 1e-8
 
 
 def conflicting_constraints(hard: HardConstraints, solve_qp: SolveQp) -> list[str] | None:
-    """Names of the hard constraints whose rows need a non-zero slack, in row order (None if the
-    phase-1 QP itself fails).
+    """Names of the hard constraints whose rows need a non-zero slack, in row order.
 
-    Unknowns (x, s+, s-, t): relaxed equalities a x + s+ - s- = b; inequalities a x + t >= lb and
-    a x - t <= ub; s+, s-, t >= 0; cost sum(s+ + s- + t). The equality rows of :data:`PHYSICS` (the
-    equation of motion) get no slack: they are not a choice.
+    The phase-1 QP's unknowns are (x, s+, s-, t): relaxed equalities a x + s+ - s- = b,
+    inequalities a x + t >= lb and a x - t <= ub, s+, s-, t >= 0, and the cost sum(s+ + s- + t).
+    The equality rows of :data:`PHYSICS` (the equation of motion) get no slack: they are not a
+    choice.
+
+    Returns:
+        The names, or None if the phase-1 QP itself fails.
     """
     eq_scale = np.maximum(np.linalg.norm(hard.A_eq, axis=1), 1e-12)
     in_scale = np.maximum(np.linalg.norm(hard.A_in, axis=1), 1e-12)

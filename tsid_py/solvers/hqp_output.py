@@ -29,23 +29,22 @@ class HqpOutput:
         status: Whether the solve succeeded.
         x: The decision vector [dv; f] (None unless optimal).
         iterations: Active-set iterations taken (0 when a warm start was confirmed at once).
-        active_set: Indices of the level-0 inequality rows at a bound, counting the rows of the
-            level-0 inequalities stacked in order (a two-sided row counts once).
+        active_set: Indices of the level-0 inequality rows at a bound. The rows of the level-0
+            inequalities are counted stacked in order; a two-sided row counts once.
         lagrange_multipliers: l_eq for the level-0 equality rows, then l_in for the inequality
-            rows (> 0 at a lower bound, < 0 at an upper bound), with H x + g = A_eq^T l_eq +
-            A_in^T l_in for a one-level problem (tests/test_kkt.py). In a priority cascade they are
-            those the last level's QP gave the level-0 rows: that QP also holds the rows the
-            levels above pinned, whose multipliers are not returned, so the identity does not
-            hold for the problem of any one level.
-        message: Why a solve failed, empty otherwise.
+            rows (> 0 at a lower bound, < 0 at an upper bound). For a one-level problem,
+            H x + g = A_eq^T l_eq + A_in^T l_in (tests/test_kkt.py). In a priority cascade, they
+            are those the last level's QP gave the level-0 rows. That QP also holds the rows the
+            levels above pinned, whose multipliers are not returned: the identity then holds for
+            no single level's problem.
+        message: Why a solve failed; empty otherwise.
         problem: A copy of the problem, kept when the solve failed so it can be inspected.
-        infeasible_constraints: When level 0 is infeasible, the names of the hard constraints
-            that must give way for it to become feasible (see :mod:`tsid_py.solvers.diagnostics`).
-        conflicting_set: When level 0 is infeasible, an irreducible set of hard constraints that
-            conflict (besides the equation of motion): dropping any one of them restores feasibility.
-        problem_id: Which problem was solved (``HqpData.id``: its layout and step), when it was a
-            formulation's: the formulation reads x only from a solution laid out as its problems
-            are now, and tau only with the dynamics of that step.
+        infeasible_constraints: When level 0 is infeasible, the names of the hard constraints that
+            must give way for it to become feasible (:mod:`tsid_py.solvers.diagnostics`).
+        conflicting_set: When level 0 is infeasible, an irreducible set of hard constraints in
+            conflict, besides the equation of motion: dropping any one restores feasibility.
+        problem_id: The ``HqpData.id`` of the problem solved (its layout and step); None for a
+            problem built by hand. The formulation's getters check it.
     """
 
     status: QPStatus
@@ -61,4 +60,5 @@ class HqpOutput:
 
     @property
     def ok(self) -> bool:
+        """Whether the status is OPTIMAL."""
         return self.status == QPStatus.OPTIMAL

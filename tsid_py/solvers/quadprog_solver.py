@@ -17,12 +17,15 @@ _GUESSES_KEPT = 8  # warm-start guesses remembered, one per QP shape (a cascade 
 class SolverHQuadProg(Solver):
     """Solve level 0 as hard constraints and levels 1, 2, ... as weighted least-squares costs.
 
-    Same method as TSID's ``SolverHQuadProgFast`` (eiquadprog is also Goldfarb-Idnani). A
-    problem with one cost level is one QP; more levels are solved as a cascade of QPs
-    (:mod:`tsid_py.solvers.cascade`). Warm start: the active set of the previous QP of the same
-    shape is tried first and kept when the KKT conditions confirm it
-    (:mod:`tsid_py.solvers.active_set`; the solution then reports 0 iterations); quadprog runs
-    only when the active set changes. ``warm_start=False`` always calls quadprog.
+    The method of TSID's ``SolverHQuadProgFast``: eiquadprog is Goldfarb-Idnani too. More than
+    one cost level is a cascade of QPs (:mod:`tsid_py.solvers.cascade`).
+
+    Args:
+        name: A label.
+        warm_start: Try the active set of the previous QP of the same shape first, and keep it
+            when the KKT conditions confirm it (:mod:`tsid_py.solvers.active_set`). The solution
+            then reports 0 iterations, and quadprog runs only when the active set changes. False:
+            always call quadprog.
     """
 
     def __init__(self, name: str = "qp", warm_start: bool = True) -> None:
@@ -31,7 +34,12 @@ class SolverHQuadProg(Solver):
         self._guesses: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
-        """Solve one dense QP; multipliers: equality rows, then inequality rows (lower side > 0)."""
+        """Solve one dense QP.
+
+        Returns:
+            The output. Its multipliers hold the equality rows, then the inequality rows (> 0 at a
+                lower bound, < 0 at an upper bound).
+        """
         c = qp.constraints
         shape = (qp.g.shape[0], c.b_eq.shape[0], c.lb.shape[0])  # (n, n_eq, n_in)
         guess = self._guesses.get(shape) if self.warm_start else None
@@ -53,8 +61,11 @@ class SolverHQuadProg(Solver):
 
 
 def _solve_quadprog(qp: DenseQp) -> HqpOutput:
-    """One cold quadprog solve. Rows with lb = ub go in as equalities (as two opposite one-sided
-    rows they would be dependent, which Goldfarb-Idnani reports as inconsistent)."""
+    """One cold quadprog solve.
+
+    Rows with lb = ub go in as equalities. As two opposite one-sided rows they would be dependent,
+    which Goldfarb-Idnani reports as inconsistent.
+    """
     c = qp.constraints
     fixed = np.flatnonzero(c.lb == c.ub)
     free = np.flatnonzero(c.lb != c.ub)

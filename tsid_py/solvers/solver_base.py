@@ -24,9 +24,18 @@ class Solver(Sealed):
 
     @one_blas_thread
     def solve(self, hqp: HqpData) -> HqpOutput:
-        """Solve every priority level (:func:`~tsid_py.solvers.cascade.solve_hierarchy`); the output
-        carries the problem's ``id`` (layout and step), so a formulation can refuse a solution of
-        another problem."""
+        """Solve every priority level (:func:`~tsid_py.solvers.cascade.solve_hierarchy`).
+
+        Args:
+            hqp: The problem: a formulation's, or one built by hand.
+
+        Returns:
+            The solution. Its ``problem_id`` is ``hqp.id``. A solution with NaN or infinite values
+            comes back as ``QPStatus.ERROR``, never as optimal.
+
+        Raises:
+            InvalidParameterError: ``hqp`` is not an :class:`HqpData`.
+        """
         if not isinstance(hqp, HqpData):
             raise InvalidParameterError(f"solve needs an HqpData (a formulation's problem), got {hqp!r}")
         out = solve_hierarchy(hqp, self.solve_qp)
@@ -41,5 +50,9 @@ class Solver(Sealed):
         return out
 
     def solve_qp(self, qp: DenseQp) -> HqpOutput:
-        """Solve one dense QP (the primitive of the priority cascade, :mod:`tsid_py.solvers.cascade`)."""
+        """Solve one dense QP: the primitive of the priority cascade (:mod:`tsid_py.solvers.cascade`).
+
+        A backend implements it. The output's multipliers hold the equality rows, then the
+        inequality rows, with H x + g = A_eq^T l_eq + A_in^T l_in.
+        """
         raise NotImplementedError

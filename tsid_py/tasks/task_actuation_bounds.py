@@ -13,11 +13,7 @@ from tsid_py.validation import Copied, as_vector
 
 
 class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
-    """tau_min <= S_mask tau <= tau_max on the actuated joints [N m].
-
-    Added at priority 0 this is a hard limit; the formulation maps tau to x = [dv; f] through
-    the actuated rows of the dynamics, tau = M_a dv + h_a - J_a^T f.
-    """
+    """tau_min <= S_mask tau <= tau_max on the actuated joints [N m]; a hard limit at priority 0."""
 
     kind = Kind.INEQUALITY
     lower_bound = Copied("tau_min of every actuated joint [N m].")
@@ -30,7 +26,15 @@ class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
         self.mask = np.ones(robot.na)
 
     def set_bounds(self, lower: object, upper: object) -> None:
-        """Set tau_min and tau_max, each of size na [N m]."""
+        """Set the torque bounds.
+
+        Args:
+            lower: tau_min, size na [N m] (-inf: no bound).
+            upper: tau_max, size na [N m] (inf: no bound).
+
+        Raises:
+            InvalidParameterError: lower > upper at some joint.
+        """
         lower = as_vector("lower torque bounds", lower, self.robot.na, finite=False)
         upper = as_vector("upper torque bounds", upper, self.robot.na, finite=False)
         check_bounds(self.name, lower, upper)

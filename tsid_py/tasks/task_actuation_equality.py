@@ -17,9 +17,8 @@ class TaskActuationEquality(Masked, TaskActuation):
     """W S_mask tau = W S_mask tau_ref on the actuated joints [N m].
 
     W = diag(weights) scales each joint's row (TSID's TaskActuationEquality ``setWeightVector``).
-    At priority 0 with tau_ref = 0 and a mask on some joints, those joints are passive: the
-    solution gives them exactly zero torque. The formulation maps tau to x = [dv; f] through
-    tau = M_a dv + h_a - J_a^T f.
+    At priority 0, with tau_ref = 0 and a mask on some joints, those joints are passive: the
+    solution gives them exactly zero torque.
     """
 
     reference = Copied("tau_ref of every actuated joint [N m].")
@@ -36,11 +35,15 @@ class TaskActuationEquality(Masked, TaskActuation):
         return self.robot.na
 
     def set_reference(self, tau_ref: object) -> None:
-        """The torque reference of every actuated joint, size na [N m]."""
+        """Set tau_ref of every actuated joint, size na [N m]."""
         self._reference = as_vector(f"torque reference of {self.name!r}", tau_ref, self.robot.na)
 
     def set_weight_vector(self, weights: object) -> None:
-        """Per-joint weights (>= 0), size na."""
+        """Set the per-joint weights W, size na.
+
+        Raises:
+            InvalidParameterError: A weight < 0.
+        """
         weights = as_vector(f"weights of {self.name!r}", weights, self.robot.na)
         if np.any(weights < 0.0):
             raise InvalidParameterError(f"weights of {self.name!r} must be >= 0, got {weights.tolist()}")

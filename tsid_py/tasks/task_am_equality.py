@@ -16,9 +16,9 @@ class TaskAMEquality(TaskMotion):
     """Track a centroidal angular momentum reference L_ref [kg m^2/s].
 
     L = A_g,ang v is a velocity-level quantity, so the task is first order:
-    dL* = dL_ref - Kp (L - L_ref), constraint A_g,ang dv = dL* - dA_g,ang v.
-    Only ``kp`` is used (as in TSID, whose ``TaskAMEquality`` ignores Kd); setting ``kp`` to
-    (1, 1, 0) leaves the vertical axis free.
+    dL* = dL_ref - Kp (L - L_ref), and the constraint is A_g,ang dv = dL* - dA_g,ang v. Only ``kp``
+    is used, as in TSID, whose ``TaskAMEquality`` ignores Kd. ``kp`` = (1, 1, 0) leaves the vertical
+    axis free.
     """
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
@@ -74,5 +74,5 @@ class TaskAMEquality(TaskMotion):
         np.subtract(desired, drift, out=out.vector)
 
     def get_momentum_rate(self, dv: object) -> np.ndarray:
-        """dL implied by dv [N m]."""
+        """The momentum rate dL = A_g,ang dv + dA_g,ang v that dv (size nv) gives [N m]."""
         return self.constraint.matrix.dot(dv) + self._last.drift  # type: ignore[call-overload]  # array-like dv

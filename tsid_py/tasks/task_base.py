@@ -1,23 +1,12 @@
 """Task base classes: a task turns (t, q, v, data) into one affine constraint.
 
-Three families, by the variable the constraint is linear in (TSID's TaskMotion,
-TaskContactForce, TaskActuation): motion tasks constrain the accelerations dv (size nv),
-force tasks the contact forces f, actuation tasks the joint torques tau (size na).
+Three families, by the variable the constraint is linear in, as TSID's: :class:`TaskMotion` on
+the accelerations dv (size nv), :class:`TaskContactForce` on the contact forces f,
+:class:`TaskActuation` on the joint torques tau (size na). How each enters the problem:
+docs/concepts/formulation.md, section "Tasks". Writing a task: docs/guides/custom-task.md.
 
-How a task computes -- the one rule, for whoever writes a task:
-
-    A task implements ``dim`` (its number of rows) and ``fill(t, q, v, data, out)``. ``out`` is a
-    constraint of the task's ``kind`` with ``dim`` rows and ``cols`` columns, owned by the caller
-    (the formulation hands a view of its own buffers, refilled every control step; ``compute``
-    hands a fresh one). ``fill`` writes every entry of ``out.matrix`` and of ``out.vector`` (an
-    equality) or ``out.lower_bound`` and ``out.upper_bound`` (an inequality or bound), reading the
-    robot through ``data``, and keeps no reference to ``out``. Entries that have not changed since
-    the task last filled this same ``out`` may be left as they are (``self.refilling(out)``).
-
-Everything else -- gains, masks, buffers, shape checks, mapping onto x = [dv; f] -- is the
-library's. For a motion task that tracks an error, :class:`TaskMotionTracking` asks only for the
-error, its Jacobian and its drift. :func:`tsid_py.testing.assert_task_derivatives` checks them
-against finite differences.
+A task implements ``dim`` and :meth:`TaskBase.fill`. The library does the rest: gains, masks,
+buffers, shape checks, the mapping onto x = [dv; f].
 """
 
 from __future__ import annotations
@@ -38,10 +27,11 @@ if TYPE_CHECKING:
 
 
 class TaskBase(Sealed):
-    """A named task on a robot. Subclasses derive from one of the three families, the variable
-    the constraint acts on (:class:`TaskMotion`: dv, :class:`TaskContactForce`: the contact
-    forces, :class:`TaskActuation`: tau), set ``kind`` and implement ``dim`` and :meth:`fill`
-    (see the module docstring).
+    """A named task on a robot.
+
+    A subclass derives from one of the three families (:class:`TaskMotion`,
+    :class:`TaskContactForce`, :class:`TaskActuation`), sets ``kind`` and implements ``dim`` and
+    :meth:`fill`.
 
     Attributes:
         kind: A :class:`~tsid_py.constraints.Kind`: ``EQUALITY`` (A y = b), ``INEQUALITY``
@@ -66,25 +56,46 @@ class TaskBase(Sealed):
         raise NotImplementedError
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: Any) -> None:
-        """Write the constraint at time t [s], state (q, v) and ``data`` into ``out`` (module docstring).
+        """Write the constraint at (t, q, v) into ``out``. Each task implements it.
 
-        ``out`` is a constraint of the task's ``kind``: each task annotates it with its class."""
+        Write every entry of ``out.matrix`` (not a bound's: its matrix is the identity), and of
+        ``out.vector`` (an equality) or ``out.lower_bound`` and ``out.upper_bound``. Read the robot
+        through ``data``. Keep no reference to ``out``, and write nowhere else. Entries that have
+        not changed since the task last filled this same ``out`` may be left as they are
+        (:meth:`refilling`).
+
+        Args:
+            t: Time [s].
+            q: Configuration, size nq.
+            v: Velocity, size nv.
+            data: Pinocchio's data, filled at (q, v) with zero acceleration
+                (``robot.compute_all_terms``).
+            out: A constraint of the task's ``kind``, ``dim`` x ``cols``, owned by the caller. The
+                formulation hands a view of its own rows, refilled every control step;
+                :meth:`compute` hands a new one. Each task annotates it with its class.
+        """
         raise NotImplementedError(f"{type(self).__name__} must implement fill")
 
     def refilling(self, out: ConstraintBase) -> bool:
-        """Whether ``out`` is the constraint this task filled last (the formulation hands the same
-        one at every step of a layout, and nothing else writes it: the problem and the QP it hands
-        out are read-only): a matrix that did not change since need not be written again."""
+        """Whether ``out`` is the constraint this task filled last.
+
+        The formulation hands the same ``out`` at every step of a layout, and nothing else writes
+        it: the problem and the QP it hands out are read-only. So a matrix that did not change
+        since need not be written again.
+        """
         return out is self._last.out
 
     def compute_into(
         self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase
     ) -> None:
-        """:meth:`fill` ``out`` and remember it as the task's last constraint (see :attr:`constraint`).
+        """:meth:`fill` ``out``, and remember it as the task's last constraint (:attr:`constraint`).
 
-        ``out`` is the caller's, and only this task writes it between two calls with the same
-        ``out`` (see :meth:`refilling`). A shape mismatch between what the task wrote and ``out``
-        raises :class:`DimensionError` naming the task.
+        The arguments are those of :meth:`fill`. Between two calls with the same ``out``, only this
+        task writes it (:meth:`refilling`).
+
+        Raises:
+            DimensionError: The task wrote arrays whose shapes do not fit ``out``; the message names
+                the task.
         """
         try:
             self.fill(t, q, v, data, out)
@@ -103,8 +114,18 @@ class TaskBase(Sealed):
         self._last.out = out
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBase:
-        """The constraint at time t [s] from the state (q, v) and ``data``: a new one, the caller's.
-        (q, v are checked and read as float vectors: lists, columns and ``np.matrix`` work.)"""
+        """The constraint at (t, q, v), as a new constraint, the caller's.
+
+        Args:
+            t: Time [s].
+            q: Configuration, size nq; checked and read as a float vector (a list, a column or an
+                ``np.matrix`` works). A task on forces or torques may be given None.
+            v: Velocity, size nv; as q.
+            data: Pinocchio's data, filled at (q, v) by ``robot.compute_all_terms``.
+
+        Returns:
+            A constraint of the task's ``kind``, ``dim`` x ``cols``.
+        """
         if q is not None and v is not None:  # tasks on forces or torques may be given no state
             q, v = self.robot.check_state(q, v)
         out = new_constraint(self.kind, self.name, self.dim, self.cols)
@@ -113,10 +134,10 @@ class TaskBase(Sealed):
 
     @property
     def constraint(self) -> ConstraintBase:
-        """A copy of the constraint as last computed (zeros before the first computation).
+        """A copy of the constraint as last computed, of the task's kind (zeros before the first).
 
-        The library remembers where :meth:`fill` wrote last (the formulation's rows, or the
-        constraint of :meth:`compute`) and copies it out here, as a constraint of the task's kind.
+        The library remembers where :meth:`fill` wrote last: the formulation's rows, or the
+        constraint of :meth:`compute`.
         """
         last = self._last.out
         if last is None or last.rows != self.dim:
@@ -142,11 +163,12 @@ class TaskMotion(TaskBase):
 
 
 class TaskActuation(TaskBase):
-    """A task on joint torques tau (size na).
+    """A task on the joint torques tau (size na).
 
-    ``selected_joints`` (a slice or indices) says the constraint matrix is the rows of the
-    identity for those joints, so the formulation can copy rows of its torque map instead of
-    multiplying by the matrix; None (the default) means a general matrix.
+    Attributes:
+        selected_joints: A slice or indices when the constraint's matrix is the rows of the identity
+            for those joints: the formulation then copies rows of its torque map instead of
+            multiplying by the matrix. None (the default): a general matrix.
     """
 
     selected_joints: slice | np.ndarray | None = None
@@ -157,10 +179,10 @@ class TaskActuation(TaskBase):
 
 
 class TaskContactForce(TaskBase):
-    """A task on contact forces: on every force variable, or on those of ``contact_name`` if set.
+    """A task on the contact forces: on every force variable, or on those of ``contact_name`` if set.
 
-    The formulation gives the task its contacts with the offsets of their force variables in f
-    (:meth:`set_contacts`) whenever they change, before it fills the task.
+    The formulation hands the task its contacts (:meth:`set_contacts`) whenever they change,
+    before it fills the task.
     """
 
     contact_name: str | None = None
@@ -170,8 +192,12 @@ class TaskContactForce(TaskBase):
         self._contacts: list[tuple[Any, int]] = []  # (ContactBase, offset): tasks do not import contacts
 
     def set_contacts(self, contacts: list[tuple[Any, int]]) -> None:
-        """The active contacts with the offsets of their force variables in f (TSID's
-        ``setContactList``); a task on one contact's forces uses only that contact's."""
+        """Take the active contacts (TSID's ``setContactList``).
+
+        Args:
+            contacts: (contact, offset) pairs, the offset the index of the contact's first force
+                variable in f. A task on one contact's forces uses only that contact's.
+        """
         self._contacts = list(contacts)
 
     @property

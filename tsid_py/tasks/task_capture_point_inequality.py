@@ -15,10 +15,10 @@ from tsid_py.validation import Copied, as_scalar
 class TaskCapturePointInequality(TaskMotion):
     """Bounds on the horizontal CoM acceleration that keep the next capture point inside limits.
 
-    With w = sqrt(g / c_z) and the capture point xi = c + dc / w (x and y), the capture point after
-    one step dt (c+ = c + dt dc + dt^2/2 a, dc+ = dc + dt a) is affine in the CoM acceleration a:
-    xi+ = c + (dt + 1/w) dc + (dt^2/2 + dt/w) a. Requiring r_min + margin <= xi+ <= r_max - margin
-    gives, with k_a = 1 / (dt^2/2 + dt/w) and a = J_com,xy dv + drift_xy,
+    The capture point is xi = c + dc / w (x and y), with w = sqrt(g / c_z). After one step dt,
+    c+ = c + dt dc + dt^2/2 a and dc+ = dc + dt a. So the next capture point is affine in the CoM
+    acceleration a: xi+ = c + (dt + 1/w) dc + (dt^2/2 + dt/w) a. With k_a = 1 / (dt^2/2 + dt/w)
+    and a = J_com,xy dv + drift_xy, requiring r_min + m <= xi+ <= r_max - m (m the margin) gives
 
         k_a (r_min + m - c - (dt + 1/w) dc) - drift <= J_com,xy dv
         J_com,xy dv <= k_a (r_max - m - c - (dt + 1/w) dc) - drift.
@@ -107,5 +107,5 @@ class TaskCapturePointInequality(TaskMotion):
         out.upper_bound[...] = k_a * (upper - coasting) - self._last.drift
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
-        """Horizontal CoM acceleration implied by dv [m/s^2]."""
+        """The horizontal CoM acceleration J_com,xy dv + drift_xy that dv (size nv) gives [m/s^2]."""
         return self.constraint.matrix.dot(dv) + self._last.drift

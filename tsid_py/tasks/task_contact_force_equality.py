@@ -19,12 +19,21 @@ from tsid_py.validation import as_scalar
 class TaskContactForceEquality(TaskContactForce):
     """T f = f* on the force variables f of one contact, T its force generator.
 
-    With the reference wrench f_ref(t) and a measured external wrench f_ext(t) (both in the contact
-    frame, [N, N m]), f* = f_ref + Kp (f_ref - f_ext) + Kd (df_ref - df_ext) + Ki I, where the
-    leaky integral I += dt ((f_ref - f_ext) - leak_rate I) is advanced once per fill: once per
-    control step in a formulation, and once by every :meth:`compute` of your own.
-    With the default zero gains f* = f_ref. The formulation maps the rows onto the columns of
-    ``contact`` (which must be in it).
+    f_ref(t) is the reference wrench and f_ext(t) a measured external wrench, both in the contact
+    frame [N, N m]. Then
+
+        f* = f_ref + Kp (f_ref - f_ext) + Kd (df_ref - df_ext) + Ki I,
+
+    with the leaky integral I += dt ((f_ref - f_ext) - leak_rate I). I advances once per fill:
+    once per control step in a formulation, and once at every :meth:`compute` of your own. With
+    the default zero gains, f* = f_ref. The formulation maps the rows onto the columns of
+    ``contact``, which must be in it.
+
+    Args:
+        name: The task's name.
+        robot: The robot.
+        dt: The control period [s], for the integral.
+        contact: The contact whose force variables the task acts on.
     """
 
     kp = GainVector("Proportional gains on the wrench error [-].")
@@ -68,15 +77,15 @@ class TaskContactForceEquality(TaskContactForce):
         return self.contact.wrench_size
 
     def set_leak_rate(self, leak_rate: float) -> None:
-        """Leak of the integral term [1/s]."""
+        """Set the leak of the integral term [1/s], >= 0."""
         self.leak_rate = as_scalar("leak_rate", leak_rate, minimum=0.0)
 
     def set_reference(self, reference: TrajectorySample) -> None:
-        """The reference wrench (pos) and its derivative (vel), in the contact frame."""
+        """Set the reference wrench f_ref (pos) and its derivative (vel), in the contact frame."""
         self._reference = as_sample(f"reference of task {self.name!r}", reference, self.contact.wrench_size)
 
     def set_external_force(self, measured: TrajectorySample) -> None:
-        """The measured wrench (pos) and its derivative (vel), in the contact frame."""
+        """Set the measured wrench f_ext (pos) and its derivative (vel), in the contact frame."""
         self._external = as_sample(
             f"external force of task {self.name!r}", measured, self.contact.wrench_size
         )

@@ -23,11 +23,11 @@ class TaskCopEquality(TaskContactForce):
 
         sum_j (p_j - p_ref) (n . f_j) = 0,   i.e. A f = 0 with blocks A_j = (p_j - p_ref) n^T R_j,
 
-    R_j the rotation from the axes f_j is expressed in to the world. TSID's task-cop-equality.cpp
-    uses the contact-frame normal component of f_j instead of the world one; the two agree for a
-    flat foot. Rows in [m N]; use a low weight (the task moves load between the contacts within
-    what the other tasks leave free). The contacts must be unilateral (they have points on a surface:
-    ``world_points`` and ``force_rotation``).
+    R_j is the rotation from the axes f_j is expressed in to the world. TSID's
+    task-cop-equality.cpp uses the contact-frame normal component of f_j instead of the world one;
+    the two agree for a flat foot. Rows are in [m N]. Use a low weight: the task moves load between
+    the contacts within what the other tasks leave free. The contacts must be unilateral: they have
+    points on a surface (``world_points``, ``force_rotation``).
     """
 
     reference = Copied("The CoP reference in the world frame [m].")
@@ -43,7 +43,7 @@ class TaskCopEquality(TaskContactForce):
         return 3
 
     def set_reference(self, reference: object) -> None:
-        """The desired CoP, a world point [m] (usually on the ground)."""
+        """Set the desired CoP p_ref, a world point [m] (usually on the ground)."""
         self._reference = as_vector(f"reference of task {self.name!r}", reference, 3)
 
     def set_contact_normal(self, normal: object) -> None:
@@ -51,7 +51,11 @@ class TaskCopEquality(TaskContactForce):
         self._contact_normal = as_unit_vector("contact normal", normal)
 
     def set_contacts(self, contacts: list[tuple[Any, int]]) -> None:
-        """The active contacts with the offsets of their force variables in f (the formulation calls this)."""
+        """Take the active contacts (the formulation calls this); see :meth:`TaskContactForce.set_contacts`.
+
+        Raises:
+            InvalidParameterError: A bilateral contact, or forces not laid out contiguously.
+        """
         contacts = list(contacts)
         offset = 0
         for contact, index in contacts:

@@ -15,7 +15,7 @@ class TaskJointBounds(TaskMotion):
     """Bounds on the actuated accelerations so that after one step dt the velocity stays in bounds.
 
     For actuated joint i: max(a_min, (v_min - v) / dt) <= dv_i <= min(a_max, (v_max - v) / dt),
-    with v in [rad/s] and a in [rad/s^2]. Base accelerations are free. As in TSID's TaskJointBounds.
+    with v in [rad/s] and a in [rad/s^2]. Base accelerations are free. As TSID's TaskJointBounds.
     """
 
     def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:

@@ -14,13 +14,15 @@ from tsid_py.validation import as_scalar
 class TaskJointCoupling(TaskMotionTracking):
     """Keep joint i at ``ratio`` times joint j plus ``offset`` (one row, at acceleration level).
 
-    e = q_i - ratio q_j - offset [rad or m], J = u_i - ratio u_j (u_k the unit row of joint k's
-    velocity index), drift 0 (e is linear in q). The library's PD law then gives
-    ddq_i - ratio ddq_j = -Kp e - Kd de: at priority 0 the coupling is hard (an equality every
-    solution satisfies: a coupling that holds stays held, an initial error decays as the PD
-    says), at priority >= 1 a weighted cost. URDF mimic joints (``<mimic joint= multiplier=
-    offset=>``) are this relation. Both joints must have one coordinate and one velocity
-    (revolute or prismatic). Kp defaults to 0 (kd 0): set it to correct an initial error.
+    e = q_i - ratio q_j - offset [rad or m]. J = u_i - ratio u_j, with u_k the unit row of joint
+    k's velocity index. The drift is 0: e is linear in q. The library's PD law then gives
+    ddq_i - ratio ddq_j = -Kp e - Kd de.
+
+    At priority 0 the coupling is hard: every solution satisfies it. A coupling that holds stays
+    held, and an initial error decays as the PD law says. At priority >= 1 it is a weighted cost.
+    URDF mimic joints (``<mimic joint= multiplier= offset=>``) are this relation. Both joints must
+    have one coordinate and one velocity (revolute or prismatic). Kp and kd default to 0: set kp
+    to correct an initial error.
 
     Args:
         name: The task's name.
@@ -83,7 +85,7 @@ class TaskJointCoupling(TaskMotionTracking):
         return self._drift
 
     def coupling_error(self, q: object) -> float:
-        """q_i - ratio q_j - offset at the configuration q [rad or m]."""
+        """e = q_i - ratio q_j - offset at the configuration q (size nq) [rad or m]."""
         q = np.asarray(q, dtype=float)
         i, j = self._iq
         return float(q[i] - self._ratio * q[j] - self._offset)

@@ -27,9 +27,9 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
       v+^2 <= 2 a_max (q_max - q+) (the root of a quadratic in a);
     - velocity: |v+| <= v_max;  acceleration: |a| <= a_max.
 
-    The tightest bound of each side is kept; if they cross, the position bound wins. Units: q in
-    [rad] (or [m]), v in [rad/s], a in [rad/s^2]. Needs one configuration entry per actuated
-    velocity (revolute or prismatic joints). Unlike TSID, a mask also selects the bound rows.
+    The tightest bound of each side is kept. If they cross, the position bound wins. Units: q in
+    [rad] (or [m]), v in [rad/s], a in [rad/s^2]. The task needs one configuration entry per
+    actuated velocity (revolute or prismatic joints). Unlike TSID's, a mask also selects the rows.
     """
 
     kind = Kind.INEQUALITY
@@ -81,7 +81,10 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
 
     def set_position_bounds(self, lower: object, upper: object) -> None:
-        """q_min, q_max of the actuated joints (size na); also turns the viability bounds on."""
+        """Set q_min and q_max of the actuated joints, size na [rad].
+
+        It turns the position and viability bounds on.
+        """
         lower = as_vector("lower position bounds", lower, self.robot.na)
         upper = as_vector("upper position bounds", upper, self.robot.na)
         check_bounds(self.name, lower, upper)
@@ -89,12 +92,15 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         self.impose_position = self.impose_viability = True
 
     def set_velocity_bounds(self, upper: object) -> None:
-        """v_max > 0 (|v| <= v_max), size na [rad/s]."""
+        """Set v_max > 0 (|v| <= v_max), size na [rad/s]; turns the velocity bounds on."""
         self._v_max = self._absolute("velocity", upper)
         self.impose_velocity = True
 
     def set_acceleration_bounds(self, upper: object) -> None:
-        """a_max > 0 (|a| <= a_max), size na [rad/s^2]; the viability bounds brake with it."""
+        """Set a_max > 0 (|a| <= a_max), size na [rad/s^2]; turns the acceleration bounds on.
+
+        The viability bounds brake with a_max.
+        """
         self._a_max = self._absolute("acceleration", upper)
         self.impose_acceleration = True
 
@@ -118,7 +124,16 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         out.upper_bound[...] = upper[self._mask]
 
     def acceleration_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(a_lb, a_ub) [rad/s^2] of every actuated joint at its positions q and velocities v (size na)."""
+        """The acceleration bounds of every actuated joint, the tightest of the families turned on.
+
+        Args:
+            q: Positions of the actuated joints, size na.
+            v: Velocities of the actuated joints, size na.
+
+        Returns:
+            a_lb: The lower bounds, size na [rad/s^2].
+            a_ub: The upper bounds, size na [rad/s^2].
+        """
         na = self.robot.na
         q = as_vector("actuated joint positions", q, na)
         v = as_vector("actuated joint velocities", v, na)

@@ -14,11 +14,11 @@ from tsid_py.trajectories import TrajectorySample, as_sample
 class TaskJointPosture(TaskMotionTracking):
     """Track a reference posture q_ref of the actuated joints.
 
-    e = q_a (-) q_ref (Pinocchio ``difference``, size na; a plain q_a - q_ref when every actuated
-    joint has as many coordinates as velocities, where the two agree) [rad], J = S (the rows of
-    the identity for the actuated joints' velocities), no drift. Constraint: S dv = ddq_ref - Kp e
-    - Kd (v_a - dq_ref) on the joints the mask keeps. The reference pos has nq_actuated entries,
-    vel and acc na.
+    e = q_a (-) q_ref [rad], size na: Pinocchio's ``difference``. When every actuated joint has as
+    many coordinates as velocities, it is q_a - q_ref, and the code computes that. J = S, the rows
+    of the identity for the actuated joints' velocities; no drift. The constraint is
+    S dv = ddq_ref - Kp e - Kd (v_a - dq_ref) on the joints the mask keeps. The reference's pos
+    has nq_actuated entries; its vel and acc have na.
     """
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:

@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 
 
 class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
-    """A masked motion task with PD gains J dv = a* - drift, whose last errors are kept: the common
-    part of :class:`TaskMotionTracking` and of the tasks that write their :meth:`fill` themselves
-    (the SE3 and two-frame tasks, whose errors follow TSID's conventions).
+    """A masked motion task with PD gains, J dv = a* - drift, that keeps its last errors.
 
-    Subclasses keep the last ``position_error``, ``velocity_error``, ``desired_acceleration`` and
-    ``drift`` (every component) in ``self._last`` when they fill, and write the rows with :meth:`_write`.
+    The common part of :class:`TaskMotionTracking` and of the tasks that write their :meth:`fill`
+    themselves: the SE3 and two-frame tasks, whose errors follow TSID's conventions. A subclass
+    keeps the last ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift``
+    (every component) in ``self._last`` when it fills, and writes the rows with :meth:`_write`.
     """
 
     def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
@@ -65,7 +65,11 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
         return self._last.drift.copy()
 
     def get_acceleration(self, dv: object) -> np.ndarray:
-        """The task-space acceleration J dv + drift implied by dv, on the masked rows."""
+        """The task-space acceleration J dv + drift that dv gives, on the masked rows.
+
+        Args:
+            dv: Accelerations, size nv.
+        """
         dv = as_vector("dv", dv, self.robot.nv, copy=False)
         return self.constraint.matrix.dot(dv) + self._last.drift[self._rows]
 
@@ -73,21 +77,24 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
 class TaskMotionTracking(PdMotionTask):
     """A motion task that drives a task-space error e to zero with PD gains: write your own on it.
 
-    A subclass gives the error e = x(q) - x_ref(t) (``size`` components), its Jacobian J = de/dq
-    (size x nv, in the tangent space of q, so that de/dt = J v - dx_ref/dt) and its drift dJ/dt v
-    (the task-space acceleration at dv = 0, size ``size``), by implementing
-    :meth:`compute_error`, :meth:`compute_jacobian` and :meth:`compute_drift`; a moving reference
-    also overrides :meth:`reference_derivatives`. The library does the rest: with gains ``kp`` and
-    ``kd`` (``kd`` = 2 sqrt(kp) unless set),
+    A subclass implements three methods:
+
+    - :meth:`compute_error`: e = x(q) - x_ref(t), ``size`` components;
+    - :meth:`compute_jacobian`: J = de/dq, size x nv, in the tangent space of q (so de/dt =
+      J v - dx_ref/dt);
+    - :meth:`compute_drift`: dJ/dt v, the task-space acceleration at dv = 0.
+
+    A moving reference also overrides :meth:`reference_derivatives`. The library does the rest.
+    With gains ``kp`` and ``kd`` (2 sqrt(kp) unless set), on the rows the 0/1 ``mask`` keeps:
 
         a* = ddx_ref - Kp e - Kd (J v - dx_ref),      constraint  J dv = a* - drift
 
-    on the rows the 0/1 ``mask`` keeps; shapes are checked (:class:`DimensionError` naming the
-    task). The last ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift``
-    are kept, every component, in the units of the task. Check a new task with
-    :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM, joint-coupling and
-    posture tasks are written this way (the posture task also writes :meth:`fill` out for speed,
-    tested equal to this one).
+    Shapes are checked: a wrong one raises :class:`DimensionError` naming the task. The last
+    ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift`` are kept, every
+    component, in the task's units. Check a new task with
+    :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM, joint-coupling and posture
+    tasks are written this way (the posture task also writes :meth:`fill` out for speed, tested
+    equal to this one).
 
     Args:
         name: The task's name.

@@ -16,15 +16,16 @@ from tsid_py.validation import Copied, as_vector
 class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
     """|tau_i| <= tau_max_i (1 - |v_i| / v_max_i) for every (masked) actuated joint [N m].
 
-    The linear torque-speed curve of a DC motor at its voltage limit (stall torque tau_max at rest,
-    no torque left at the no-load speed v_max; Hughes and Drury, "Electric Motors and Drives",
-    2013, ch. 3), recomputed from the measured v at every control step: an inequality on tau,
-    mapped onto x = [dv; f] by the formulation. The envelope is clipped at zero torque when
-    |v| >= v_max. With ``braking=True`` a torque that opposes the motion (tau_i v_i < 0, the motor
-    brakes) is allowed the full tau_max, as the voltage limit of a DC motor allows:
-    tau in [-tau_max, tau_max (1 - v / v_max)] for v >= 0 (and its mirror for v < 0); the default
-    is the symmetric envelope above. An infinite tau_max leaves a joint unbounded, an infinite
-    v_max gives it the box |tau| <= tau_max.
+    The linear torque-speed curve of a DC motor at its voltage limit: the stall torque tau_max at
+    rest, no torque left at the no-load speed v_max (Hughes and Drury, "Electric Motors and Drives",
+    2013, ch. 3). It is recomputed from the measured v at every control step. The envelope is
+    clipped at zero torque when |v| >= v_max.
+
+    With ``braking=True``, a torque that opposes the motion (tau_i v_i < 0: the motor brakes) may
+    use the full tau_max, as a DC motor's voltage limit allows. Then
+    tau in [-tau_max, tau_max (1 - v / v_max)] for v >= 0, and its mirror for v < 0. The default is
+    the symmetric envelope. An infinite tau_max leaves a joint unbounded; an infinite v_max gives
+    it the box |tau| <= tau_max.
 
     Args:
         name: The task's name.
@@ -56,7 +57,15 @@ class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
         self.mask = np.ones(robot.na)
 
     def set_limits(self, tau_max: object, v_max: object) -> None:
-        """Stall torques [N m] and no-load speeds [rad/s], each size na or a scalar, > 0 (inf: none)."""
+        """Set the stall torques and no-load speeds.
+
+        Args:
+            tau_max: Stall torques [N m], size na or a scalar, > 0 (inf: no bound).
+            v_max: No-load speeds [rad/s or m/s], size na or a scalar, > 0 (inf: no derating).
+
+        Raises:
+            InvalidParameterError: A value <= 0 or NaN.
+        """
         na = self.robot.na
         limits = []
         for what, value in (("tau_max", tau_max), ("v_max", v_max)):
@@ -71,7 +80,15 @@ class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
         self._tau_max, self._v_max = limits
 
     def envelope(self, v: object) -> tuple[np.ndarray, np.ndarray]:
-        """(lower, upper) torque bounds of every actuated joint at the velocity v (size nv) [N m]."""
+        """The torque bounds of every actuated joint at the velocity v.
+
+        Args:
+            v: The robot's velocity, size nv.
+
+        Returns:
+            lower: The lower bounds, size na [N m].
+            upper: The upper bounds, size na [N m].
+        """
         v = as_vector("v", v, self.robot.nv, copy=False)
         return self._bounds(v[self.robot.nv - self.robot.na :])
 

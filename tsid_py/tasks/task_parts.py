@@ -52,10 +52,10 @@ class PdGains:
 class Masked:
     """A 0/1 ``mask`` over a task's rows or joints, read as floats and stored as booleans.
 
-    Setting it validates the values and keeps the selected entries as ``_rows`` (a slice when
-    they are contiguous; ``_all_rows`` says whether every entry is kept), then calls
-    ``_apply_mask`` so the task can rebuild what depends on it; ``_mask_size`` says how many
-    entries the mask has and what they mean. ``dim`` is the number of entries kept.
+    ``_mask_size`` says how many entries the mask has, and what they mean. Setting the mask
+    validates it and keeps the selected entries as ``_rows``: a slice when they are contiguous.
+    ``_all_rows`` says whether every entry is kept. It then calls ``_apply_mask``, so the task can
+    rebuild what depends on the mask. ``dim`` is the number of entries kept.
     """
 
     _last: SimpleNamespace  # the task's
@@ -92,9 +92,11 @@ class Masked:
 
 
 class MaskedActuatedJoints(Masked):
-    """A mask over the actuated joints (0/1 per joint) for a task on tau whose rows are those of
-    the joints it keeps: ``_selection`` is S_mask (kept joints x na) and ``selected_joints`` tells
-    the formulation to take those rows of its torque map."""
+    """A mask over the actuated joints (0/1 per joint), for a task on tau with one row per joint kept.
+
+    ``_selection`` is S_mask (kept joints x na). ``selected_joints`` tells the formulation to take
+    those rows of its torque map.
+    """
 
     robot: RobotWrapper  # the task's
     selected_joints: slice | np.ndarray | None
@@ -112,9 +114,11 @@ class MaskedActuatedJoints(Masked):
 
 
 class GainVector:
-    """A gain attribute (e.g. ``kp``) validated on assignment: a scalar or a vector of the owner's
-    ``gain_size``, every entry >= 0, stored as a vector and read as a copy. The docstring given
-    states its unit."""
+    """A gain attribute (e.g. ``kp``), validated on assignment.
+
+    It takes a scalar or a vector of the owner's ``gain_size``, every entry >= 0. It is stored as a
+    vector and read as a read-only copy. The docstring given states its unit.
+    """
 
     def __init__(self, doc: str) -> None:
         self.__doc__ = doc

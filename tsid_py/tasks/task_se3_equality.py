@@ -32,12 +32,12 @@ def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
 class TaskSE3Equality(PdMotionTask):
     """Track a reference placement of a frame.
 
-    In the local frame (default): e = se3_error(M, M_ref) points from the frame to the reference,
-    de = M^-1 v_ref - v (rotation only), and the constraint is
+    In the local frame (default), e = se3_error(M, M_ref) points from the frame to the reference.
+    de = M^-1 v_ref - v (rotation only). The constraint is
     J_local dv = Kp e + Kd de + R^T a_ref - a_drift, with a_drift the classical acceleration of the
-    frame at dv = 0. With ``use_local_frame(False)``, errors, Jacobian and drift are rotated to
-    world axes (LOCAL_WORLD_ALIGNED) and a_ref is used as is. Rows are selected by the 6-D mask
-    (linear x, y, z, angular x, y, z). The signs are TSID's (its error points to the reference).
+    frame at dv = 0. With ``use_local_frame(False)``, the errors, Jacobian and drift are rotated to
+    world axes (LOCAL_WORLD_ALIGNED), and a_ref is used as is. The 6-D mask selects the rows
+    (linear x, y, z, angular x, y, z). The signs are TSID's: its error points to the reference.
     """
 
     def __init__(self, name: str, robot: RobotWrapper, frame: Frame) -> None:

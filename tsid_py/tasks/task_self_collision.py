@@ -1,8 +1,8 @@
 """Self-collision avoidance: a velocity damper on the distance between collision geometries.
 
-For a pair of collision geometries (Pinocchio's ``GeometryModel`` from the URDF; distances and
-witness points from coal) at distance d [m], with witness points p_1, p_2 (world) and
-n = (p_1 - p_2) / d, the distance moves as the two material points under the witnesses do
+The geometries are Pinocchio's ``GeometryModel`` from the URDF; coal gives the distances and
+witness points. A pair at distance d [m] has witness points p_1, p_2 (world) and the normal
+n = (p_1 - p_2) / d. The distance moves as the two material points under the witnesses do
 (Faverjon and Tournassoud, "A local based approach for path planning of manipulators with a high
 number of degrees of freedom", ICRA 1987; Kanoun, Lamiraux and Wieber, "Kinematic control of
 redundant manipulators: generalizing the task-priority framework to inequality tasks", IEEE T-RO
@@ -11,25 +11,27 @@ redundant manipulators: generalizing the task-priority framework to inequality t
     dd/dt = J_d v,          J_d = n^T (J_p1 - J_p2)          (1 x nv)
     d2d/dt2 = J_d dv + n^T (a_p1 - a_p2)                      (a_p: classical acceleration at dv = 0)
 
-The velocity damper keeps dd/dt >= -xi (d - d_s) / (d_i - d_s) while d < d_i (d_s = ``d_min``,
-d_i = ``d_influence``, xi = ``damping``, the largest approach speed allowed at d_i [m/s]): the
-approach slows down exponentially and d never crosses d_s. At acceleration level it is asked of
-the next control step, with gamma = xi / (d_i - d_s) [1/s], dd+ = dd + dt dd2 and
-d+ = d + dt dd + dt^2 / 2 dd2:
+The velocity damper keeps dd/dt >= -xi (d - d_s) / (d_i - d_s) while d < d_i. Here
+d_s = ``d_min``, d_i = ``d_influence``, and xi = ``damping`` is the largest approach speed allowed
+at d_i [m/s]. The approach slows down exponentially, and d never crosses d_s. At acceleration
+level, the damper is asked of the next control step. With gamma = xi / (d_i - d_s) [1/s],
+dd+ = dd + dt dd2 and d+ = d + dt dd + dt^2 / 2 dd2:
 
     dd+ >= -gamma (d+ - d_s)
     <=>  J_d dv >= -(dd + gamma (d + dt dd - d_s)) / (dt + gamma dt^2 / 2) - n^T (a_p1 - a_p2)
 
-which, integrated as the plants do (v+ = v + dt dv, q+ = q (+) dt (v + dt/2 dv)), gives
+Integrated as the plants do (v+ = v + dt dv, q+ = q (+) dt (v + dt/2 dv)), this gives
 (1 + gamma dt / 2)(d+ - d_s) >= (1 - gamma dt / 2)(d - d_s): d stays above d_s for gamma dt < 2.
 
-The drift n^T (a_p1 - a_p2) is that of the witness points frozen on their bodies and of n frozen:
-the exact second derivative of |p_1 - p_2| for those points adds (|dr|^2 - (n . dr)^2) / d >= 0
-(dr = v_p1 - v_p2), and the sliding of the witnesses over curved surfaces adds curvature terms;
-leaving the first out makes the bound conservative (it never predicts more separation than there
-is). Meshes are replaced by their convex hulls by default (``convex=True``): GJK on hulls is fast
-and its witness points move continuously, and a hull contains its mesh, so the mesh distance is
-at least the hull distance the task keeps above d_min.
+The drift n^T (a_p1 - a_p2) is that of the witness points frozen on their bodies, with n frozen.
+The exact second derivative of |p_1 - p_2| for those points adds (|dr|^2 - (n . dr)^2) / d >= 0,
+with dr = v_p1 - v_p2. The sliding of the witnesses over curved surfaces adds curvature terms.
+Leaving the first out makes the bound conservative: it never predicts more separation than there
+is.
+
+Meshes are replaced by their convex hulls by default (``convex=True``). GJK on hulls is fast, and
+its witness points move continuously. A hull contains its mesh, so the mesh distance is at least
+the hull distance the task keeps above d_min.
 """
 
 from __future__ import annotations
@@ -80,9 +82,12 @@ def point_jacobian(model: pin.Model, data: pin.Data, joint: int, point: np.ndarr
 
 
 def point_drift(model: pin.Model, data: pin.Data, joint: int, point: np.ndarray) -> np.ndarray:
-    """The classical acceleration at dv = 0 of the material point of ``joint``'s body now at
-    ``point`` (world [m]), world axes [m/s^2]: a + alpha x r + w x (v + w x r) in the joint's frame,
-    rotated to the world (``data`` filled by ``compute_all_terms``, zero acceleration)."""
+    """The classical acceleration at dv = 0 of a material point of ``joint``'s body [m/s^2].
+
+    The point is now at ``point`` (world [m]). The acceleration is a + alpha x r + w x (v + w x r)
+    in the joint's frame, rotated to world axes. ``data`` is filled by ``compute_all_terms``, at
+    zero acceleration.
+    """
     if joint == 0:
         return np.zeros(3)
     placement = data.oMi[joint]
@@ -97,21 +102,21 @@ def point_drift(model: pin.Model, data: pin.Data, joint: int, point: np.ndarray)
 class TaskSelfCollision(TaskMotion):
     """Keep pairs of collision geometries at least ``d_min`` apart (module docstring).
 
-    One inequality row per pair (or per ``max_active`` closest pairs): J_d dv >= lb for a pair
-    closer than ``d_influence``; a farther pair's row is 0 with infinite bounds (the backends skip
-    it). Add it at priority 0. Pairs further apart than d_influence by their bounding spheres are
-    not handed to coal at all.
+    One inequality row per pair, or per ``max_active`` closest pairs: J_d dv >= lb for a pair
+    closer than ``d_influence``. A farther pair's row is 0 with infinite bounds, which the backends
+    skip. Add the task at priority 0. Pairs whose bounding spheres are further apart than
+    d_influence are not handed to coal at all.
 
     Args:
         name: The task's name.
         robot: The robot.
         dt: The control period [s] (the damper is asked of the next step).
-        pairs: Pairs of names, each a geometry object's name (``"torso_2_link_0"``) or a link's
-            name (``"torso_2_link"``: every geometry of that link); every geometry of the first
-            against every geometry of the second. ``None``: the robot spec's
-            ``[self_collision] pairs`` if it has some, else ``"all"``: every pair of geometries on
-            different, non-adjacent joints, less the SRDF's ``disable_collisions`` and the pairs
-            closer than d_min in the robot's default configuration (they touch by design).
+        pairs: Pairs of names. A name is a geometry object's (``"torso_2_link_0"``), or a link's
+            (``"torso_2_link"``: every geometry of that link). Every geometry of the first is kept
+            from every geometry of the second. ``"all"``: every pair of geometries on different,
+            non-adjacent joints, less the SRDF's ``disable_collisions``, and less the pairs closer
+            than d_min in the robot's default configuration (they touch by design). ``None``: the
+            robot spec's ``[self_collision] pairs`` if it has some, else ``"all"``.
         d_min: The distance kept, d_s [m] (>= 0).
         d_influence: Where the damper starts, d_i > d_min [m].
         damping: xi, the largest approach speed at d_influence [m/s] (> 0); gamma dt must stay < 1.
@@ -217,7 +222,16 @@ class TaskSelfCollision(TaskMotion):
         return self._damping
 
     def set_damper(self, d_min: float, d_influence: float, damping: float) -> None:
-        """d_s [m] >= 0, d_i > d_s [m] and xi > 0 [m/s], with gamma dt = xi dt / (d_i - d_s) < 1."""
+        """Set the damper.
+
+        Args:
+            d_min: d_s, the distance kept [m], >= 0.
+            d_influence: d_i, where the damper starts [m], > d_s.
+            damping: xi, the largest approach speed at d_i [m/s], > 0.
+
+        Raises:
+            InvalidParameterError: d_i <= d_s, or gamma dt = xi dt / (d_i - d_s) >= 1.
+        """
         d_min = as_scalar("d_min", d_min, minimum=0.0)
         d_influence = as_scalar("d_influence", d_influence)
         damping = as_scalar("damping", damping, minimum=0.0, strict=True)
@@ -250,9 +264,13 @@ class TaskSelfCollision(TaskMotion):
 
     # ------------------------------------------------------------------- distances
     def compute_distances(self, data: pin.Data, every_pair: bool = True) -> list[PairDistance | None]:
-        """The distance of each pair at the joint placements of ``data`` (witness points, normal).
-        With ``every_pair=False`` a pair whose bounding spheres are farther apart than d_influence
-        gives None (it is not handed to coal)."""
+        """The distance of each pair, with its witness points and normal.
+
+        Args:
+            data: Holds the joint placements.
+            every_pair: False: a pair whose bounding spheres are farther apart than d_influence
+                gives None; it is not handed to coal.
+        """
         model, geometry_model, geometry_data = self.robot.model, self.geometry_model, self._geometry_data
         pin.updateGeometryPlacements(model, data, geometry_model, geometry_data)
         placements = geometry_data.oMg
@@ -279,8 +297,12 @@ class TaskSelfCollision(TaskMotion):
         return results
 
     def distance_jacobian(self, data: pin.Data, k: int, pair: PairDistance) -> tuple[np.ndarray, float]:
-        """(J_d, n^T (a_p1 - a_p2)) of pair k at its witness points: the distance's Jacobian (nv) and
-        its drift [m/s^2] (module docstring)."""
+        """The distance's Jacobian and drift for pair k, at its witness points (module docstring).
+
+        Returns:
+            jacobian: J_d, size nv.
+            drift: n^T (a_p1 - a_p2) [m/s^2].
+        """
         model = self.robot.model
         first, second = self._joints[k]
         jacobian = pair.normal.dot(

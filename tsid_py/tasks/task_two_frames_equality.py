@@ -15,11 +15,11 @@ from tsid_py.tasks.task_se3_equality import rotate_motion, se3_error
 class TaskTwoFramesEquality(PdMotionTask):
     """Drive frame 1 onto frame 2, all quantities in world-aligned axes (TSID's TaskTwoFramesEquality).
 
-    e = R_1 se3_error(M_1, M_2) (from frame 1 to frame 2: its linear part is p_2 - p_1 [m], its
-    angular part [rad]), de = v_2 - v_1 (LOCAL_WORLD_ALIGNED velocities [m/s, rad/s]),
-    a* = Kp e + Kd de, and the constraint is (J_1 - J_2) dv = a* - (a_1 - a_2) with J_k the
-    LOCAL_WORLD_ALIGNED Jacobians and a_k the classical acceleration drifts. Rows are selected by
-    the 6-D mask (linear x, y, z, angular x, y, z).
+    e = R_1 se3_error(M_1, M_2) points from frame 1 to frame 2: its linear part is p_2 - p_1 [m],
+    then comes its angular part [rad]. de = v_2 - v_1, with LOCAL_WORLD_ALIGNED velocities
+    [m/s, rad/s]. a* = Kp e + Kd de. The constraint is (J_1 - J_2) dv = a* - (a_1 - a_2), with J_k
+    the LOCAL_WORLD_ALIGNED Jacobians and a_k the classical acceleration drifts. The 6-D mask
+    selects the rows (linear x, y, z, angular x, y, z).
     """
 
     def __init__(self, name: str, robot: RobotWrapper, frame1: Frame, frame2: Frame) -> None:
