@@ -78,6 +78,11 @@ def test_the_normal_force_setters_set_their_own_bound_and_the_solution_keeps_it(
     assert (contact.min_normal_force, contact.max_normal_force) == pytest.approx((20.0, 700.0))
     row = contact.force_constraint
     assert (row.lower_bound[-1], row.upper_bound[-1]) == pytest.approx((20.0, 700.0))
+    contact.set_min_normal_force(0.0)  # a contact that may unload fully, as the constructor allows
+    assert contact.force_constraint.lower_bound[-1] == 0.0  # exact: the value set
+    with pytest.raises(tsid.errors.InvalidParameterError, match="f_min"):
+        contact.set_min_normal_force(-1.0)
+    contact.set_min_normal_force(20.0)
 
     biped = BipedController(talos)
     left = biped.contacts["left"]

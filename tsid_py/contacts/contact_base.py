@@ -34,7 +34,7 @@ class ContactBase(Sealed):
         frame: The contact frame; forces are expressed in it.
         contact_normal: Unit normal of the contact surface in the contact frame.
         mu: Friction coefficient, > 0.
-        f_min: Minimum normal force, > 0 [N].
+        f_min: Minimum normal force, >= 0 [N].
         f_max: Maximum normal force, >= f_min [N].
     """
 
@@ -206,12 +206,13 @@ class ContactBase(Sealed):
         return self._f_max
 
     def set_min_normal_force(self, f_min: float) -> None:
-        """Set f_min [N], > 0 and <= f_max.
+        """Set f_min [N], >= 0 (0: the contact may unload fully, as the constructor allows) and
+        <= f_max.
 
         Raises:
-            InvalidParameterError: f_min <= 0 or f_min > f_max.
+            InvalidParameterError: f_min < 0 or f_min > f_max.
         """
-        f_min = as_scalar("f_min", f_min, minimum=0.0, strict=True)
+        f_min = as_scalar("f_min", f_min, minimum=0.0)
         if f_min > self._f_max:
             raise InvalidParameterError(f"f_min must be <= f_max = {self._f_max} N, got {f_min} N")
         self._f_min = f_min
