@@ -43,7 +43,7 @@ from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import Command, IntegratorPlant, Plant, Push, check_mode
 from tsid_py.loop.verdict import BalanceJudge, Verdict, VerdictLimits
-from tsid_py.physics import WorstChecks, check_solution
+from tsid_py.physics import SolutionChecker, WorstChecks
 from tsid_py.progress import progress_bar
 from tsid_py.validation import as_count, as_scalar
 
@@ -224,8 +224,7 @@ class _Run:
         controller = loop.controller
         robot = self.robot = controller.robot
         self.outcome = LoopOutcome(loop.log)
-        self.check_data = robot.create_data()  # one scratch Data for the checks, not a new one per step
-        self.tau_max = controller.tau_max
+        self.checker = SolutionChecker(robot, controller.tau_max)  # its own scratch Data, for the run
         q0 = controller.q0
         self.pushes = list(loop.pushes)
         windows = [(push.t, push.t + push.duration) for push in loop.pushes]
@@ -272,7 +271,7 @@ class _Run:
             loop.plant.push(np.array(push.force), push.duration)
         if self.judge is not None:
             self.judge.observe(state, controller.held_contact_frames(), controller.stepping)
-            if self.judge.verdict().verdict == "fell":
+            if self.judge.fell:
                 return False
         controller.observe(state)
         self.hooks.before_step(t, q, v)
@@ -287,13 +286,10 @@ class _Run:
         outcome.qp_failures += out.held
         # every check_every-th step (a held command solved another state: nothing to check)
         if not out.held and loop.check_every and outcome.steps % loop.check_every == 0:
-            contacts = {name: (controller.formulation.contacts[name], f) for name, f in out.forces.items()}
+            active = controller.formulation.contacts
+            contacts = {name: (active[name], f) for name, f in out.forces.items()}
             external = _measured_joint_forces(controller)
-            outcome.checks.add(
-                check_solution(
-                    robot, q, v, out.dv, out.tau, contacts, self.tau_max, self.check_data, external
-                )
-            )
+            outcome.checks.add(self.checker.check(q, v, out.dv, out.tau, contacts, external))
         q_des, v_des = integrate(
             robot, q, v, out.dv, loop.dt
         )  # the plan for t + dt: logged, position targets
