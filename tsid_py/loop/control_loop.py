@@ -143,10 +143,10 @@ class ControlLoop:
         pushes: Forces on the base the plant applies during the run (:class:`Push`).
         check_every: Check the controller's solution against the physics
             (:func:`~tsid_py.physics.check_solution`: RNEA residual, contact forces, torque
-            limits) every ``check_every`` steps, 0 never. Every step by default; a check costs
-            about half a Talos control step, so a loop that runs against the clock on a simulator,
-            which measures the physics itself, may space them out. Steps 0, N, 2N, ... are
-            checked; a held command (a failed solve) on one of them is not checked.
+            limits) every ``check_every`` steps, 0 never. Every step by default: a check
+            (:class:`~tsid_py.physics.SolutionChecker`, kept for the run) costs about a quarter of
+            a Talos control step, and a step it skips is a step nobody checked. Steps 0, N, 2N, ...
+            are checked; a held command (a failed solve) on one of them is not checked.
         limits: The thresholds of the verdicts (:class:`~tsid_py.loop.verdict.VerdictLimits`).
         extend: Run past the requested steps until a pushed run's verdict is decided, for at most
             ``limits.settle_time`` after the last push ends.
