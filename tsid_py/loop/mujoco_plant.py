@@ -88,6 +88,7 @@ class MujocoPlant(Plant):
         )
         self._base_rotation = np.zeros(9)
         self._effort = np.where(robot.effort_limit() > 0, robot.effort_limit(), np.inf)
+        self._least = -self._effort  # np.clip(tau, least, effort), as np.minimum(np.maximum(...)): faster
         self._command = Command(np.zeros(robot.na))
         self._push_end = -np.inf
         self.clipped_steps = 0  # physics steps where a command exceeded the effort limits
@@ -158,13 +159,13 @@ class MujocoPlant(Plant):
         resets = unstable.number
 
         if not servo:  # a torque command: the same motor torques at every physics step
-            data.ctrl[:] = np.clip(command.tau, -effort, effort)
+            data.ctrl[:] = np.minimum(np.maximum(command.tau, self._least), effort)
             clipped = bool((np.abs(command.tau) > effort).any())
         for _ in range(int(round(steps))):
             if servo:  # the joint servos, at the physics rate
                 q, v = data.qpos[self._qadr], data.qvel[self._vadr]
                 tau = command.tau + self.kp * (command.q_des - q) + self.kd * (command.v_des - v)
-                data.ctrl[:] = np.clip(tau, -effort, effort)
+                data.ctrl[:] = np.minimum(np.maximum(tau, self._least), effort)
                 clipped = bool((np.abs(tau) > effort).any())
             self.clipped_steps += clipped
             if data.time >= self._push_end:
