@@ -144,9 +144,10 @@ class ControlLoop:
         check_every: Check the controller's solution against the physics
             (:func:`~tsid_py.physics.check_solution`: RNEA residual, contact forces, torque
             limits) every ``check_every`` steps, 0 never. Every step by default: a check
-            (:class:`~tsid_py.physics.SolutionChecker`, kept for the run) costs about a quarter of
-            a Talos control step, and a step it skips is a step nobody checked. Steps 0, N, 2N, ...
-            are checked; a held command (a failed solve) on one of them is not checked.
+            (:class:`~tsid_py.physics.SolutionChecker`, kept for the run) costs about 0.4 of a
+            Talos control step in a MuJoCo loop, and a step it skips is a step nobody checked.
+            Steps 0, N, 2N, ... are checked; a held command (a failed solve) on one of them is
+            not checked.
         limits: The thresholds of the verdicts (:class:`~tsid_py.loop.verdict.VerdictLimits`).
         extend: Run past the requested steps until a pushed run's verdict is decided, for at most
             ``limits.settle_time`` after the last push ends.
