@@ -75,18 +75,18 @@ def test_the_loop_drives_any_plant_and_reads_its_state(talos):
 def test_the_physics_checks_can_be_spaced_out(talos, monkeypatch):
     """check_every = k checks steps 0, k, 2k, ... (the summary counts them; 0: none, NaN worsts);
     the worst residual over the checked steps is that of checking every step at those steps."""
-    import tsid_py.loop.control_loop as control_loop
+    from tsid_py.physics import SolutionChecker
 
     controller = BipedController(talos)
     every = ControlLoop(controller, DT).run(12).summary()
     assert every["physics_checks"] == 12 and every["dynamics_residual_max"] < 1e-8
-    checked_states, check = [], control_loop.check_solution
+    checked_states, check = [], SolutionChecker.check
 
-    def recording_check(robot, q, v, *args):
+    def recording_check(checker, q, v, *args):
         checked_states.append(q.copy())
-        return check(robot, q, v, *args)
+        return check(checker, q, v, *args)
 
-    monkeypatch.setattr(control_loop, "check_solution", recording_check)
+    monkeypatch.setattr(SolutionChecker, "check", recording_check)
     outcome = ControlLoop(BipedController(talos), DT, check_every=5).run(12)
     spaced = outcome.summary()
     assert spaced["physics_checks"] == 3  # steps 0, 5, 10, and those exactly

@@ -316,6 +316,58 @@ def test_mujoco_measures_the_centre_of_pressure_the_controller_planned():
         assert np.abs(cop_planned).max() > 2e-3  # so the moment matters
 
 
+def _wrenches_contact_by_contact(plant) -> dict[str, np.ndarray]:
+    """Each foot's ground wrench summed over its contacts one by one (``mj_contactForce``; the
+    force on geom2 from geom1, f_world = frame^T f_local) about the foot frame's origin, world axes."""
+    import mujoco
+
+    model, data = plant.model, plant.data
+    wrenches = {}
+    for name in plant._feet:
+        site = model.site(name)
+        body, origin = site.bodyid[0], data.site_xpos[site.id]
+        wrench, local = np.zeros(6), np.zeros(6)
+        for i in range(data.ncon):
+            contact = data.contact[i]
+            sign = 1.0 if model.geom_bodyid[contact.geom[1]] == body else -1.0
+            if model.geom_bodyid[contact.geom[int(sign > 0)]] != body:
+                continue
+            mujoco.mj_contactForce(model, data, i, local)
+            force = sign * contact.frame.reshape(3, 3).T @ local[:3]
+            wrench += np.concatenate([force, np.cross(contact.pos - origin, force)])
+        wrenches[name] = wrench
+    return wrenches
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["standing", "one foot"])
+def test_mujoco_foot_wrenches_are_the_sums_of_their_contacts_forces(mode):
+    """The feet's wrenches MuJoCo sums on their bodies, moved to the foot frames, are those of
+    their contacts summed one by one (to rounding), while standing and on one foot rolled on an
+    edge; the bodies touching the ground are the feet's."""
+    _mujoco()
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+
+    robot = tp.load_robot("talos")
+    plant = MujocoPlant(robot)
+    q = robot.reference_configuration("half_sitting")
+    if mode == "one foot":  # the base rolled and sunk: the left sole on its edge, the right one up
+        q = pin.integrate(robot.model, q, np.r_[0.0, 0.0, -0.01, 0.15, 0.0, 0.0, np.zeros(robot.na)])
+    plant.reset(q, robot.zero_velocity())
+    for _ in range(5):
+        plant.apply(Command(np.zeros(robot.na)))
+        plant.advance(0.002)
+        state = plant.state()
+        expected = _wrenches_contact_by_contact(plant)
+        assert plant.data.ncon > 0
+        for name, measured in state.contacts.items():
+            np.testing.assert_allclose(measured.wrench, expected[name], rtol=0, atol=1e-12)
+            assert measured.touching == (expected[name][2] > 1.0)
+        touching = {name for name, measured in state.contacts.items() if measured.touching}
+        feet = {robot.model.names[robot.model.frames[robot.frame_id(name)].parentJoint] for name in touching}
+        assert state.ground_bodies == feet and len(touching) == (2 if mode == "standing" else 1)
+
+
 # ------------------------------------------------------------ bodies a simulator moves; divergence
 def test_a_body_without_mass_or_with_an_unphysical_inertia_gets_the_least_physical_one():
     from tsid_py.loop.inertia import MIN_INERTIA, MIN_MASS, simulable

@@ -149,6 +149,11 @@ class HullTracker:
 
     def indices(self, points: np.ndarray) -> np.ndarray:
         """:func:`convex_hull_indices` of checked points (n x 2, finite)."""
+        return self._corners(points)[0]
+
+    def _corners(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The hull's indices, its corners and, when the kept hull still holds, its edges (else
+        None: the hull was computed again) of checked points (n x 2, finite)."""
         kept = self._indices
         if kept is not None and kept.size >= 3 and kept.max() < points.shape[0]:
             corners = points[kept]
@@ -157,10 +162,29 @@ class HullTracker:
                 points[:, None, 0] - corners[:, 0]
             )
             if turns.min() >= -COLLINEAR_TOLERANCE and (edges * edges).sum(axis=1).min() > 0.0:
-                return kept  # (two kept corners now one point would make an edge of no length)
+                return kept, corners, edges  # (two kept corners now one point: an edge of no length)
         self._indices = _hull(points)
         self._indices.flags.writeable = False  # handed out: the tracker keeps it
-        return self._indices
+        return self._indices, points[self._indices], None
+
+    def margin(self, point: np.ndarray, points: np.ndarray) -> float:
+        """:func:`support_margin` of a checked point (its first two entries, x-y) in the support of
+        checked ground points (n x 2 or n x 3, finite; n = 0: -inf)."""
+        if points.shape[0] == 0:
+            return -np.inf
+        _, corners, edges = self._corners(points[:, :2])
+        if corners.shape[0] >= 3:
+            edges = _edges(corners) if edges is None else edges
+            lengths = np.sqrt((edges * edges).sum(axis=1))
+            distances = (
+                edges[:, 0] * (point[1] - corners[:, 1]) - edges[:, 1] * (point[0] - corners[:, 0])
+            ) / lengths
+            return float(distances.min())
+        start, end = corners[0], corners[-1]
+        along = end - start
+        length2 = float(along @ along)
+        s = 0.0 if length2 == 0.0 else float(np.clip((point[:2] - start) @ along / length2, 0.0, 1.0))
+        return -float(np.linalg.norm(point[:2] - start - s * along))
 
 
 def support_margin(point: object, support: object, hulls: HullTracker | None = None) -> float:
@@ -182,19 +206,7 @@ def support_margin(point: object, support: object, hulls: HullTracker | None = N
     if support.ndim != 2 or support.shape[1] not in (2, 3):
         raise InvalidParameterError(f"support must be k x 2 or k x 3 ground points [m], got {support.shape}")
     points = as_matrix("support", support[:, :2], (None, 2))
-    corners = points[_hull(points) if hulls is None else hulls.indices(points)]
-    if corners.shape[0] >= 3:
-        edges = _edges(corners)
-        lengths = np.sqrt((edges * edges).sum(axis=1))
-        distances = (
-            edges[:, 0] * (point[1] - corners[:, 1]) - edges[:, 1] * (point[0] - corners[:, 0])
-        ) / lengths
-        return float(distances.min())
-    start, end = corners[0], corners[-1]
-    along = end - start
-    length2 = float(along @ along)
-    s = 0.0 if length2 == 0.0 else float(np.clip((point[:2] - start) @ along / length2, 0.0, 1.0))
-    return -float(np.linalg.norm(point[:2] - start - s * along))
+    return (HullTracker() if hulls is None else hulls).margin(point, points)
 
 
 def clamp_into_polygon(point: np.ndarray, hull: np.ndarray, inset: float = 0.0) -> np.ndarray:

@@ -48,7 +48,10 @@ class LeggedController(Controller):
         self._feedback_data = robot.create_data()  # the measured feet, for contact feedback
         self._feedback_counts: dict[str, int] = {}
         self._landed: dict[str, float] = {}  # contacts that touched since they were added: when [s]
-        self._landing_yaw: dict[str, float] = {}  # and their yaw then [rad]
+        self._landing_rotation: dict[str, np.ndarray] = {}  # and their rotation then, flat (yaw only)
+        self._feet = [(key, frame, robot.frame_id(frame)) for key, frame in robot.spec.feet.items()]
+        sole = robot.spec.sole  # its corners in the foot frame [m]: where a foot's lowest point is
+        self._sole = None if sole is None else (sole.corners(), sole.lz)
         self.released: set[str] = set()  # feet released by contact feedback, not by a plan
 
     def _add_com_and_posture(
@@ -102,18 +105,18 @@ class LeggedController(Controller):
             return
         robot, data, counts = self.robot, self._feedback_data, self._feedback_counts
         robot.forward_kinematics(data, state.q)
-        for key, frame in robot.spec.feet.items():
+        for key, frame, frame_id in self._feet:
             measured, contact = state.contacts.get(frame), self._contacts.get(key)
             if measured is None or contact is None:
                 continue
-            placement = pin.updateFramePlacement(robot.model, data, robot.frame_id(frame))
+            placement = pin.updateFramePlacement(robot.model, data, frame_id)
             active = self.formulation.check_contact(contact.name)
             if active and measured.touching:
                 counts[key] = 0
                 if key not in self._landed:
                     self._landed[key] = state.t
-                    self._landing_yaw[key] = heading(placement.rotation)
-                contact.set_reference(self._on_ground(placement, self._landing_yaw[key]))
+                    self._landing_rotation[key] = flat_rotation(heading(placement.rotation))
+                contact.set_reference(self._on_ground(placement, self._landing_rotation[key]))
             elif active and (key not in self._landed or state.t - self._landed[key] < CONTACT_SETTLE):
                 counts[key] = 0  # added by a plan and not down yet, or just landed (it may bounce)
             elif active or (key in self.released and measured.touching):
@@ -141,20 +144,19 @@ class LeggedController(Controller):
     def stepping(self) -> bool:
         return bool(self.lifted() - self.released)
 
-    def _on_ground(self, placement: pin.SE3, yaw: float) -> pin.SE3:
+    def _on_ground(self, placement: pin.SE3, rotation: np.ndarray) -> pin.SE3:
         """A measured foot placement as a contact holds it: where it is (x, y), flat, turned as it
-        landed (``yaw`` [rad]), its sole's lowest corner where it was measured (a sole sunk a
-        millimetre into soft ground stays there; the ground is flat). A foot that a push rolls on
-        an edge, where it can pivot, is then held back flat and facing as it landed instead of
-        where it rolled and turned to."""
-        height = float(placement.translation[2])
-        sole = self.robot.spec.sole
-        if sole is not None:
-            lowest = float((placement.rotation[2] @ sole.corners()).min()) + height
-            height = lowest + sole.lz
-        position = np.array([placement.translation[0], placement.translation[1], height])
-
-        return pin.SE3(flat_rotation(yaw), position)
+        landed (``rotation``, the flat rotation of its yaw then), its sole's lowest corner where it
+        was measured (a sole sunk a millimetre into soft ground stays there; the ground is flat).
+        A foot that a push rolls on an edge, where it can pivot, is then held back flat and facing
+        as it landed instead of where it rolled and turned to."""
+        translation = placement.translation
+        height = float(translation[2])
+        if self._sole is not None:
+            corners, lz = self._sole
+            lowest = float((placement.rotation[2] @ corners).min()) + height
+            height = lowest + lz
+        return pin.SE3(rotation, np.array([translation[0], translation[1], height]))
 
     def contact_lost(self, key: str, placement: pin.SE3) -> None:
         """A contact of the problem stopped touching, unplanned; ``placement`` is the foot's now.

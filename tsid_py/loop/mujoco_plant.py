@@ -28,16 +28,8 @@ GROUND_BAND = 2e-3  # [m] a touching foot's geometry this close to the ground is
 
 
 _FOUR = np.arange(4)
-_DECODE_PYRAMID = np.array([[1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 0.0, 1.0], [1.0, 0.0, -1.0]])
-
-
-def _cross_into(out: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-    """Row-wise cross products of two n x 3 arrays into ``out`` (n x 3; np.cross costs more on so
-    few rows)."""
-    (ax, ay, az), (bx, by, bz) = a.T, b.T
-    np.subtract(ay * bz, az * by, out=out[:, 0])
-    np.subtract(az * bx, ax * bz, out=out[:, 1])
-    np.subtract(ax * by, ay * bx, out=out[:, 2])
+_IDENTITY = np.eye(3).ravel()
+_DECODE_NORMAL = np.ones(4)  # a pyramidal contact's normal force: the sum of its edge forces
 
 
 class MujocoPlant(Plant):
@@ -78,22 +70,25 @@ class MujocoPlant(Plant):
         self._root_body = self.model.body(model.names[1]).id if self._floating else 0
         self._feet = list(robot.spec.feet.values())  # the foot frames, each with a site
         self._foot_sites = np.array([self.model.site(name).id for name in self._feet], dtype=int)
-        foot_bodies = list(self.model.site_bodyid[self._foot_sites])
-        self._foot_of_geom = np.array(  # geom id -> index of its foot (the body of a foot frame), or -1
-            [foot_bodies.index(b) if b in foot_bodies else -1 for b in self.model.geom_bodyid], dtype=int
-        )
+        self._foot_bodies = self.model.site_bodyid[self._foot_sites]
+        self._foot_roots = self.model.body_rootid[self._foot_bodies]  # where cfrc_ext is: their subtree_com
         self._floor = self.model.geom("floor").id
         self._foot_clouds = [
-            _FootCloud(self.model, np.flatnonzero(self._foot_of_geom == k)) for k in range(len(self._feet))
+            _FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body))
+            for body in self._foot_bodies
         ]
+        parts = (self._feet, self._foot_bodies, self._foot_roots, self._foot_sites, self._foot_clouds)
+        self._foot_parts = list(zip(*parts, strict=True))  # what :meth:`_measure` reads of each foot
+        self._moved = np.zeros(6)  # a foot's wrench moved to its frame's origin (MuJoCo's order)
         self._geom_body_names = [self.model.body(b).name for b in self.model.geom_bodyid]
         self._contact_force = np.zeros(6)
-        self._pyramids_of_three = (  # contact forces decoded at once (:meth:`_contact_forces`)
+        self._pyramids_of_three = (  # normal forces read at once (:meth:`_normal_forces`)
             self.model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
             and bool(np.all(self.model.geom_condim == 3))
         )
         self._base_rotation = np.zeros(9)
         self._effort = np.where(robot.effort_limit() > 0, robot.effort_limit(), np.inf)
+        self._least = -self._effort  # np.clip(tau, least, effort), as np.minimum(np.maximum(...)): faster
         self._command = Command(np.zeros(robot.na))
         self._push_end = -np.inf
         self.clipped_steps = 0  # physics steps where a command exceeded the effort limits
@@ -164,13 +159,13 @@ class MujocoPlant(Plant):
         resets = unstable.number
 
         if not servo:  # a torque command: the same motor torques at every physics step
-            data.ctrl[:] = np.clip(command.tau, -effort, effort)
+            data.ctrl[:] = np.minimum(np.maximum(command.tau, self._least), effort)
             clipped = bool((np.abs(command.tau) > effort).any())
         for _ in range(int(round(steps))):
             if servo:  # the joint servos, at the physics rate
                 q, v = data.qpos[self._qadr], data.qvel[self._vadr]
                 tau = command.tau + self.kp * (command.q_des - q) + self.kd * (command.v_des - v)
-                data.ctrl[:] = np.clip(tau, -effort, effort)
+                data.ctrl[:] = np.minimum(np.maximum(tau, self._least), effort)
                 clipped = bool((np.abs(tau) > effort).any())
             self.clipped_steps += clipped
             if data.time >= self._push_end:
@@ -202,59 +197,49 @@ class MujocoPlant(Plant):
     def _measure(self) -> tuple[dict[str, ContactMeasurement], frozenset[str]]:
         """The feet's contact measurements, and the bodies touching the ground.
 
-        Read from the last physics step: MuJoCo's contacts and the foot frames' origins (a site at
-        each) are both of the state that step started from. A contact's force is given in its
-        contact frame, normal first, on geom2 from geom1; the rows of ``contact.frame`` are that
-        frame's axes in world axes, so f_world = frame^T f_local. A foot's wrench sums its
-        contacts' forces and their moments about the foot frame's origin; a body touches the
-        ground when one of its contacts with the floor carries more than POINT_THRESHOLD.
+        Read from the last physics step: MuJoCo's contacts, constraint forces and body positions
+        are all of the state that step started from. A foot's wrench is the external wrench MuJoCo
+        sums on its body (``mj_rnePostConstraint``: the forces of the body's contacts, at the
+        robot's CoM in world axes, moment first; nothing else acts on a foot, as the robot's
+        geometry collides with the ground only and :meth:`push` pushes the base), moved to the
+        foot frame's origin p (``mju_transformSpatial``: moment + (c - p) x force). A body touches
+        the ground when one of its contacts with the floor carries a normal force above
+        POINT_THRESHOLD.
         """
-        data = self.data
-        count, feet = data.ncon, self._foot_sites.size
-        wrenches = np.zeros((feet, 6))
+        mujoco, data, moved = self._mujoco, self.data, self._moved
+        count = data.ncon
         bodies: frozenset[str] = frozenset()
         if count:
-            contact = data.contact
-            local = self._contact_forces(count)
-            geoms = contact.geom[:count]
-            on_geom2 = self._foot_of_geom[geoms[:, 1]]
-            foot = np.where(on_geom2 >= 0, on_geom2, self._foot_of_geom[geoms[:, 0]])
-            # the force on the foot: +f on a foot that is geom2, -f on one that is geom1
-            forces = np.einsum("nji,nj->ni", contact.frame[:count].reshape(count, 3, 3), local)
-            forces *= np.where(on_geom2 >= 0, 1.0, -1.0)[:, None]
-            arm = contact.pos[:count] - data.site_xpos[self._foot_sites[foot]]  # about the foot frame
-            per_contact = np.empty((count, 6))
-            per_contact[:, :3] = forces
-            _cross_into(per_contact[:, 3:], arm, forces)
-            wrenches = (foot == np.arange(feet)[:, None]) @ per_contact  # a contact of no foot adds nothing
+            geoms = data.contact.geom[:count]
             robot_geoms = np.where(geoms[:, 0] == self._floor, geoms[:, 1], geoms[:, 0])
-            on_floor = (local[:, 0] > POINT_THRESHOLD) & (
+            on_floor = (self._normal_forces(count) > POINT_THRESHOLD) & (
                 (geoms[:, 0] == self._floor) | (geoms[:, 1] == self._floor)
             )
             bodies = frozenset([self._geom_body_names[g] for g in robot_geoms[on_floor].tolist()])
+        mujoco.mj_rnePostConstraint(self.model, data)
+        external, com, origins = data.cfrc_ext, data.subtree_com, data.site_xpos
         measured = {}
-        for name, wrench, cloud in zip(self._feet, wrenches, self._foot_clouds, strict=True):
+        for name, body, root, site, cloud in self._foot_parts:
+            mujoco.mju_transformSpatial(moved, external[body], 1, origins[site], com[root], _IDENTITY)
+            wrench = np.concatenate((moved[3:], moved[:3]))  # (moment, force) -> (force, moment)
             touching = bool(wrench[2] > TOUCH_THRESHOLD)
             measured[name] = ContactMeasurement(
                 wrench, touching, points=cloud.on_ground(data) if touching else None
             )
         return measured, bodies
 
-    def _contact_forces(self, count: int) -> np.ndarray:
-        """The first ``count`` contacts' forces in their contact frames (normal, then the two
-        tangential ones) [N]: decoded at once from the constraint forces of a pyramidal cone with
-        three dimensions (MuJoCo's ``mju_decodePyramid``: f_n = sum of the four edge forces,
-        f_t,i = mu_i (p_2i - p_2i+1)), else by ``mj_contactForce`` one by one."""
+    def _normal_forces(self, count: int) -> np.ndarray:
+        """The first ``count`` contacts' normal forces [N]: for a pyramidal cone with three
+        dimensions, the sum of its four edge forces (MuJoCo's ``mju_decodePyramid``), read at once
+        from the constraint forces; else by ``mj_contactForce`` one by one."""
         model, data, contact = self.model, self.data, self.data.contact
         address = contact.efc_address[:count]
         if self._pyramids_of_three and address.min() >= 0:
-            forces = data.efc_force[address[:, None] + _FOUR] @ _DECODE_PYRAMID
-            forces[:, 1:] *= contact.friction[:count, :2]
-            return forces
-        forces, local = np.empty((count, 3)), self._contact_force
+            return data.efc_force[address[:, None] + _FOUR] @ _DECODE_NORMAL
+        forces, local = np.empty(count), self._contact_force
         for i in range(count):
             self._mujoco.mj_contactForce(model, data, i, local)
-            forces[i] = local[:3]
+            forces[i] = local[0]
         return forces
 
 

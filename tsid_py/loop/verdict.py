@@ -33,7 +33,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import GRAVITY, HullTracker, support_margin
+from tsid_py.geometry import GRAVITY, HullTracker
 from tsid_py.loop.plant import PlantState
 from tsid_py.robot_wrapper import RobotWrapper
 
@@ -204,7 +204,7 @@ class BalanceJudge:
             velocity,
             capture_point,
             support,
-            support_margin(capture_point, support, self._hulls),
+            self._hulls.margin(capture_point, support),
             tilt,
             float(q[2]) / self._base_height0 if self._base_height0 > 0 else math.inf,
             bodies,
@@ -267,7 +267,7 @@ class BalanceJudge:
             t >= self._last_push_end(t) - 1e-9
             and not stepping
             and sample.margin >= 0.0
-            and float(np.linalg.norm(sample.com_velocity)) < limits.rest_speed
+            and math.sqrt(sample.com_velocity.dot(sample.com_velocity)) < limits.rest_speed
         )
         self._rest_since = (self._rest_since if self._rest_since is not None else t) if resting else None
         if self._rest_since is not None and t - self._rest_since >= limits.rest_time - 1e-9:
@@ -356,6 +356,11 @@ class BalanceJudge:
             self.verdict(since=end, until=min(next_start - 1e-9, self.t_end))
             for (_, end), next_start in zip(self.disturbances, starts, strict=True)
         ]
+
+    @property
+    def fell(self) -> bool:
+        """Whether the robot fell (the verdict is ``fell`` from then on)."""
+        return self._events.fell is not None
 
     def decided(self) -> bool:
         """Whether the run's verdict can no longer change (fell, or recovered after the last push)."""
