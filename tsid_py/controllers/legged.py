@@ -132,13 +132,19 @@ class LeggedController(Controller):
         feedback (:attr:`released`). None by default: the quadruped keeps its feet down."""
         return set()
 
-    def held_contact_frames(self) -> tuple[str, ...]:
-        lifted, feet = self.lifted(), self.robot.spec.feet
-        return tuple(
-            feet[key]
+    def held_feet(self) -> list[str]:
+        """The feet (keys of the spec's ``[feet]``, in the contacts' order) held in contact: their
+        contact in the problem, not lifted nor being unloaded."""
+        lifted, check_contact = self.lifted(), self.formulation.check_contact
+        return [
+            key
             for key, contact in self._contacts.items()
-            if key not in lifted and self.formulation.check_contact(contact.name)
-        )
+            if key not in lifted and check_contact(contact.name)
+        ]
+
+    def held_contact_frames(self) -> tuple[str, ...]:
+        feet = self.robot.spec.feet
+        return tuple(feet[key] for key in self.held_feet())
 
     @property
     def stepping(self) -> bool:

@@ -144,8 +144,8 @@ class _Swing:
 class _Measured:
     """The balance quantities of the state a step starts from."""
 
-    com: np.ndarray
-    com_velocity: np.ndarray
+    com: list[float]  # [m]
+    com_velocity: list[float]  # [m/s]
     omega: float
     xi: np.ndarray
     margin: float  # of xi in the support polygon [m] (-inf: no foot stands)
@@ -241,19 +241,16 @@ class PushRecovery:
     def _measure(self, q: np.ndarray, v: np.ndarray) -> _Measured:
         model, data, controller = self.robot.model, self._data, self.controller
         pin.centerOfMass(model, data, q, v)
-        com, velocity = data.com[0].copy(), data.vcom[0].copy()
+        com, velocity = data.com[0].tolist(), data.vcom[0].tolist()
         feet = {side: pin.updateFramePlacement(model, data, frame) for side, frame in self._frames.items()}
-        lifted = controller.lifted()
         standing, rolled = [], []  # of the feet held in contact: flat and touching, or tilted
-        for side in SIDES:
-            if side in lifted or not controller.in_contact(side):
-                continue
+        for side in controller.held_feet():
             if feet[side].rotation[2, 2] < self._flat_enough:
                 rolled.append(side)
             elif self._touches(side, feet):
                 standing.append(side)
 
-        omega = pendulum_frequency(float(com[2]))
+        omega = pendulum_frequency(com[2])
         xi = capture_point(com, velocity, omega)
         support = self._feet.at(self._placed(feet), standing).polygon
         margin = support.margin(xi) if support is not None else -math.inf
@@ -375,7 +372,7 @@ class PushRecovery:
         command = dcm_feedback(measured.com, measured.xi, measured.omega, rest, self.params.gain)
 
         # x-y measured (position, velocity) and from the feedback (acceleration), z the nominal's
-        (cx, cy, _), (vx, vy, _) = measured.com.tolist(), measured.com_velocity.tolist()
+        (cx, cy, _), (vx, vy, _) = measured.com, measured.com_velocity
         ax, ay = command.com_acceleration.tolist()
         position, velocity = np.array((cx, cy, z)), np.array((vx, vy, z_dot))
         acceleration = np.array((ax, ay, z_ddot))

@@ -16,6 +16,7 @@ xi_dot = -k (xi - xi_ref), and the CoM follows xi at rate omega.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -32,12 +33,15 @@ def pendulum_frequency(com_height: float) -> float:
     return math.sqrt(GRAVITY / com_height)
 
 
-def _xy(point: np.ndarray | tuple[float, float]) -> tuple[float, float]:
+Point = np.ndarray | Sequence[float]  # a point or vector given by its x-y (x-y-z allowed) [m]
+
+
+def _xy(point: Point) -> tuple[float, float]:
     """A point's x and y as floats: the pendulum's few products are faster on floats than arrays."""
     return float(point[0]), float(point[1])
 
 
-def capture_point(com: np.ndarray, com_velocity: np.ndarray, omega: float) -> np.ndarray:
+def capture_point(com: Point, com_velocity: Point, omega: float) -> np.ndarray:
     """xi = c + c_dot / omega, x-y [m]."""
     (cx, cy), (vx, vy) = _xy(com), _xy(com_velocity)
     return np.array((cx + vx / omega, cy + vy / omega))
@@ -56,9 +60,7 @@ class DcmCommand(NamedTuple):
     com_acceleration: np.ndarray
 
 
-def dcm_feedback(
-    com: np.ndarray, xi: np.ndarray, omega: float, xi_ref: np.ndarray | tuple[float, float], gain: float
-) -> DcmCommand:
+def dcm_feedback(com: Point, xi: Point, omega: float, xi_ref: Point, gain: float) -> DcmCommand:
     """The CMP r = xi + (gain / omega) (xi - xi_ref) for a resting reference (xi_ref_dot = 0), and
     the CoM acceleration it gives, omega^2 (c - r).
 
