@@ -213,6 +213,14 @@ def test_a_task_of_an_unknown_kind_is_refused_when_added(talos):
         tsid.constraints.new_constraint("equalty", "c", 1, 1)
     assert isinstance(tsid.constraints.new_constraint("inequality", "c", 1, 2), tsid.ConstraintInequality)
 
+    class BoundsByString(tsid.TaskJointBounds):
+        kind = "bound"  # the string, not Kind.BOUND: the same kind
+
+    bounds = BoundsByString("bounds", talos, dt=0.01)
+    controller.formulation.add_motion_task(bounds, weight=0.0, priority=0)
+    controller.compute(0.0, controller.q0, talos.zero_velocity())
+    assert isinstance(bounds.constraint, tsid.ConstraintBound)  # (the formulation held it as rows)
+
 
 def test_a_complex_error_or_a_wrong_reference_is_a_dimension_error(talos):
     class Complex(TaskTorsoUpright):

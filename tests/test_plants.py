@@ -409,3 +409,18 @@ def test_a_simulation_that_diverges_ends_the_run_with_its_cause_and_exit_3():
     assert code == 3, stderr
     assert "mujoco plant's simulation diverged at t = 0.5" in stderr and "MuJoCo reset it" in stderr
     assert summary["plant_failure"] and summary["simulated_time_s"] == pytest.approx(0.502, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_mujoco_refuses_a_foot_on_the_floating_base_body():
+    """A foot frame on the base's body: its wrench would hold the pushes, which act there."""
+    _mujoco()
+    import dataclasses
+
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+    from tsid_py.robot_specs import Robot, load_spec
+
+    spec = load_spec("solo12")
+    robot = Robot(dataclasses.replace(spec, feet={**spec.feet, "front_left": "base_link"}))
+    with pytest.raises(tp.errors.RobotSpecError, match="foot frame is on the floating base's body"):
+        MujocoPlant(robot)

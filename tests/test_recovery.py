@@ -219,7 +219,10 @@ def test_the_support_follows_a_foot_that_moved_and_is_kept_while_none_did(talos)
         left = feet["left"]
         return {**feet, "left": pin.SE3(left.rotation, left.translation + np.array([dx, 0.0, 0.0]))}
 
-    assert kept.at(shifted(0.5 * _Feet.MOVED), list(both)).polygon is polygon  # has not moved
+    assert kept.at(shifted(0.6 * _Feet.MOVED), list(both)).polygon is polygon  # has not moved
+    crept = kept.at(shifted(1.2 * _Feet.MOVED), list(both)).polygon  # 0.6 more: from where it was made
+    assert crept is not polygon and crept is not None
+    np.testing.assert_allclose(kept.moved, (0.6 * _Feet.MOVED, 0.0), atol=1e-12)
     moved = shifted(0.1)
     kept.at(moved, list(both))
     fresh = SupportPolygon(np.vstack([sole_polygon(sole, p) for p in moved.values()]))

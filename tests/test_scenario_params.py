@@ -11,7 +11,7 @@ import pytest
 from tsid_py.command import Parser
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import Push
-from tsid_py.scenarios import SCENARIOS, balance, com_sinusoid, quadruped
+from tsid_py.scenarios import SCENARIOS, balance, com_sinusoid, quadruped, walk
 from tsid_py.scenarios.course import self_collision
 from tsid_py.scenarios.parameters import parameters
 from tsid_py.scenarios.runner import LoopSetup
@@ -84,6 +84,19 @@ def test_the_sweep_space_refuses_an_unknown_name_and_values_of_the_wrong_kind():
     assert flags.values == (True, False)
 
 
+def test_a_function_of_ones_own_is_swept_on_its_own_keywords_whatever_its_name():
+    """A function named as a scenario of tsid-py is not that scenario: its robots are not checked
+    against the biped controller; its objects (params, push) are no table values."""
+
+    def balance(robot: str = "ur5", gain: float = 1.0, params: object = None, push: object = None) -> dict:
+        return {"gain": gain}
+
+    (robots,) = check_keywords(balance, [Axis("robot", ("ur5",))])  # an arm: fine for this function
+    assert robots.values == ("ur5",)
+    with pytest.raises(InvalidParameterError, match="--param params: balance has no such parameter"):
+        check_keywords(balance, [Axis("params", ("x",))])
+
+
 def test_the_sweep_space_is_the_dataclass_and_the_loop():
     space = com_sinusoid.SCENARIO.space()
     assert list(space)[:6] == ["robot", "duration", "dt", "backend", "amplitude", "frequency"]
@@ -100,11 +113,11 @@ def test_run_takes_the_fields_by_keyword_and_refuses_what_is_not_one():
         balance.run(duration=0.1, plant="pinocchio", setup=LoopSetup())
     with pytest.raises(InvalidParameterError, match="com-sinusoid takes no push"):
         com_sinusoid.run(duration=0.1, push=Push((0.0, 10.0, 0.0), 0.0, 0.1))
-    with pytest.raises(
-        InvalidParameterError,
-        match=r"at most 4 arguments by position \(robot, duration, recovery, recovery_params\)",
-    ):
-        balance.run("talos", 1.0, "none", None, 3)
+    with pytest.raises(InvalidParameterError, match=r"at most 2 arguments by position \(robot, duration\)"):
+        balance.run("talos", 1.0, 0.001)  # dt was third: refused, not read as another parameter
+    with pytest.raises(InvalidParameterError, match=r"at most 2 arguments by position \(robot, duration\)"):
+        com_sinusoid.run("talos", 1.0, 0.001)
+    assert walk.SCENARIO.make_params("talos", 4, 0.1).step_length == 0.1  # exact: as given, by position
 
 
 def test_two_scenarios_that_differ_in_defaults_share_their_descriptions():

@@ -116,3 +116,27 @@ def test_a_kept_checker_of_point_feet(solo12):
             checker.check(q, v, out.dv, out.tau, contacts),
             _from_scratch(solo12, q, v, out.dv, out.tau, contacts, tau_max),
         )
+
+
+def test_a_kept_checker_follows_a_contact_whose_normal_points_and_force_bounds_change(talos):
+    """Each setter that changes a contact's rows (the normal, the points, f_min and f_max) between
+    two checks: the kept checker gives the checks from scratch of the contact as it is now."""
+    controller = BipedController(talos)
+    tau_max = controller.tau_max
+    checker = SolutionChecker(talos, tau_max)
+    q, v, out, contacts = next(iter(_steps(controller, 1)))
+    name, (contact, forces) = next(iter(contacts.items()))
+    changes = (
+        lambda: contact.set_contact_normal(np.array([0.0, 0.2, 1.0]) / np.linalg.norm([0.0, 0.2, 1.0])),
+        lambda: contact.set_contact_points(0.5 * contact.contact_points),
+        lambda: contact.set_max_normal_force(200.0),  # below the foot's load: the bound is violated
+        lambda: contact.set_min_normal_force(150.0),
+    )
+    for change in changes:
+        checker.check(q, v, out.dv, out.tau, contacts)  # kept as the contact was
+        change()
+        _assert_same(
+            checker.check(q, v, out.dv, out.tau, contacts),
+            _from_scratch(talos, q, v, out.dv, out.tau, contacts, tau_max),
+        )
+    assert checker.check(q, v, out.dv, out.tau, contacts).max_normal_bound_violation > 100.0

@@ -82,13 +82,13 @@ class ConstraintBase:
         return self.matrix.shape[1]
 
     def is_equality(self) -> bool:
-        return self.kind is Kind.EQUALITY
+        return self.kind == Kind.EQUALITY
 
     def is_inequality(self) -> bool:
-        return self.kind is Kind.INEQUALITY
+        return self.kind == Kind.INEQUALITY
 
     def is_bound(self) -> bool:
-        return self.kind is Kind.BOUND
+        return self.kind == Kind.BOUND
 
     def copy(self) -> ConstraintBase:
         """An independent constraint of the same kind, name and values.

@@ -41,15 +41,6 @@ class SolutionCheck:
     max_torque_ratio: float
 
 
-def contact_external_forces(
-    robot: RobotWrapper, data: pin.Data, contacts: dict[str, tuple[ContactBase, np.ndarray]]
-):
-    """Per-joint external forces (Pinocchio ``StdVec_Force``, local joint frames) of the contact
-    wrenches, from the joint placements in ``data`` (a new container; see
-    :meth:`SolutionChecker.external_forces`)."""
-    return SolutionChecker(robot, data=data).external_forces(contacts)
-
-
 def dynamics_residual(
     robot: RobotWrapper,
     q: np.ndarray,

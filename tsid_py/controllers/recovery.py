@@ -38,15 +38,15 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import SupportPolygon, clamp_into_polygon, convex_hull, flat_rotation, heading
+from tsid_py.geometry import SupportPolygon, convex_hull, flat_rotation, heading
 from tsid_py.loop.plant import PlantState
 from tsid_py.planning.capture import (
     StepLimits,
     capture_point,
-    capture_point_after,
     choose_step,
     dcm_feedback,
     pendulum_frequency,
+    predicted_capture_point,
 )
 from tsid_py.planning.support import sole_center, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
@@ -64,7 +64,9 @@ class RecoveryParams:
     Attributes:
         gain: k [1/s] of the DCM feedback: the capture point's error decays as exp(-k t).
         trigger: A step starts when the capture point is less than this inside the support
-            polygon of the feet that stand [m] (0: when it reaches the polygon's edge).
+            polygon of the feet that stand [m] (0: when it reaches the polygon's edge); a foot
+            going back beside the other steps instead when the capture point predicted at its
+            touch-down is less than this inside the support the two feet will make.
         unload_time, swing_time, load_time: Of a step: the contact's unloading, the swing, the
             contact's loading after touch-down.
         swing_height: The foot's lift at mid-swing (None: 5 % of the leg's length).
@@ -137,7 +139,8 @@ class _Swing:
 
     lift: float
     chosen: bool
-    after: SupportPolygon | None = None  # a foot put back: the support it will make with the other
+    # a foot put back: the stance sole's hull, and the support the two feet will make (when asked)
+    after: tuple[np.ndarray, SupportPolygon] | None = None
 
 
 @dataclass
@@ -338,13 +341,13 @@ class PushRecovery:
         """Whether a foot put back will miss the capture point: the capture point at its touch-down
         (the stance foot's CoP at its point nearest to it) outside the support the two feet will
         make (by more than ``trigger``). It then steps where the capture point needs it."""
-        stance = measured.feet[measured.standing[0]]
-        if swing.after is None:
-            soles = [sole_polygon(self.sole, placement) for placement in (stance, swing.landing)]
-            swing.after = SupportPolygon(np.vstack(soles))
-        cop = clamp_into_polygon(measured.xi, convex_hull(sole_polygon(self.sole, stance)))
-        predicted = capture_point_after(measured.xi, cop, measured.omega, remaining)
-        return swing.after.margin(predicted) < self.params.trigger
+        if swing.after is None:  # the stance foot holds still in a swing: made once
+            stance = sole_polygon(self.sole, measured.feet[measured.standing[0]])
+            landing = sole_polygon(self.sole, swing.landing)
+            swing.after = convex_hull(stance), SupportPolygon(np.vstack([stance, landing]))
+        stance_hull, after = swing.after
+        predicted = predicted_capture_point(measured.xi, measured.omega, remaining, stance_hull)
+        return after.margin(predicted) < self.params.trigger
 
     def _soles(self, feet: dict[str, pin.SE3]) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
         return {

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
+from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.mujoco_model import actuated_joints, build_mujoco_model, mujoco_module
 from tsid_py.loop.plant import Command, ContactMeasurement, Plant, PlantState, servo_gains
 from tsid_py.robot_specs import Robot
@@ -72,6 +72,11 @@ class MujocoPlant(Plant):
         self._foot_sites = np.array([self.model.site(name).id for name in self._feet], dtype=int)
         self._foot_bodies = self.model.site_bodyid[self._foot_sites]
         self._foot_roots = self.model.body_rootid[self._foot_bodies]  # where cfrc_ext is: their subtree_com
+        if self._floating and self._root_body in self._foot_bodies.tolist():  # pushes act there too
+            raise RobotSpecError(
+                f"{robot.spec.name}: a foot frame is on the floating base's body, where the MuJoCo plant "
+                "pushes: it could not tell a foot's contact wrench from a push"
+            )
         self._floor = self.model.geom("floor").id
         self._foot_clouds = [
             _FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body))

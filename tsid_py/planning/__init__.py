@@ -11,6 +11,7 @@ from tsid_py.planning.capture import (
     choose_step,
     dcm_feedback,
     pendulum_frequency,
+    predicted_capture_point,
 )
 from tsid_py.planning.footsteps import Footstep, FootstepPlan, plan_straight_walk
 from tsid_py.planning.lipm import LipmPlan, ZmpPreviewController, plan_com_from_zmp
@@ -36,5 +37,6 @@ __all__ = [
     "plan_com_from_zmp",
     "plan_straight_walk",
     "polygon_margin",
+    "predicted_capture_point",
     "sole_polygon",
 ]

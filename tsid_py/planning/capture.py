@@ -52,6 +52,15 @@ def capture_point_after(xi: np.ndarray, cmp: np.ndarray, omega: float, duration:
     return cmp + (xi - cmp) * math.exp(omega * duration)
 
 
+def predicted_capture_point(
+    xi: np.ndarray, omega: float, duration: float, stance_hull: np.ndarray
+) -> np.ndarray:
+    """The capture point ``duration`` [s] later, on one foot: its centre of pressure held at the
+    point of its sole (``stance_hull``, counter-clockwise n x 2) nearest the capture point [m]."""
+    cop = clamp_into_polygon(xi, stance_hull)
+    return capture_point_after(np.asarray(xi, dtype=float), cop, omega, duration)
+
+
 class DcmCommand(NamedTuple):
     """One step of DCM feedback: the CMP it asks for (x-y) [m] and the CoM acceleration that CMP
     gives, omega^2 (c - r) (x-y) [m/s^2]. (A named tuple: made every control step.)"""
@@ -141,8 +150,7 @@ def choose_step(
     for side in sides:
         stance = "left" if side == "right" else "right"
         polygon, centre, yaw = stance_soles[stance]
-        cop = clamp_into_polygon(xi, polygon)
-        predicted = capture_point_after(np.asarray(xi, dtype=float), cop, omega, duration)
+        predicted = predicted_capture_point(xi, omega, duration, polygon)
         rotation = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
         wanted = rotation.T @ (predicted - centre)
         offset = limits.clip(wanted, 1.0 if side == "left" else -1.0)

@@ -5,7 +5,8 @@ A field made with :func:`param` carries its help text, its unit and how the comm
 a sweep may vary and of the parameter tables of the docs (:class:`~tsid_py.scenarios.scenario.Scenario`).
 Every scenario's dataclass derives from :class:`ScenarioParams` (``dt``, ``backend``) and declares
 ``robot`` first (:func:`robot_spec`), then ``duration`` where it has one (:func:`simulated_time`):
-``run("talos", 2.0)`` is robot and duration, as it always was.
+``run("talos", 2.0)`` is robot and duration, as it always was; the other parameters go by keyword
+(:attr:`Scenario.positional`).
 """
 
 from __future__ import annotations

@@ -51,6 +51,10 @@ class Scenario:
         plan: For a scenario without ``duration``: how to change its length, said to a user who
             gives ``--duration`` (e.g. "choose --steps").
         push: Whether ``run`` takes one ``push`` (a sweep then varies pushes).
+        positional: How many of its first parameters ``run`` takes by position: robot and
+            duration (2), or the first ones of the scenario's own (walk: robot, steps,
+            step_length, single_support, double_support, swing_height). The rest, ``dt``
+            included, by keyword: a value given in the wrong place is refused, not misread.
     """
 
     name: str
@@ -60,6 +64,7 @@ class Scenario:
     doc: str
     plan: str = ""
     push: bool = False
+    positional: int = 2
 
     def parameters(self) -> list[Parameter]:
         """Its parameters, the common ones first (robot, duration, dt, backend), then its own."""
@@ -116,7 +121,8 @@ class Scenario:
                 close = difflib.get_close_matches(key, names, n=1)
                 hint = f"did you mean {close[0]}?" if close else f"it has {', '.join(names)}"
                 raise InvalidParameterError(f"{self.name} has no parameter {key!r} ({hint})")
-        positional = [f for f in names if not self.params.__dataclass_fields__[f].kw_only]
+        fields = self.params.__dataclass_fields__
+        positional = [f for f in names if not fields[f].kw_only][: self.positional]
         if len(args) > len(positional):
             raise InvalidParameterError(
                 f"{self.name}.run takes at most {len(positional)} arguments by position "

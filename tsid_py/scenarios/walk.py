@@ -113,5 +113,6 @@ SCENARIO = Scenario(
     __doc__,
     plan="choose --steps, --single-support and --double-support",
     push=True,
+    positional=6,
 )
 run, main = SCENARIO.run, SCENARIO.main

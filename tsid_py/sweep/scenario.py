@@ -22,7 +22,9 @@ from tsid_py.scenarios.parameters import Parameter
 from tsid_py.solvers import installed_backends
 from tsid_py.sweep.space import PUSH_NAMES, Axis, scenario_kwargs
 
-NOT_SWEPT = ("progress", "observer", "setup")  # keywords of your own function that are no table values
+# keywords of your own function that are no table values: the run's options, and objects (a push
+# is made from the push names; parameters' dataclasses have no text form)
+NOT_SWEPT = ("progress", "observer", "setup", "push", "params", "recovery_params")
 
 
 def scenario_function(scenario: str | Callable[..., object]) -> Callable[..., object]:
@@ -84,7 +86,7 @@ def check_keywords(scenario: str | Callable[..., object], axes: list[Axis]) -> l
     space = parameter_space(scenario)
     pushable = takes_push(scenario)
     label = scenario if isinstance(scenario, str) else getattr(scenario, "__name__", "the function")
-    entry = SCENARIOS.get(label)
+    entry = SCENARIOS.get(scenario) if isinstance(scenario, str) else None  # (not a function of that name)
     controller = entry.SCENARIO.controller if entry is not None else None
     checked = []
     for axis in axes:

@@ -142,7 +142,7 @@ class TaskBase(Sealed):
         last = self._last.out
         if last is None or last.rows != self.dim:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
-        if self.kind is Kind.BOUND:  # the formulation holds it as rows of an inequality
+        if self.kind == Kind.BOUND:  # (a Kind or its string) held as rows of an inequality
             copy = cast(ConstraintBound, new_constraint(Kind.BOUND, self.name, self.dim, self.dim))
             copy.lower_bound, copy.upper_bound = last.lower_bound.copy(), last.upper_bound.copy()
             return copy

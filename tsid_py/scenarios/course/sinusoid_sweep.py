@@ -181,6 +181,12 @@ def _figure(summary: dict):
 
 
 SCENARIO = Scenario(
-    NAME, SinusoidSweepParams, simulate, BipedController, __doc__, plan="choose --frequencies and --cycles"
+    NAME,
+    SinusoidSweepParams,
+    simulate,
+    BipedController,
+    __doc__,
+    plan="choose --frequencies and --cycles",
+    positional=4,
 )
 run, main = SCENARIO.run, SCENARIO.main
