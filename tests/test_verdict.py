@@ -9,7 +9,14 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.controllers.biped import BipedController
-from tsid_py.geometry import GRAVITY, HullTracker, convex_hull_indices, support_margin
+from tsid_py.geometry import (
+    GRAVITY,
+    HullTracker,
+    convex_hull,
+    convex_hull_indices,
+    polygon_margin,
+    support_margin,
+)
 from tsid_py.loop import ContactMeasurement, PlantState
 from tsid_py.loop.verdict import BalanceJudge, VerdictLimits
 
@@ -221,10 +228,10 @@ def test_a_hull_tracker_gives_the_hull_of_each_set_as_it_moves():
         recomputed += indices is not previous  # a new array: the hull was computed again
         previous = indices
         assert set(indices.tolist()) == set(convex_hull_indices(points).tolist())
-        point = rng.uniform(-0.2, 0.2, size=2)
-        assert support_margin(point, points, tracker) == pytest.approx(
-            support_margin(point, points), abs=1e-15
-        )
+        for point in rng.uniform(-0.2, 0.2, size=(2, 2)):  # two margins in one support: the second reuses it
+            assert support_margin(point, points, tracker) == pytest.approx(
+                polygon_margin(point, convex_hull(points)), abs=1e-12
+            )
     assert recomputed < 200 / 2  # it does keep the hull: jitter alone seldom moves a corner
 
     tracker = HullTracker()  # two kept corners that became one point: an edge of no length
@@ -232,6 +239,10 @@ def test_a_hull_tracker_gives_the_hull_of_each_set_as_it_moves():
     support_margin([0.5, 0.5], square, tracker)
     merged = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
     assert support_margin([0.3, 0.5], merged, tracker) == pytest.approx(support_margin([0.3, 0.5], merged))
+    moved = square.copy()  # the same array shape, other values: not the last margin's polygon
+    support_margin([0.5, 0.5], moved, tracker)
+    moved[:, 0] += 2.0
+    assert support_margin([0.5, 0.5], moved, tracker) == pytest.approx(-1.5, abs=1e-15)
 
 
 def test_limits_refuse_nonsense():

@@ -21,10 +21,9 @@ from typing import ClassVar
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.contacts.pressure import contacts_center_of_pressure
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import GRAVITY, HullTracker, support_margin
+from tsid_py.geometry import GRAVITY, HullTracker, center_of_pressure
 from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
@@ -120,15 +119,6 @@ def _check_unloading_fits(plan: FootstepPlan, unload_duration: float) -> None:
                 f"the double support before the lift-off at {after.t_lift:g} s lasts {gap:g} s, shorter than "
                 f"the {unload_duration:g} s unloading ramp: both feet would leave the ground"
             )
-
-
-def _world_net_forces(controller: BipedController, forces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Net force of each foot in world axes [N] (zero for a foot out of the problem)."""
-    net = {}
-    for side, contact in controller.contacts.items():
-        f = forces.get(contact.name)
-        net[side] = np.zeros(3) if f is None else contact.world_forces(controller.data, f).sum(axis=0)
-    return net
 
 
 def run_footsteps(
@@ -246,20 +236,23 @@ class _Stepping(StepHooks):
 
     def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
         controller, log, sole = self.controller, self.log, self.plan.sole
-        robot, data, form = controller.robot, controller.data, controller.formulation
-        contacts = {name: (form.contacts[name], f) for name, f in out.forces.items()}
+        robot, data, in_problem = controller.robot, controller.data, controller.formulation.contacts
+        by_side = controller.contacts
         feet = {side: controller.foot_placement(side) for side in SIDES}
         active = [side for side in SIDES if controller.in_contact(side)]
-        if contacts:  # (none when every foot left the ground: the loop measures the fall)
-            zmp = contacts_center_of_pressure(contacts.values(), data)[:2]
+        # each contact's point forces in world axes, once: the ZMP and the feet's net forces read them
+        world = {name: in_problem[name].world_forces(data, f) for name, f in out.forces.items()}
+        if world:  # (none when every foot left the ground: the loop measures the fall)
+            points = np.vstack([in_problem[name].world_points(data).T for name in world])
+            zmp = center_of_pressure(points, np.vstack(list(world.values())))[:2]
             support = np.vstack([sole_polygon(sole, feet[side]) for side in active])
-            hulls = self.hulls["active"]
-            self.zmp_margin = min(self.zmp_margin, support_margin(zmp, support, hulls))
+            hulls = self.hulls["active"]  # (their margins: of points the library computed, finite)
+            self.zmp_margin = min(self.zmp_margin, hulls.margin(zmp, support))
         com = robot.com(data)
         if self.com_support == "feet":
             support = np.vstack([sole_polygon(sole, feet[side]) for side in SIDES])
             hulls = self.hulls["feet"]
-        self.com_margin = min(self.com_margin, support_margin(com, support, hulls))
+        self.com_margin = min(self.com_margin, hulls.margin(com, support))
         for side in SIDES:  # slip: how far a foot moved since it became a contact (as measured)
             if side not in active:
                 self.contact_origin.pop(side, None)
@@ -270,7 +263,9 @@ class _Stepping(StepHooks):
             if step.t_lift <= t <= step.t_land:
                 rise = float(feet[step.side].translation[2] - step.start.translation[2])
                 self.lift_height = max(self.lift_height, rise)
-        net_forces = _world_net_forces(controller, out.forces)
+        net_forces = {  # of each foot [N] (zero for a foot out of the problem)
+            side: world[c.name].sum(axis=0) if c.name in world else np.zeros(3) for side, c in by_side.items()
+        }
         if self.previous_forces:
             jumps = [np.linalg.norm(net_forces[s] - self.previous_forces[s]) for s in net_forces]
             self.force_jump = max(self.force_jump, float(max(jumps)))
@@ -290,9 +285,7 @@ class _Stepping(StepHooks):
         for side in SIDES:
             log.feet[side].append(feet[side].translation)
             held = (
-                controller.contacts[side].reference
-                if side in active
-                else controller.foot_tasks[side].reference_placement
+                by_side[side].reference if side in active else controller.foot_tasks[side].reference_placement
             )
             log.feet_ref[side].append(held.translation)
             log.in_contact[side].append(side in active)
