@@ -221,6 +221,18 @@ def test_a_task_of_an_unknown_kind_is_refused_when_added(talos):
     controller.compute(0.0, controller.q0, talos.zero_velocity())
     assert isinstance(bounds.constraint, tsid.ConstraintBound)  # (the formulation held it as rows)
 
+    class FiveBounds(BoundsByString):
+        @property
+        def dim(self) -> int:
+            return 5  # a bound is on every variable: 5 would bound the base's first five
+
+    with pytest.raises(tsid.errors.InvalidParameterError, match="bound task 'five' .* dim must be"):
+        controller.formulation.add_motion_task(FiveBounds("five", talos, dt=0.01), 0.0, priority=0)
+    BoundsByString.kind = "bund"  # changed once added: refused, naming the task, in the next layout
+    controller.formulation.add_motion_task(tsid.TaskJointBounds("other", talos, dt=0.01), 0.0, priority=0)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="the kind of task 'bounds' must be one of"):
+        controller.compute(0.002, controller.q0, talos.zero_velocity())
+
 
 def test_a_complex_error_or_a_wrong_reference_is_a_dimension_error(talos):
     class Complex(TaskTorsoUpright):

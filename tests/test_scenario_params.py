@@ -12,7 +12,7 @@ from tsid_py.command import Parser
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import Push
 from tsid_py.scenarios import SCENARIOS, balance, com_sinusoid, quadruped, walk
-from tsid_py.scenarios.course import self_collision
+from tsid_py.scenarios.course import com_outside, self_collision
 from tsid_py.scenarios.parameters import parameters
 from tsid_py.scenarios.runner import LoopSetup
 from tsid_py.sweep.scenario import check_keywords
@@ -93,6 +93,14 @@ def test_a_function_of_ones_own_is_swept_on_its_own_keywords_whatever_its_name()
 
     (robots,) = check_keywords(balance, [Axis("robot", ("ur5",))])  # an arm: fine for this function
     assert robots.values == ("ur5",)
+
+    def tuned(mode: str = "fast", plant: str = "mine") -> dict:
+        return {"mode": mode}
+
+    mode, plant = check_keywords(tuned, [Axis("mode", ("a", "b")), Axis("plant", ("mine",))])  # its own words
+    assert (mode.values, plant.values) == (("a", "b"), ("mine",))
+    with pytest.raises(InvalidParameterError, match="a push needs a force"):
+        check_keywords("balance", [Axis("push_angle", (90.0,)), Axis("plant", ("mujoco",))])
     with pytest.raises(InvalidParameterError, match="--param params: balance has no such parameter"):
         check_keywords(balance, [Axis("params", ("x",))])
 
@@ -111,7 +119,13 @@ def test_run_takes_the_fields_by_keyword_and_refuses_what_is_not_one():
         balance.run(durration=1.0)
     with pytest.raises(InvalidParameterError, match="not both"):
         balance.run(duration=0.1, plant="pinocchio", setup=LoopSetup())
-    with pytest.raises(InvalidParameterError, match="com-sinusoid takes no push"):
+    with pytest.raises(InvalidParameterError, match="capture_point takes True or False, got 'false'"):
+        com_outside.run(duration=0.1, capture_point="false")  # a word would be true
+    with pytest.raises(InvalidParameterError, match="duration takes a number, got True"):
+        balance.run(duration=True)
+    with pytest.raises(InvalidParameterError, match="push must be a tsid_py.loop.Push"):
+        balance.run(duration=0.1, plant="pinocchio", push=((0.0, 10.0, 0.0), 0.0, 0.1))
+    with pytest.raises(InvalidParameterError, match="com-sinusoid.run takes no push argument"):
         com_sinusoid.run(duration=0.1, push=Push((0.0, 10.0, 0.0), 0.0, 0.1))
     with pytest.raises(InvalidParameterError, match=r"at most 2 arguments by position \(robot, duration\)"):
         balance.run("talos", 1.0, 0.001)  # dt was third: refused, not read as another parameter

@@ -118,6 +118,20 @@ def test_a_capture_point_inside_and_a_slow_com_recover_after_rest_time(talos, st
     assert fast.verdict().verdict == "undecided" and "0.06 m/s" in fast.verdict().reason
 
 
+def test_a_run_that_ends_on_its_way_out_is_undecided_not_recovered(talos, standing):
+    """Recovered at rest first; then the capture point leaves the support by less than the margin
+    (not yet lost) when the run ends: the survival was not seen to the end."""
+    judge = _judge_for(talos, standing, 0.6)
+    assert judge.verdict().verdict == "recovered"
+    speed = _speed_to_capture_point_at(talos, standing, _front_edge(talos, standing) + 0.01)
+    judge.observe(_state(talos, standing, 0.602, base_velocity=(speed, 0.0, 0.0)))
+    verdict = judge.verdict()
+    assert verdict.verdict == "undecided" and verdict.recovered_at == pytest.approx(0.0)
+    assert "outside the support when the run ended" in verdict.reason
+    judge.observe(_state(talos, standing, 0.604))  # back inside: recovered again
+    assert judge.verdict().verdict == "recovered"
+
+
 def test_a_com_at_rest_over_the_edge_is_not_recovered(talos, standing):
     com_x = pin.centerOfMass(talos.model, talos.create_data(), standing)[0]
     shift = com_x - 0.01 - _front_edge(talos, standing)  # the support's front edge 1 cm behind the CoM

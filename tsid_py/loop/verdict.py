@@ -20,7 +20,9 @@ controller's plan, and dates three events:
   rest began).
 
 The verdict is ``fell`` if the robot fell; else the later of ``recovered`` and ``lost``; else
-``undecided``: a run never reports a survival it has not seen.
+``undecided``: a run never reports a survival it has not seen. A run that ends with the capture
+point outside the support (on its way to losing balance, not yet past the margin) is
+``undecided``, not ``recovered``.
 """
 
 from __future__ import annotations
@@ -329,6 +331,14 @@ class BalanceJudge:
         if fell is not None:
             return Verdict("fell", lost_at, fell, recovered_at, events.fell_reason)
         if recovered_at is not None and (lost_at is None or recovered_at >= lost_at):
+            if until >= self.t_end - 1e-9 and self.last is not None and self.last.margin < 0.0:
+                return Verdict(  # on its way out when the run ended: not seen to hold
+                    "undecided",
+                    lost_at,
+                    None,
+                    recovered_at,
+                    "the capture point was outside the support when the run ended",
+                )
             return Verdict(
                 "recovered", lost_at, None, recovered_at, "at rest with the capture point inside the support"
             )

@@ -150,6 +150,11 @@ class ProblemStructure:
         self._check_new_name(task.name)
         weight, priority = check_weight(weight), check_priority(priority)
         kind = as_kind(f"task {task.name!r}", task.kind)
+        if kind is Kind.BOUND and task.dim != task.cols:
+            raise InvalidParameterError(
+                f"bound task {task.name!r} bounds every variable it acts on (its matrix is the "
+                f"identity): its dim must be {task.cols}, got {task.dim}"
+            )
         if priority > 0 and kind is not Kind.EQUALITY:
             raise UnsupportedProblemError(
                 f"{kind} {task.name!r} at priority {priority}: only equalities can be costs "
@@ -372,7 +377,7 @@ class ProblemStructure:
                 columns = self.force_columns(entry)
             else:  # an actuation task's rows are mapped onto x by the workspace
                 columns = None
-            spec = RowSpec(task.name, Kind(task.kind), task.dim, columns)  # checked when added
+            spec = RowSpec(task.name, as_kind(f"task {task.name!r}", task.kind), task.dim, columns)
             level(entry.priority).append(Block(spec, Role.TASK, entry))
         return levels
 

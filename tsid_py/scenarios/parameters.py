@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import numpy as np
+
 from tsid_py.command import HERTZ, METRES, NEWTONS, SECONDS
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_specs import available_robots
@@ -210,6 +212,19 @@ class Parameter:
     def from_cli(self, value: Any) -> Any:
         """The field's value of what argparse read (a list of several numbers as a tuple)."""
         return tuple(value) if isinstance(value, list) else value
+
+    def check(self, value: object) -> None:
+        """A value given to ``run`` for it, from Python: a flag takes True or False (the word
+        "false" would be true), a number is no bool.
+
+        Raises:
+            InvalidParameterError: a flag given anything but a bool, a number given a bool.
+        """
+        flag = isinstance(value, bool | np.bool_)
+        if self.kind == "flag" and not flag:
+            raise InvalidParameterError(f"{self.name} takes True or False, got {value!r}")
+        if self.kind in ("number", "whole") and flag:
+            raise InvalidParameterError(f"{self.name} takes a number, got {value!r}")
 
     def value(self, value: float | int | str) -> float | int | str:
         """A sweep's value for it, checked (and a flag's word read as a bool).

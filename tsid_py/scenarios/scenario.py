@@ -83,8 +83,10 @@ class Scenario:
         push: Push | None = None,
         **keywords: object,
     ) -> RunResult:
-        """Run the scenario with its parameters as arguments (``robot`` first, then ``duration``
-        where it has one; the others by keyword) and returns the summary and the per-step log.
+        """Run the scenario with its parameters as arguments and return the summary and the
+        per-step log. By position: ``robot``, then ``duration`` where it has one, or the first
+        parameters of its own (step: ``height``; walk: ``steps``, ...: :attr:`positional`); the
+        others by keyword.
 
         Args:
             progress: Show a progress bar on stderr.
@@ -102,7 +104,15 @@ class Scenario:
         """
         params = self.make_params(*args, **keywords)
         if push is not None and not self.push:
-            raise InvalidParameterError(f"{self.name} takes no push (give a setup with pushes)")
+            raise InvalidParameterError(
+                f"{self.name}.run takes no push argument: give setup=LoopSetup(plant, pushes=(push,)), "
+                "as the command's --push does"
+            )
+        if push is not None and not isinstance(push, Push):
+            raise InvalidParameterError(
+                f"push must be a tsid_py.loop.Push((fx, fy, fz), t, duration), got {type(push).__name__} "
+                "(several pushes: setup=LoopSetup(plant, pushes=...))"
+            )
         loop = {"plant": plant, "mode": mode, "check_every": check_every}
         given = {key: value for key, value in loop.items() if value is not None}
         if setup is not None and (given or push is not None):
@@ -128,6 +138,9 @@ class Scenario:
                 f"{self.name}.run takes at most {len(positional)} arguments by position "
                 f"({', '.join(positional)}), got {len(args)}"
             )
+        described = {p.name: p for p in parameters(self.params)}
+        for name, value in [*zip(positional, args, strict=False), *keywords.items()]:
+            described[name].check(value)
         return self.params(*args, **keywords)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ the command line

@@ -41,7 +41,9 @@ def scenario_function(scenario: str | Callable[..., object]) -> Callable[..., ob
     try:
         function = getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError) as exc:
-        raise InvalidParameterError(f"scenario {scenario}: cannot import it ({exc})") from None
+        raise InvalidParameterError(
+            f"scenario {scenario}: cannot import it ({exc}); is its directory on PYTHONPATH?"
+        ) from None
     if not callable(function):
         raise InvalidParameterError(f"scenario {scenario}: not a function")
     return function
@@ -100,29 +102,47 @@ def check_keywords(scenario: str | Callable[..., object], axes: list[Axis]) -> l
             raise InvalidParameterError(
                 f"--param {axis.name}: {label} has no such parameter (it has {', '.join(names)})"
             )
-        values = axis.values or ()
-        if axis.name == "robot":
-            for value in values:
-                spec = load_spec(str(value))
-                if controller is not None:
-                    controller.check_spec(spec)
-        for name, check in (("plant", check_plant), ("mode", check_mode)):
-            if axis.name == name:
-                for text in map(str, axis.values or (axis.low,)):  # a range of numbers: no name either
-                    check(text)
-        if axis.name == "backend":
-            for value in values:
-                if value not in installed_backends():
-                    raise InvalidParameterError(
-                        f"--param backend: {value!r} is not an installed QP backend "
-                        f"({', '.join(installed_backends())})"
-                    )
+        if entry is not None:  # a scenario of tsid-py: its robots, plants, modes, backends are the library's
+            _check_library_names(axis, controller)
         parameter = None if space is None else space.get(axis.name)
         if parameter is not None and axis.values is not None:
             axis = replace(axis, values=tuple(parameter.value(value) for value in axis.values))
         checked.append(axis)
-    _check_pushable(space, checked)
+    if entry is not None:
+        _check_pushable(space, checked)
+    _check_push_force(checked)
     return checked
+
+
+def _check_library_names(axis: Axis, controller: type | None) -> None:
+    """The robots (and that they suit ``controller``), plants, command modes and QP backends of a
+    scenario of tsid-py, before any run."""
+    values = axis.values or ()
+    if axis.name == "robot":
+        for value in values:
+            spec = load_spec(str(value))
+            if controller is not None:
+                controller.check_spec(spec)  # type: ignore[attr-defined]  # a controller class
+    for name, check in (("plant", check_plant), ("mode", check_mode)):
+        if axis.name == name:
+            for text in map(str, axis.values or (axis.low,)):  # a range of numbers: no name either
+                check(text)
+    if axis.name == "backend":
+        for value in values:
+            if value not in installed_backends():
+                raise InvalidParameterError(
+                    f"--param backend: {value!r} is not an installed QP backend "
+                    f"({', '.join(installed_backends())})"
+                )
+
+
+def _check_push_force(axes: list[Axis]) -> None:
+    """Push names without a force would push with 0 N: a push needs ``push_force`` or a component."""
+    names = {axis.name for axis in axes}
+    if names & set(PUSH_NAMES) and not names & {"push_force", "push_fx", "push_fy", "push_fz"}:
+        raise InvalidParameterError(
+            "a push needs a force: add --param push_force=... (with push_angle) or push_fx, push_fy, push_fz"
+        )
 
 
 def _check_pushable(space: dict[str, Parameter] | None, axes: list[Axis]) -> None:
