@@ -105,6 +105,16 @@ def test_a_function_of_ones_own_is_swept_on_its_own_keywords_whatever_its_name()
         check_keywords(balance, [Axis("params", ("x",))])
 
 
+def test_a_sweep_from_python_checks_its_points_before_any_run(tmp_path):
+    """run_sweep refuses, as the command does, a name balance does not have: no run, no table."""
+    from tsid_py.sweep import ScenarioJob, run_sweep
+
+    points = [{"kp_com": 5.0, "duration": 0.1}, {"kp_com": 10.0, "duration": 0.1}]
+    with pytest.raises(InvalidParameterError, match="--param kp_com: balance has no such parameter"):
+        run_sweep(ScenarioJob("balance"), points, tmp_path / "table.csv", workers=1)
+    assert not (tmp_path / "table.csv").exists()
+
+
 def test_the_sweep_space_is_the_dataclass_and_the_loop():
     space = com_sinusoid.SCENARIO.space()
     assert list(space)[:6] == ["robot", "duration", "dt", "backend", "amplitude", "frequency"]

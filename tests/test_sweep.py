@@ -221,8 +221,8 @@ def test_a_table_of_another_sweep_is_refused_unless_forced(tmp_path):
         InvalidParameterError, match=r"holds another sweep: its run at x=1.0, y='a' is no point"
     ):
         run_sweep(ScenarioJob(fake_run), other, out, workers=1)
-    with pytest.raises(InvalidParameterError, match="holds another sweep: it has no column 'z'"):
-        run_sweep(ScenarioJob(fake_run), [{"x": 1.0, "y": "a", "z": 1.0}], out, workers=1)
+    with pytest.raises(InvalidParameterError, match="holds another sweep: it has no column 'calls'"):
+        run_sweep(ScenarioJob(fake_run), [{"x": 1.0, "y": "a", "calls": "none"}], out, workers=1)
     assert out.read_bytes() == before
     report = run_sweep(ScenarioJob(fake_run), other, out, workers=1, force=True)
     assert report.ran == 2 and [row["x"] for row in read_table(out)[0]] == [5.0, 6.0]  # exact: as given

@@ -189,6 +189,9 @@ def run_sweep(
     inputs = list(points[0])
     if any(list(point) != inputs for point in points):
         raise InvalidParameterError("every point of a sweep must have the same parameters")
+    check = getattr(job, "check", None)  # a job that can check its points does, before any run
+    if callable(check):
+        check(points)
     keep = tuple(keep) if keep is not None else None
     task = Task(job, keep)
     done, todo = prepare_table(out, points, retry_errors, force)

@@ -12,6 +12,7 @@ import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import cast
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import check_mode
@@ -20,7 +21,7 @@ from tsid_py.robot_specs import load_spec
 from tsid_py.scenarios import SCENARIOS
 from tsid_py.scenarios.parameters import Parameter
 from tsid_py.solvers import installed_backends
-from tsid_py.sweep.space import PUSH_NAMES, Axis, scenario_kwargs
+from tsid_py.sweep.space import PUSH_NAMES, Axis, Value, scenario_kwargs
 
 # keywords of your own function that are no table values: the run's options, and objects (a push
 # is made from the push names; parameters' dataclasses have no text form)
@@ -175,3 +176,13 @@ class ScenarioJob:
 
     def __call__(self, values: dict[str, object]) -> object:
         return scenario_function(self.scenario)(**scenario_kwargs(values))
+
+    def check(self, points: list[dict[str, object]]) -> None:
+        """The points' names and values, checked before any run as the command checks its
+        ``--param`` (:func:`check_keywords`).
+
+        Raises:
+            InvalidParameterError: a name the scenario does not have, a value of the wrong kind.
+        """
+        values = {name: tuple(dict.fromkeys(p[name] for p in points)) for name in points[0]}
+        check_keywords(self.scenario, [Axis(name, cast(tuple[Value, ...], v)) for name, v in values.items()])
