@@ -127,6 +127,7 @@ def test_exercise_runs_through_compat(runs: dict, name: str) -> None:
         assert np.nanmax(height) - np.nanmin(height) < 0.05
 
 
+@pytest.mark.oracle
 @pytest.mark.skipif(
     not ORACLE, reason="the C++ TSID oracle is not installed (make oracle): nothing to compare"
 )

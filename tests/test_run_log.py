@@ -58,6 +58,7 @@ def on_integrator() -> RunResult:
 
 
 # ------------------------------------------------------------ planned vs measured in the plots
+@pytest.mark.slow  # a closed-loop run (its module fixture)
 def test_com_plot_draws_reference_planned_and_measured_from_the_log(pushed_on_pinocchio):
     result, log = pushed_on_pinocchio, pushed_on_pinocchio.log
     robot = result.controller.robot
@@ -100,6 +101,7 @@ def test_on_the_integrator_plant_the_plan_is_what_happens(on_integrator):
     assert len(figure.axes) == 2 and not any("measured" in label for label in _lines(figure.axes[0]))
 
 
+@pytest.mark.slow  # a closed-loop run (its module fixture)
 def test_contact_force_plot_draws_planned_and_measured_forces(pushed_on_pinocchio):
     result, log = pushed_on_pinocchio, pushed_on_pinocchio.log
     controller = result.controller
@@ -142,6 +144,7 @@ def stepping(tmp_path_factory) -> RunResult:
     return step.run(setup=LoopSetup(log_dir=tmp_path_factory.mktemp("stepping")))
 
 
+@pytest.mark.slow  # a closed-loop run (its module fixture)
 def test_foot_plot_draws_reference_planned_and_measured_heights(stepping):
     """The swing foot's measured, planned and reference heights, from the streamed log."""
     result, log, controller = stepping, stepping.log, stepping.controller
@@ -276,6 +279,7 @@ def test_plots_of_a_long_run_read_back_a_bounded_number_of_steps(tmp_path, monke
     assert len(written) == 5 and [p.name for p in tmp_path.iterdir()] == ["plots"]  # with the capture point
 
 
+@pytest.mark.slow  # a closed-loop run (its module fixture)
 def test_a_stepping_run_streams_its_log_too(stepping):
     result, log = stepping, stepping.log
     assert log.streamed and len(log.t) == 650 and log.steps == result.summary["steps"] == 2650
