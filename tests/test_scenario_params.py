@@ -113,6 +113,10 @@ def test_a_sweep_from_python_checks_its_points_before_any_run(tmp_path):
     with pytest.raises(InvalidParameterError, match="--param kp_com: balance has no such parameter"):
         run_sweep(ScenarioJob("balance"), points, tmp_path / "table.csv", workers=1)
     assert not (tmp_path / "table.csv").exists()
+    late = [{"duration": d, "push_fy": 100.0, "plant": "pinocchio"} for d in (0.5, 2.0)]  # pushed at 1 s
+    with pytest.raises(InvalidParameterError, match=r"push_t: push .* starts at 1 s, when the 0.5 s run"):
+        run_sweep(ScenarioJob("balance"), late, tmp_path / "table.csv", workers=1)
+    assert not (tmp_path / "table.csv").exists()
 
 
 def test_the_sweep_space_is_the_dataclass_and_the_loop():

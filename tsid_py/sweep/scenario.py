@@ -8,6 +8,7 @@ worker), or, from Python, the function itself.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 from collections.abc import Callable
@@ -15,13 +16,14 @@ from dataclasses import dataclass, replace
 from typing import cast
 
 from tsid_py.errors import InvalidParameterError
+from tsid_py.loop.control_loop import check_pushes
 from tsid_py.loop.plant import check_mode
 from tsid_py.loop.plants import PUSHABLE, check_plant
 from tsid_py.robot_specs import load_spec
 from tsid_py.scenarios import SCENARIOS
 from tsid_py.scenarios.parameters import Parameter
 from tsid_py.solvers import installed_backends
-from tsid_py.sweep.space import PUSH_NAMES, Axis, Value, scenario_kwargs
+from tsid_py.sweep.space import PUSH_NAMES, Axis, Value, make_push, scenario_kwargs
 
 # keywords of your own function that are no table values: the run's options, and objects (a push
 # is made from the push names; parameters' dataclasses have no text form)
@@ -137,6 +139,22 @@ def _check_library_names(axis: Axis, controller: type | None) -> None:
                 )
 
 
+def _check_push_times(scenario: str, points: list[dict[str, object]]) -> None:
+    """Every point's push starts before its run ends (the scenario's default duration where the
+    sweep does not set one), as the command checks its --push."""
+    fields = {field.name: field.default for field in dataclasses.fields(SCENARIOS[scenario].SCENARIO.params)}
+    if "duration" not in fields:  # its plan sets its length
+        return
+    default = cast(float, fields["duration"])
+    for point in cast(list[dict[str, float]], points):  # (checked: numbers)
+        duration = float(point.get("duration", default))
+        push = make_push({name: float(value) for name, value in point.items() if name in PUSH_NAMES})
+        try:
+            check_pushes((push,), duration)
+        except InvalidParameterError as error:
+            raise InvalidParameterError(f"--param push_t: {error} (set push_t or duration)") from None
+
+
 def _check_push_force(axes: list[Axis]) -> None:
     """Push names without a force would push with 0 N: a push needs ``push_force`` or a component."""
     names = {axis.name for axis in axes}
@@ -186,3 +204,5 @@ class ScenarioJob:
         """
         values = {name: tuple(dict.fromkeys(p[name] for p in points)) for name in points[0]}
         check_keywords(self.scenario, [Axis(name, cast(tuple[Value, ...], v)) for name, v in values.items()])
+        if isinstance(self.scenario, str) and self.scenario in SCENARIOS and set(values) & set(PUSH_NAMES):
+            _check_push_times(self.scenario, points)
