@@ -125,7 +125,8 @@ class Scenario:
 
     def make_params(self, *args: object, **keywords: object) -> ScenarioParams:
         """Its dataclass of ``args`` and ``keywords``; an unknown keyword is named with the closest one."""
-        names = [p.name for p in parameters(self.params)]
+        described = {p.name: p for p in parameters(self.params)}
+        names = list(described)
         for key in keywords:
             if key not in names:
                 close = difflib.get_close_matches(key, names, n=1)
@@ -138,7 +139,6 @@ class Scenario:
                 f"{self.name}.run takes at most {len(positional)} arguments by position "
                 f"({', '.join(positional)}), got {len(args)}"
             )
-        described = {p.name: p for p in parameters(self.params)}
         for name, value in [*zip(positional, args, strict=False), *keywords.items()]:
             described[name].check(value)
         return self.params(*args, **keywords)  # type: ignore[arg-type]
