@@ -150,6 +150,28 @@ def test_the_posture_task_written_out_fills_what_the_tracking_base_fills(talos, 
             np.testing.assert_allclose(got, want, atol=1e-12)
 
 
+def test_the_com_task_written_out_fills_what_the_tracking_base_fills(talos, rng):
+    """TaskComEquality's own fill against the TaskMotionTracking fill of its error, Jacobian and
+    drift (which the finite differences check): a partial mask, per-axis gains, a moving reference."""
+    task = tsid.TaskComEquality("com", talos)
+    task.kp = np.array([10.0, 20.0, 30.0])
+    task.mask = [1, 0, 1]
+    task.set_reference(tsid.TrajectorySample(*(rng.standard_normal(3) for _ in range(3))))
+    q, v = random_state(talos, rng)
+    assert_task_derivatives(task, q, v)
+    data = talos.create_data()
+    talos.compute_all_terms(data, q, v)
+    written, generic = (tsid.ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
+    tsid.TaskMotionTracking.fill(task, 0.0, q, v, data, generic)
+    kept = [task.position_error, task.velocity_error, task.desired_acceleration, task.drift]
+    task.fill(0.0, q, v, data, written)
+    np.testing.assert_allclose(written.matrix, generic.matrix, atol=1e-15)
+    np.testing.assert_allclose(written.vector, generic.vector, atol=1e-12)
+    got = [task.position_error, task.velocity_error, task.desired_acceleration, task.drift]
+    for value, expected in zip(got, kept, strict=True):
+        np.testing.assert_allclose(value, expected, atol=1e-12)
+
+
 def test_joint_bounds_limit_the_next_velocity(ur5):
     task = tsid.TaskJointBounds("bounds", ur5, dt=0.01)
     task.set_velocity_bounds(-np.ones(6), np.ones(6))

@@ -225,10 +225,11 @@ class Workspace:
                 slot.capped = False
 
         # 3. the equation of motion [M, -J_c^T] x = S^T tau - h
-        contact_motion_t = self._contact_motion_t
-        if contact_motion_t is None:
-            contact_motion_t = np.concatenate([s.motion.matrix for s in contacts]).T
-        np.matmul(contact_motion_t, self._minus_generators, out=self._dynamics_forces)
+        if contacts:
+            contact_motion_t = self._contact_motion_t
+            if contact_motion_t is None:
+                contact_motion_t = np.concatenate([s.motion.matrix for s in contacts]).T
+            np.matmul(contact_motion_t, self._minus_generators, out=self._dynamics_forces)
         robot.mass(data, out=self._dynamics_mass)
         h = robot.nonlinear_effects(data, out=self.h)
         for measured in self.structure.measured.values():

@@ -93,8 +93,8 @@ class TaskMotionTracking(PdMotionTask):
     ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift`` are kept, every
     component, in the task's units. Check a new task with
     :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM, joint-coupling and posture
-    tasks are written this way (the posture task also writes :meth:`fill` out for speed, tested
-    equal to this one).
+    tasks are written this way (the posture and CoM tasks also write :meth:`fill` out for speed,
+    tested equal to this one).
 
     Args:
         name: The task's name.
