@@ -172,6 +172,24 @@ def test_the_com_task_written_out_fills_what_the_tracking_base_fills(talos, rng)
         np.testing.assert_allclose(value, expected, atol=1e-12)
 
 
+@pytest.mark.parametrize("cls", [tsid.TaskComEquality, tsid.TaskJointPosture])
+def test_a_subclass_with_its_own_drift_is_filled_with_it_not_by_the_fill_written_out(talos, rng, cls):
+    """The CoM and posture tasks write their fill out for their own terms; a user's subclass that
+    computes a term of its own (here the drift) must see it used."""
+
+    class Drifting(cls):  # a user's class
+        def compute_drift(self, t, q, v, data):
+            return np.full(self.size, 0.5)
+
+    plain, drifting = cls("plain", talos), Drifting("drifting", talos)
+    q, v = random_state(talos, rng)
+    data = talos.create_data()
+    talos.compute_all_terms(data, q, v)
+    expected = plain.compute(0.0, q, v, data).vector + plain.drift - 0.5  # its drift replaced
+    np.testing.assert_allclose(drifting.compute(0.0, q, v, data).vector, expected, atol=1e-12)
+    np.testing.assert_allclose(drifting.drift, np.full(drifting.size, 0.5), atol=0.0)  # exact: as returned
+
+
 def test_joint_bounds_limit_the_next_velocity(ur5):
     task = tsid.TaskJointBounds("bounds", ur5, dt=0.01)
     task.set_velocity_bounds(-np.ones(6), np.ones(6))

@@ -24,6 +24,7 @@ class TaskComEquality(TaskMotionTracking):
         super().__init__(name, robot, 3)
         self._reference = TrajectorySample(np.zeros(3))
         self._jacobian = np.zeros((3, robot.nv))  # J_com of the last fill
+        self._written_out = self._terms_are(TaskComEquality)  # else a subclass's terms: the base's fill
 
     @property
     def reference(self) -> TrajectorySample:
@@ -49,7 +50,10 @@ class TaskComEquality(TaskMotionTracking):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         """:meth:`TaskMotionTracking.fill` written out: the terms are the robot's own arrays, so
         nothing is checked and the kept errors need no copy. The same rows and errors
-        (``tests/test_tasks.py``)."""
+        (``tests/test_tasks.py``). A subclass that computes its own terms gets the base's fill."""
+        if not self._written_out:
+            TaskMotionTracking.fill(self, t, q, v, data, out)
+            return
         robot, reference, last = self.robot, self._reference, self._last
         jacobian = robot.com_jacobian(data, out=self._jacobian)
         position_error = robot.com(data) - reference.pos

@@ -107,6 +107,15 @@ class TaskMotionTracking(PdMotionTask):
         self._zero = np.zeros(size)
         self._zero.flags.writeable = False
 
+    def _terms_are(self, owner: type) -> bool:
+        """Whether the error, Jacobian, drift and reference derivatives are ``owner``'s: no
+        subclass changed them, so a :meth:`fill` written out for ``owner`` computes them."""
+        cls = type(self)
+        return all(
+            getattr(cls, name) is getattr(owner, name)
+            for name in ("compute_error", "compute_jacobian", "compute_drift", "reference_derivatives")
+        )
+
     def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
         """e = x(q) - x_ref(t), size ``size``."""
         raise NotImplementedError(f"{type(self).__name__} must implement compute_error")
