@@ -43,9 +43,15 @@ class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         if not self.refilling(out):  # the selection changes only with the mask
             out.matrix[...] = self._selection
+        self._last.bounds = (self._lower_bound, self._upper_bound)  # set_bounds replaces them
         if self._all_rows:
             out.lower_bound[...] = self._lower_bound
             out.upper_bound[...] = self._upper_bound
         else:
             out.lower_bound[...] = self._lower_bound[self._rows]
             out.upper_bound[...] = self._upper_bound[self._rows]
+
+    def _last_constraint(self) -> ConstraintInequality:
+        """The selection and the bounds of the last computation, on the masked joints."""
+        lower, upper = self._last.bounds
+        return ConstraintInequality(self.name, self._selection, lower[self._rows], upper[self._rows])

@@ -73,6 +73,13 @@ class TaskAMEquality(TaskMotion):
         out.matrix[...] = A_ang
         np.subtract(desired, drift, out=out.vector)
 
+    def _last_constraint(self) -> ConstraintEquality:
+        """From the last A_g (the task's buffer), dL* and drift."""
+        constraint = ConstraintEquality(self.name, 3, self.robot.nv)
+        constraint.matrix[...] = self._momentum_jacobian[3:]
+        constraint.vector[...] = self._last.desired_momentum_rate - self._last.drift
+        return constraint
+
     def get_momentum_rate(self, dv: object) -> np.ndarray:
         """The momentum rate dL = A_g,ang dv + dA_g,ang v that dv (size nv) gives [N m]."""
         return self.constraint.matrix.dot(dv) + self._last.drift  # type: ignore[call-overload]  # array-like dv

@@ -11,6 +11,7 @@ buffers, shape checks, the mapping onto x = [dv; f].
 
 from __future__ import annotations
 
+import weakref
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -43,7 +44,9 @@ class TaskBase(Sealed):
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         self.name = name
         self.robot = robot
-        self._last = SimpleNamespace(out=None)  # what the last computation left: where fill wrote, ...
+        # what the last computation left: whether there was one, a weak reference to where fill
+        # wrote (for refilling), and what the task keeps to answer its getters and ``constraint``
+        self._last = SimpleNamespace(filled=False, out=None)
 
     @property
     def dim(self) -> int:
@@ -83,12 +86,13 @@ class TaskBase(Sealed):
         it: the problem and the QP it hands out are read-only. So a matrix that did not change
         since need not be written again.
         """
-        return out is self._last.out
+        last = self._last.out
+        return last is not None and last() is out
 
     def compute_into(
         self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase
     ) -> None:
-        """:meth:`fill` ``out``, and remember it as the task's last constraint (:attr:`constraint`).
+        """:meth:`fill` ``out``, and remember that it did (for :meth:`refilling` and :attr:`constraint`).
 
         The arguments are those of :meth:`fill`. Between two calls with the same ``out``, only this
         task writes it (:meth:`refilling`).
@@ -111,7 +115,10 @@ class TaskBase(Sealed):
                 f"task {self.name!r} wrote arrays of the wrong shape into its {out.rows} x {out.cols} "
                 f"constraint: {error}"
             ) from error
-        self._last.out = out
+        last = self._last
+        last.filled = True
+        if last.out is None or last.out() is not out:
+            last.out = weakref.ref(out)  # weak: the rows are their owner's, who may drop them
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBase:
         """The constraint at (t, q, v), as a new constraint, the caller's.
@@ -134,21 +141,31 @@ class TaskBase(Sealed):
 
     @property
     def constraint(self) -> ConstraintBase:
-        """A copy of the constraint as last computed, of the task's kind (zeros before the first).
+        """The constraint as last computed, of the task's kind: a new one, the caller's (zeros
+        before the first computation, and after a mask changed the rows).
 
-        The library remembers where :meth:`fill` wrote last: the formulation's rows, or the
-        constraint of :meth:`compute`.
+        The library's tasks make it again from what they kept of that computation
+        (:meth:`_last_constraint`): the terms their getters read, and the settings it used. They
+        keep no reference to the rows they filled, which are their owner's (a formulation's).
         """
-        last = self._last.out
+        if not self._last.filled:
+            return new_constraint(self.kind, self.name, self.dim, self.cols)
+        constraint = self._last_constraint()
+        constraint.name = self.name
+        return constraint
+
+    def _last_constraint(self) -> ConstraintBase:
+        """The last computed constraint, a new one. A task that keeps its terms makes it from them
+        (every task of the library does). By default: a copy of the rows :meth:`fill` wrote, while
+        their owner keeps them (zeros once it dropped them)."""
+        last = self._last.out() if self._last.out is not None else None
         if last is None or last.rows != self.dim:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
         if self.kind == Kind.BOUND:  # (a Kind or its string) held as rows of an inequality
             copy = cast(ConstraintBound, new_constraint(Kind.BOUND, self.name, self.dim, self.dim))
             copy.lower_bound, copy.upper_bound = last.lower_bound.copy(), last.upper_bound.copy()
             return copy
-        copy = last.copy()
-        copy.name = self.name
-        return copy
+        return last.copy()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

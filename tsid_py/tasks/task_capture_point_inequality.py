@@ -102,9 +102,15 @@ class TaskCapturePointInequality(TaskMotion):
         coasting = com[:2] + com_vel[:2] * (dt + 1.0 / w)
         lower = self._support_min + self._safety_margin
         upper = self._support_max - self._safety_margin
-        out.matrix[...] = robot.com_jacobian(data)[:2]
-        out.lower_bound[...] = k_a * (lower - coasting) - self._last.drift
-        out.upper_bound[...] = k_a * (upper - coasting) - self._last.drift
+        last = self._last
+        last.matrix = robot.com_jacobian(data)[:2]
+        last.bounds = k_a * (lower - coasting) - last.drift, k_a * (upper - coasting) - last.drift
+        out.matrix[...] = last.matrix
+        out.lower_bound[...], out.upper_bound[...] = last.bounds
+
+    def _last_constraint(self) -> ConstraintInequality:
+        """J_com,xy and the bounds of the last computation."""
+        return ConstraintInequality(self.name, self._last.matrix, *self._last.bounds)
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """The horizontal CoM acceleration J_com,xy dv + drift_xy that dv (size nv) gives [m/s^2]."""

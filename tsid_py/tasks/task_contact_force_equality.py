@@ -66,6 +66,13 @@ class TaskContactForceEquality(TaskContactForce):
     def dim(self) -> int:
         return self.contact.wrench_size
 
+    def _last_constraint(self) -> ConstraintEquality:
+        """T f = f* of the last computation (its integral term before that step advanced it)."""
+        matrix, vector = self._last.matrix, self._last.vector
+        constraint = ConstraintEquality(self.name, *matrix.shape)
+        constraint.matrix[...], constraint.vector[...] = matrix, vector
+        return constraint
+
     @property
     def cols(self) -> int:
         """The contact's force variables."""
@@ -92,12 +99,13 @@ class TaskContactForceEquality(TaskContactForce):
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         """T f = f*, and the integral advanced by one dt."""
-        ref, ext = self._reference, self._external
+        ref, ext, last = self._reference, self._external, self._last
         error = ref.pos - ext.pos
-        out.matrix[...] = self.contact.force_generator
-        out.vector[...] = (
+        last.matrix = self.contact.force_generator  # a copy
+        last.vector = (
             ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * self._last.integral_error
         )
+        out.matrix[...], out.vector[...] = last.matrix, last.vector
         self._last.integral_error = self._last.integral_error + self.dt * (
             error - self.leak_rate * self._last.integral_error
         )

@@ -69,10 +69,18 @@ class TaskCopEquality(TaskContactForce):
         super().set_contacts(contacts)
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        A = out.matrix
+        A = self._last.matrix = np.zeros((3, self.cols))
         for contact, index in self._contacts:
             points = contact.world_points(data)
             normal_row = self._contact_normal.dot(contact.force_rotation(data))
             for j in range(points.shape[1]):
                 A[:, index + 3 * j : index + 3 * j + 3] = np.outer(points[:, j] - self._reference, normal_row)
+        out.matrix[...] = A
         out.vector[...] = 0.0
+
+    def _last_constraint(self) -> ConstraintEquality:
+        """A f = 0 with the last A."""
+        matrix = self._last.matrix
+        constraint = ConstraintEquality(self.name, *matrix.shape)
+        constraint.matrix[...] = matrix
+        return constraint

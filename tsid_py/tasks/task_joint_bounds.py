@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintBound, Kind, check_bounds
+from tsid_py.constraints import ConstraintBound, Kind, check_bounds, new_constraint
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.validation import as_scalar, as_vector
@@ -53,6 +55,16 @@ class TaskJointBounds(TaskMotion):
         """Bounds on dv (the matrix of a bound is the identity); base accelerations are free."""
         start = self.robot.nv - self.robot.na
         v_a = v[start:]
+        lower = np.maximum((self._v_lb - v_a) / self.dt, self._a_lb)
+        upper = np.minimum((self._v_ub - v_a) / self.dt, self._a_ub)
+        self._last.bounds = lower, upper
         out.lower_bound[:start], out.upper_bound[:start] = -np.inf, np.inf
-        np.maximum((self._v_lb - v_a) / self.dt, self._a_lb, out=out.lower_bound[start:])
-        np.minimum((self._v_ub - v_a) / self.dt, self._a_ub, out=out.upper_bound[start:])
+        out.lower_bound[start:], out.upper_bound[start:] = lower, upper
+
+    def _last_constraint(self) -> ConstraintBound:
+        """The bounds of the last computation, free on the base."""
+        constraint = cast(ConstraintBound, new_constraint(Kind.BOUND, self.name, self.dim, self.dim))
+        start = self.robot.nv - self.robot.na
+        constraint.lower_bound, constraint.upper_bound = np.full(self.dim, -np.inf), np.full(self.dim, np.inf)
+        constraint.lower_bound[start:], constraint.upper_bound[start:] = self._last.bounds
+        return constraint

@@ -118,10 +118,16 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         na = self.robot.na
         lower, upper = self.acceleration_bounds(q[self.robot.nq - na :], v[self.robot.nv - na :])
+        self._last.bounds = lower, upper
         if not self.refilling(out):  # the selection changes only with the mask
             out.matrix[...] = self._selection
         out.lower_bound[...] = lower[self._mask]
         out.upper_bound[...] = upper[self._mask]
+
+    def _last_constraint(self) -> ConstraintInequality:
+        """The selection and the bounds of the last computation, on the masked joints."""
+        lower, upper = self._last.bounds
+        return ConstraintInequality(self.name, self._selection, lower[self._mask], upper[self._mask])
 
     def acceleration_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The acceleration bounds of every actuated joint, the tightest of the families turned on.

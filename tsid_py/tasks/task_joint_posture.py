@@ -82,7 +82,7 @@ class TaskJointPosture(TaskMotionTracking):
         desired = reference.acc - self._kp * position_error
         desired -= self._kd * velocity_error
         last.position_error, last.velocity_error = position_error, velocity_error
-        last.desired_acceleration = desired
+        last.desired_acceleration, last.jacobian = desired, self._jacobian
         if not self.refilling(out):  # the selection changes only with the mask
             out.matrix[...] = self._selection
         out.vector[...] = desired if self._all_rows else desired[self._rows]

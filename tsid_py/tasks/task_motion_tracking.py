@@ -50,7 +50,9 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
     def _write(
         self, out: ConstraintEquality, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray
     ) -> None:
-        """out: J dv = desired - drift on the masked rows (every component given)."""
+        """out: J dv = desired - drift on the masked rows (every component given). The task keeps
+        J for :attr:`constraint` (an array of its own, or a copy)."""
+        self._last.jacobian = jacobian
         if self._all_rows:
             out.matrix[...] = jacobian
             np.subtract(desired, drift, out=out.vector)
@@ -63,6 +65,14 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
     def drift(self) -> np.ndarray:
         """dJ v at the last computation, every component (a copy)."""
         return self._last.drift.copy()
+
+    def _last_constraint(self) -> ConstraintEquality:
+        """J dv = a* - drift on the masked rows, from the last J, a* and drift."""
+        last, rows = self._last, self._rows
+        constraint = ConstraintEquality(self.name, self.dim, self.robot.nv)
+        constraint.matrix[...] = last.jacobian[rows]
+        constraint.vector[...] = (last.desired_acceleration - last.drift)[rows]
+        return constraint
 
     def get_acceleration(self, dv: object) -> np.ndarray:
         """The task-space acceleration J dv + drift that dv gives, on the masked rows.
@@ -157,6 +167,7 @@ class TaskMotionTracking(PdMotionTask):
         desired = acceleration_ref - self._kp * error
         desired -= self._kd * velocity_error
         self._write(out, jacobian, desired, drift)
+        self._last.jacobian = jacobian.copy()  # the subclass's array: it may reuse it
         self._last.position_error[...] = error  # copies: the subclass may return arrays it reuses
         self._last.drift[...] = drift
         self._last.velocity_error, self._last.desired_acceleration = velocity_error, desired

@@ -105,13 +105,18 @@ class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         if not self.refilling(out):  # the selection changes only with the mask
             out.matrix[...] = self._selection
-        lower, upper = self._bounds(v[self.robot.nv - self.robot.na :])
+        lower, upper = self._last.bounds = self._bounds(v[self.robot.nv - self.robot.na :])
         if self._all_rows:
             out.lower_bound[...] = lower
             out.upper_bound[...] = upper
         else:
             out.lower_bound[...] = lower[self._rows]
             out.upper_bound[...] = upper[self._rows]
+
+    def _last_constraint(self) -> ConstraintInequality:
+        """The selection and the bounds of the last computation, on the masked joints."""
+        lower, upper = self._last.bounds
+        return ConstraintInequality(self.name, self._selection, lower[self._rows], upper[self._rows])
 
 
 def _spec_limits(robot: RobotWrapper) -> tuple[np.ndarray, np.ndarray]:

@@ -77,6 +77,7 @@ class Masked:
         self._all_rows = bool(self._mask.all())
         self._dim = int(self._mask.sum())
         self._last.out = None  # what the task filled with the old mask is not its constraint any more
+        self._last.filled = False
         self._apply_mask()
 
     @property

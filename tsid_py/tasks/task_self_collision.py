@@ -318,19 +318,26 @@ class TaskSelfCollision(TaskMotion):
         distances = np.array([np.inf if p is None else p.distance for p in pairs])
         self._last.distances = distances
         active = [k for k in np.argsort(distances, kind="stable") if distances[k] < self._d_influence]
-        out.matrix[...] = 0.0
-        out.lower_bound[...] = -np.inf
-        out.upper_bound[...] = np.inf
+        rows = self._last.rows = ConstraintInequality(self.name, self._dim, self.robot.nv)  # no bound yet
         dt, d_s = self._dt, self._d_min
         gamma = self._damping / (self._d_influence - d_s)
         for row, k in enumerate(active[: self._dim]):
             pair = pairs[k]
             jacobian, drift = self.distance_jacobian(data, k, pair)
             speed = float(jacobian.dot(v))
-            out.matrix[row] = jacobian
-            out.lower_bound[row] = (
+            rows.matrix[row] = jacobian
+            rows.lower_bound[row] = (
                 -(speed + gamma * (pair.distance + dt * speed - d_s)) / (dt + gamma * dt**2 / 2) - drift
             )
+        out.matrix[...], out.lower_bound[...], out.upper_bound[...] = (
+            rows.matrix,
+            rows.lower_bound,
+            rows.upper_bound,
+        )
+
+    def _last_constraint(self) -> ConstraintInequality:
+        """The rows of the last computation, kept as the task's own constraint."""
+        return self._last.rows.copy()
 
 
 # ------------------------------------------------------------------------ which pairs
