@@ -119,10 +119,8 @@ def test_a_tasks_constraint_is_the_rows_the_qp_solved_and_outlives_the_formulati
     gc.collect()
     assert buffer() is None, "a task kept the formulation's rows alive"
     for task in tasks:
-        again = task.constraint
-        before = read[task.name]
-        # exact: the arrays kept as computed
-        np.testing.assert_array_equal(again.matrix, before.matrix, err_msg=task.name)
+        again, before = task.constraint.matrix, read[task.name].matrix
+        np.testing.assert_array_equal(again, before, err_msg=task.name)  # exact: kept as computed
 
 
 def test_a_constraint_read_after_the_settings_changed_is_the_one_computed(talos, rng):
