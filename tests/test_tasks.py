@@ -190,6 +190,24 @@ def test_a_subclass_with_its_own_drift_is_filled_with_it_not_by_the_fill_written
     np.testing.assert_allclose(drifting.drift, np.full(drifting.size, 0.5), atol=0.0)  # exact: as returned
 
 
+@pytest.mark.parametrize("cls", [tsid.TaskComEquality, tsid.TaskJointPosture])
+def test_a_subclass_with_its_own_jacobian_is_filled_with_it(talos, rng, cls):
+    """As above, for a Jacobian of its own: the rows are that Jacobian, and its velocity error J v."""
+
+    class Doubled(cls):  # a user's class
+        def compute_jacobian(self, t, q, v, data):
+            return 2.0 * super().compute_jacobian(t, q, v, data)
+
+    plain, doubled = cls("plain", talos), Doubled("doubled", talos)
+    q, v = random_state(talos, rng)
+    data = talos.create_data()
+    talos.compute_all_terms(data, q, v)
+    plain_rows, doubled_rows = plain.compute(0.0, q, v, data), doubled.compute(0.0, q, v, data)
+    np.testing.assert_allclose(doubled_rows.matrix, 2.0 * plain_rows.matrix, atol=1e-15)
+    velocity = plain.velocity_error + plain.reference.vel  # J v of the plain task
+    np.testing.assert_allclose(doubled.velocity_error, 2.0 * velocity - plain.reference.vel, atol=1e-12)
+
+
 def test_joint_bounds_limit_the_next_velocity(ur5):
     task = tsid.TaskJointBounds("bounds", ur5, dt=0.01)
     task.set_velocity_bounds(-np.ones(6), np.ones(6))

@@ -50,18 +50,19 @@ class TaskActuationEquality(Masked, TaskActuation):
         self._weights = weights
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        self._last.settings = (self._weights, self._reference)  # their setters replace them
+        self._last.weights_and_reference = (self._weights, self._reference)  # their setters replace them
         self._write(out)
 
     def _write(self, out: ConstraintEquality) -> None:
         """W S_mask tau = W S_mask tau_ref into ``out``, with the last computation's W and tau_ref."""
-        weights, reference = self._last.settings
+        weights, reference = self._last.weights_and_reference
         axes = np.flatnonzero(self._mask)
         out.matrix[...] = 0.0
         out.matrix[np.arange(axes.size), axes] = weights[axes]
         out.vector[...] = (weights * reference)[axes]
 
     def _last_constraint(self) -> ConstraintEquality:
+        """W S_mask tau = W S_mask tau_ref with the last computation's W and tau_ref."""
         constraint = ConstraintEquality(self.name, self.dim, self.robot.na)
         self._write(constraint)
         return constraint

@@ -101,6 +101,8 @@ class TaskBase(Sealed):
             DimensionError: The task wrote arrays whose shapes do not fit ``out``; the message names
                 the task.
         """
+        last = self._last
+        last.filled = False  # until fill has written all it keeps
         try:
             self.fill(t, q, v, data, out)
         except TsidError:
@@ -115,7 +117,6 @@ class TaskBase(Sealed):
                 f"task {self.name!r} wrote arrays of the wrong shape into its {out.rows} x {out.cols} "
                 f"constraint: {error}"
             ) from error
-        last = self._last
         last.filled = True
         if last.out is None or last.out() is not out:
             last.out = weakref.ref(out)  # weak: the rows are their owner's, who may drop them
@@ -137,6 +138,7 @@ class TaskBase(Sealed):
             q, v = self.robot.check_state(q, v)
         out = new_constraint(self.kind, self.name, self.dim, self.cols)
         self.compute_into(t, q, v, data, out)
+        self._last.computed = out  # the task's own rows: held, so that the default constraint reads them
         return out.copy()
 
     @property
@@ -150,13 +152,14 @@ class TaskBase(Sealed):
         """
         if not self._last.filled:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
-        constraint = self._last_constraint()
-        constraint.name = self.name
-        return constraint
+        made = self._last_constraint() if _made_for_its_fill(type(self)) else TaskBase._last_constraint(self)
+        made.name = self.name
+        return made
 
     def _last_constraint(self) -> ConstraintBase:
         """The last computed constraint, a new one. A task that keeps its terms makes it from them
-        (every task of the library does). By default: a copy of the rows :meth:`fill` wrote, while
+        (every task of the library does), and a subclass that writes its own :meth:`fill` writes
+        its own ``_last_constraint`` too. By default: a copy of the rows :meth:`fill` wrote, while
         their owner keeps them (zeros once it dropped them)."""
         last = self._last.out() if self._last.out is not None else None
         if last is None or last.rows != self.dim:
@@ -169,6 +172,19 @@ class TaskBase(Sealed):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+def _made_for_its_fill(cls: type) -> bool:
+    """Whether the ``_last_constraint`` of ``cls`` makes what its ``fill`` writes: both are the
+    library's, or the ``_last_constraint`` was written with or after the ``fill`` it follows (a
+    subclass that overrides ``fill`` alone reads its rows instead, :meth:`TaskBase._last_constraint`)."""
+    fill_owner = next(c for c in cls.__mro__ if "fill" in c.__dict__)
+    made_owner = next(c for c in cls.__mro__ if "_last_constraint" in c.__dict__)
+    return _is_library_class(fill_owner) or issubclass(made_owner, fill_owner)
+
+
+def _is_library_class(cls: type) -> bool:
+    return cls.__module__ == "tsid_py" or cls.__module__.startswith("tsid_py.")
 
 
 class TaskMotion(TaskBase):

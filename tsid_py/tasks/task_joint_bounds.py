@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintBound, Kind, check_bounds, new_constraint
+from tsid_py.constraints import ConstraintBound, Kind, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
 from tsid_py.validation import as_scalar, as_vector
@@ -62,9 +60,10 @@ class TaskJointBounds(TaskMotion):
         out.lower_bound[start:], out.upper_bound[start:] = lower, upper
 
     def _last_constraint(self) -> ConstraintBound:
-        """The bounds of the last computation, free on the base."""
-        constraint = cast(ConstraintBound, new_constraint(Kind.BOUND, self.name, self.dim, self.dim))
+        """The bounds of the last computation, free on the base (as computed: at a velocity beyond
+        its bounds, a lower bound may exceed the upper one)."""
+        lower, upper = self._last.bounds
+        constraint = ConstraintBound(self.name, self.dim)  # no bounds: the base stays free
         start = self.robot.nv - self.robot.na
-        constraint.lower_bound, constraint.upper_bound = np.full(self.dim, -np.inf), np.full(self.dim, np.inf)
-        constraint.lower_bound[start:], constraint.upper_bound[start:] = self._last.bounds
+        constraint.lower_bound[start:], constraint.upper_bound[start:] = lower, upper
         return constraint

@@ -116,6 +116,7 @@ class TaskMotionTracking(PdMotionTask):
         super().__init__(name, robot, size)
         self._zero = np.zeros(size)
         self._zero.flags.writeable = False
+        self._kept_jacobian = np.zeros((size, robot.nv))  # J of the last fill, copied from the subclass's
 
     def _terms_are(self, owner: type) -> bool:
         """Whether the error, Jacobian, drift and reference derivatives are ``owner``'s: no
@@ -166,8 +167,8 @@ class TaskMotionTracking(PdMotionTask):
         velocity_error = jacobian.dot(v) - velocity_ref
         desired = acceleration_ref - self._kp * error
         desired -= self._kd * velocity_error
-        self._write(out, jacobian, desired, drift)
-        self._last.jacobian = jacobian.copy()  # the subclass's array: it may reuse it
+        self._kept_jacobian[...] = jacobian  # the subclass's array: it may reuse it
+        self._write(out, self._kept_jacobian, desired, drift)
         self._last.position_error[...] = error  # copies: the subclass may return arrays it reuses
         self._last.drift[...] = drift
         self._last.velocity_error, self._last.desired_acceleration = velocity_error, desired

@@ -318,7 +318,9 @@ class TaskSelfCollision(TaskMotion):
         distances = np.array([np.inf if p is None else p.distance for p in pairs])
         self._last.distances = distances
         active = [k for k in np.argsort(distances, kind="stable") if distances[k] < self._d_influence]
-        rows = self._last.rows = ConstraintInequality(self.name, self._dim, self.robot.nv)  # no bound yet
+        rows = self._last.constraint = ConstraintInequality(
+            self.name, self._dim, self.robot.nv
+        )  # no bound yet
         dt, d_s = self._dt, self._d_min
         gamma = self._damping / (self._d_influence - d_s)
         for row, k in enumerate(active[: self._dim]):
@@ -337,7 +339,7 @@ class TaskSelfCollision(TaskMotion):
 
     def _last_constraint(self) -> ConstraintInequality:
         """The rows of the last computation, kept as the task's own constraint."""
-        return self._last.rows.copy()
+        return self._last.constraint.copy()
 
 
 # ------------------------------------------------------------------------ which pairs
