@@ -363,8 +363,9 @@ class InverseDynamicsFormulation(Sealed):
         x = self._x(sol)
         workspace = cast(Workspace, self._workspace)  # _x(sol) found it computed
         problem = sol.problem_id
+        # a layout's key names it (unique in the process): comparing keys is comparing layouts, cheaper
         if problem is not None and (
-            problem.layout != workspace.layout or problem.step != workspace.counter.step
+            problem.layout.key != workspace.layout.key or problem.step != workspace.counter.step
         ):
             raise SolverFailedError(
                 "tau is read with the dynamics of the problem the solution solved, and the formulation "

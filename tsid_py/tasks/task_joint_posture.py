@@ -77,7 +77,10 @@ class TaskJointPosture(TaskMotionTracking):
             TaskMotionTracking.fill(self, t, q, v, data, out)
             return
         reference, last = self._reference, self._last
-        position_error = self.compute_error(t, q, v, data)
+        if self._vector_space:  # compute_error's, inline: this runs every control step
+            position_error = q[self._q_start :] - self._q_ref_actuated
+        else:
+            position_error = self.compute_error(t, q, v, data)
         velocity_error = v[self._v_start :] - reference.vel
         desired = reference.acc - self._kp * position_error
         desired -= self._kd * velocity_error
