@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintInequality, Kind, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskActuation
+from tsid_py.tasks.task_base import TaskActuation, inequality_as_computed
 from tsid_py.tasks.task_parts import MaskedActuatedJoints
 from tsid_py.validation import Copied, as_vector
 
@@ -54,4 +54,4 @@ class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
     def _last_constraint(self) -> ConstraintInequality:
         """The selection and the bounds of the last computation, on the masked joints."""
         lower, upper = self._last.bounds
-        return ConstraintInequality(self.name, self._selection, lower[self._rows], upper[self._rows])
+        return inequality_as_computed(self.name, self._selection, lower[self._rows], upper[self._rows])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, ConstraintBound, Kind, new_constraint
+from tsid_py.constraints import ConstraintBase, ConstraintBound, ConstraintInequality, Kind, new_constraint
 from tsid_py.errors import DimensionError, TsidError
 from tsid_py.sealed import Sealed
 
@@ -172,6 +172,17 @@ class TaskBase(Sealed):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+def inequality_as_computed(
+    name: str, matrix: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> ConstraintInequality:
+    """lower <= matrix y <= upper as a new constraint, copied as computed: not validated, since
+    the bounds a task computes at a state beyond its limits may cross."""
+    constraint = ConstraintInequality(name, *matrix.shape)
+    constraint.matrix[...] = matrix
+    constraint.lower_bound[...], constraint.upper_bound[...] = lower, upper
+    return constraint
 
 
 def _made_for_its_fill(cls: type) -> bool:

@@ -8,7 +8,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_base import TaskMotion, inequality_as_computed
 from tsid_py.validation import Copied, as_scalar
 
 
@@ -110,7 +110,7 @@ class TaskCapturePointInequality(TaskMotion):
 
     def _last_constraint(self) -> ConstraintInequality:
         """J_com,xy and the bounds of the last computation."""
-        return ConstraintInequality(self.name, self._last.matrix, *self._last.bounds)
+        return inequality_as_computed(self.name, self._last.matrix, *self._last.bounds)
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """The horizontal CoM acceleration J_com,xy dv + drift_xy that dv (size nv) gives [m/s^2]."""

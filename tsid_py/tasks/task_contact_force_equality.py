@@ -66,13 +66,6 @@ class TaskContactForceEquality(TaskContactForce):
     def dim(self) -> int:
         return self.contact.wrench_size
 
-    def _last_constraint(self) -> ConstraintEquality:
-        """T f = f* of the last computation (its integral term before that step advanced it)."""
-        matrix, vector = self._last.matrix, self._last.vector
-        constraint = ConstraintEquality(self.name, *matrix.shape)
-        constraint.matrix[...], constraint.vector[...] = matrix, vector
-        return constraint
-
     @property
     def cols(self) -> int:
         """The contact's force variables."""
@@ -109,3 +102,10 @@ class TaskContactForceEquality(TaskContactForce):
         self._last.integral_error = self._last.integral_error + self.dt * (
             error - self.leak_rate * self._last.integral_error
         )
+
+    def _last_constraint(self) -> ConstraintEquality:
+        """T f = f* of the last computation (its integral term before that step advanced it)."""
+        matrix, vector = self._last.matrix, self._last.vector
+        constraint = ConstraintEquality(self.name, *matrix.shape)
+        constraint.matrix[...], constraint.vector[...] = matrix, vector
+        return constraint

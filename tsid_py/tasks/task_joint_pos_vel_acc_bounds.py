@@ -8,7 +8,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, Kind, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_base import TaskMotion, inequality_as_computed
 from tsid_py.tasks.task_parts import Masked
 from tsid_py.validation import Copied, as_scalar, as_vector
 
@@ -127,7 +127,7 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     def _last_constraint(self) -> ConstraintInequality:
         """The selection and the bounds of the last computation, on the masked joints."""
         lower, upper = self._last.bounds
-        return ConstraintInequality(self.name, self._selection, lower[self._mask], upper[self._mask])
+        return inequality_as_computed(self.name, self._selection, lower[self._mask], upper[self._mask])
 
     def acceleration_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The acceleration bounds of every actuated joint, the tightest of the families turned on.
