@@ -40,6 +40,11 @@ class TaskBase(Sealed):
     """
 
     kind: ClassVar[Kind] = Kind.EQUALITY
+    _constraint_follows_fill: ClassVar[bool] = True  # the class's _last_constraint makes what its fill writes
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._constraint_follows_fill = _made_for_its_fill(cls)  # once per class, not per read
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         self.name = name
@@ -152,7 +157,7 @@ class TaskBase(Sealed):
         """
         if not self._last.filled:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
-        made = self._last_constraint() if _made_for_its_fill(type(self)) else TaskBase._last_constraint(self)
+        made = self._last_constraint() if self._constraint_follows_fill else TaskBase._last_constraint(self)
         made.name = self.name
         return made
 

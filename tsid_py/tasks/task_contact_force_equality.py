@@ -96,12 +96,10 @@ class TaskContactForceEquality(TaskContactForce):
         error = ref.pos - ext.pos
         last.matrix = self.contact.force_generator  # a copy
         last.vector = (
-            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * self._last.integral_error
+            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * last.integral_error
         )
         out.matrix[...], out.vector[...] = last.matrix, last.vector
-        self._last.integral_error = self._last.integral_error + self.dt * (
-            error - self.leak_rate * self._last.integral_error
-        )
+        last.integral_error = last.integral_error + self.dt * (error - self.leak_rate * last.integral_error)
 
     def _last_constraint(self) -> ConstraintEquality:
         """T f = f* of the last computation (its integral term before that step advanced it)."""
