@@ -162,3 +162,15 @@ def test_the_docs_table_lists_every_parameter(name):
     table = scenario.reference()
     for p in scenario.parameters():
         assert f"| `{p.name}` |" in table
+
+
+def test_a_sweep_point_from_python_runs_with_its_values_read_as_checked():
+    """A flag given as a word passes the check as False, and the run gets False (it used to get
+    the word, and every run raised)."""
+    from tsid_py.sweep import ScenarioJob
+
+    job = ScenarioJob("com-outside")
+    point = {"capture_point": "false", "duration": 0.01}
+    job.check([point])
+    summary = job(point).summary
+    assert summary["capture_point"] is False and summary["steps"] == 5

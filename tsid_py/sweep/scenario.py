@@ -193,7 +193,14 @@ class ScenarioJob:
     scenario: str | Callable[..., object]
 
     def __call__(self, values: dict[str, object]) -> object:
-        return scenario_function(self.scenario)(**scenario_kwargs(values))
+        """Run the scenario at the point ``values``, each value read as its parameter takes it (a
+        flag's word "false" as False, as :meth:`check` read it)."""
+        space = parameter_space(self.scenario) or {}
+        points = cast(dict[str, Value], values)  # (the point's values: numbers and words)
+        read: dict[str, object] = {
+            name: space[name].value(v) if name in space else v for name, v in points.items()
+        }
+        return scenario_function(self.scenario)(**scenario_kwargs(read))
 
     def check(self, points: list[dict[str, object]]) -> None:
         """The points' names and values, checked before any run as the command checks its
