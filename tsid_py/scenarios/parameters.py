@@ -137,6 +137,13 @@ class Parameter:
     metadata: dict[str, Any]
 
     @classmethod
+    def plain(cls, name: str, default: object) -> Parameter:
+        """A keyword known by its name and default only (the loop's, or a function's of one's own):
+        whole numbers when the default is an int, else any word."""
+        kind = "whole" if isinstance(default, int) and not isinstance(default, bool) else "word"
+        return cls(name, kind, default, "", {"help": name})
+
+    @classmethod
     def of(cls, field: dataclasses.Field) -> Parameter:
         """The parameter of a dataclass field (a field made without :func:`param` is Python-only)."""
         metadata = dict(field.metadata) or {"help": field.name, "python_only": True, "sweep": False}

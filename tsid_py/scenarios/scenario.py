@@ -25,7 +25,7 @@ from tsid_py.scenarios.parameters import Parameter, ScenarioParams, parameters
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 
 COMMON = ("robot", "duration", "dt", "backend")  # the options every scenario lists first
-LOOP = {"plant": "integrator", "mode": "torque", "check_every": 1}  # run() keywords of the LoopSetup
+LOOP = ("plant", "mode", "check_every")  # run() keywords of the LoopSetup a sweep may vary
 
 
 @dataclass(frozen=True)
@@ -154,13 +154,13 @@ class Scenario:
                 "--duration",
                 f"{name}'s plan sets its length" + (f": {self.plan}" if self.plan else ""),
             )
-        common = [p for p in own if p.name in COMMON]
-        for p in [*common, *(p for p in own if p.name not in COMMON)]:
+        common = sum(p.name in COMMON for p in own)  # (listed first)
+        for index, p in enumerate(own):
+            if index == common:
+                add_output_arguments(parser)
             if p.option is not None:
                 option, keywords = p.argument()
                 parser.add_argument(option, **keywords)
-            if p is common[-1]:
-                add_output_arguments(parser)
         add_plant_arguments(parser)
 
     def run_from_args(self, args: argparse.Namespace, observer: Observer | None = None) -> RunResult:
@@ -181,9 +181,8 @@ class Scenario:
         """What a sweep may vary, by name: its parameters (not the Python-only ones) and the loop's
         ``plant``, ``mode`` and ``check_every`` (a push's names are the sweep's: see ``push``)."""
         space = {p.name: p for p in self.parameters() if p.swept}
-        for name, default in LOOP.items():
-            kind = "whole" if isinstance(default, int) else "word"
-            space[name] = Parameter(name, kind, default, "", {"help": name})
+        defaults = LoopSetup()
+        space.update({name: Parameter.plain(name, getattr(defaults, name)) for name in LOOP})
         return space
 
     # ------------------------------------------------------------------ docs

@@ -8,7 +8,6 @@ worker), or, from Python, the function itself.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from tsid_py.loop.plants import PUSHABLE, check_plant
 from tsid_py.robot_specs import load_spec
 from tsid_py.scenarios import SCENARIOS
 from tsid_py.scenarios.parameters import Parameter
+from tsid_py.scenarios.scenario import Scenario
 from tsid_py.solvers import installed_backends
 from tsid_py.sweep.space import PUSH_NAMES, Axis, Value, make_push, scenario_kwargs
 
@@ -59,26 +59,30 @@ def parameter_space(scenario: str | Callable[..., object]) -> dict[str, Paramete
     parameters' dataclass); your own function's keywords are read from its signature (those whose
     default is an int take whole numbers).
     """
-    if isinstance(scenario, str) and scenario in SCENARIOS:
-        return SCENARIOS[scenario].SCENARIO.space()
+    library = _library(scenario)
+    if library is not None:
+        return library.space()
     parameters = inspect.signature(scenario_function(scenario)).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         return None
     return {
-        name: Parameter(name, _kind_of(p.default), p.default, "", {"help": name})
+        name: Parameter.plain(name, p.default)
         for name, p in parameters.items()
         if name not in NOT_SWEPT and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     }
 
 
-def _kind_of(default: object) -> str:
-    return "whole" if isinstance(default, int) and not isinstance(default, bool) else "word"
+def _library(scenario: str | Callable[..., object]) -> Scenario | None:
+    """The scenario of tsid-py of that name; None for ``module:function`` or a function (even one
+    named like a scenario of tsid-py)."""
+    return SCENARIOS[scenario].SCENARIO if isinstance(scenario, str) and scenario in SCENARIOS else None
 
 
 def takes_push(scenario: str | Callable[..., object]) -> bool:
     """Whether ``scenario``'s run takes one ``push`` (the push names of a sweep make it)."""
-    if isinstance(scenario, str) and scenario in SCENARIOS:
-        return SCENARIOS[scenario].SCENARIO.push
+    library = _library(scenario)
+    if library is not None:
+        return library.push
     parameters = inspect.signature(scenario_function(scenario)).parameters
     return "push" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
@@ -91,8 +95,8 @@ def check_keywords(scenario: str | Callable[..., object], axes: list[Axis]) -> l
     space = parameter_space(scenario)
     pushable = takes_push(scenario)
     label = scenario if isinstance(scenario, str) else getattr(scenario, "__name__", "the function")
-    entry = SCENARIOS.get(scenario) if isinstance(scenario, str) else None  # (not a function of that name)
-    controller = entry.SCENARIO.controller if entry is not None else None
+    library = _library(scenario)
+    controller = library.controller if library is not None else None
     checked = []
     for axis in axes:
         if axis.name in PUSH_NAMES:
@@ -105,13 +109,13 @@ def check_keywords(scenario: str | Callable[..., object], axes: list[Axis]) -> l
             raise InvalidParameterError(
                 f"--param {axis.name}: {label} has no such parameter (it has {', '.join(names)})"
             )
-        if entry is not None:  # a scenario of tsid-py: its robots, plants, modes, backends are the library's
+        if library is not None:  # a scenario of tsid-py: its robots, plants, modes, backends are its
             _check_library_names(axis, controller)
         parameter = None if space is None else space.get(axis.name)
         if parameter is not None and axis.values is not None:
             axis = replace(axis, values=tuple(parameter.value(value) for value in axis.values))
         checked.append(axis)
-    if entry is not None:
+    if library is not None:
         _check_pushable(space, checked)
     _check_push_force(checked)
     return checked
@@ -139,13 +143,13 @@ def _check_library_names(axis: Axis, controller: type | None) -> None:
                 )
 
 
-def _check_push_times(scenario: str, points: list[dict[str, object]]) -> None:
+def _check_push_times(scenario: Scenario, points: list[dict[str, object]]) -> None:
     """Every point's push starts before its run ends (the scenario's default duration where the
     sweep does not set one), as the command checks its --push."""
-    fields = {field.name: field.default for field in dataclasses.fields(SCENARIOS[scenario].SCENARIO.params)}
-    if "duration" not in fields:  # its plan sets its length
+    space = scenario.space()
+    if "duration" not in space:  # its plan sets its length
         return
-    default = cast(float, fields["duration"])
+    default = cast(float, space["duration"].default)
     for point in cast(list[dict[str, float]], points):  # (checked: numbers)
         duration = float(point.get("duration", default))
         push = make_push({name: float(value) for name, value in point.items() if name in PUSH_NAMES})
@@ -211,5 +215,6 @@ class ScenarioJob:
         """
         values = {name: tuple(dict.fromkeys(p[name] for p in points)) for name in points[0]}
         check_keywords(self.scenario, [Axis(name, cast(tuple[Value, ...], v)) for name, v in values.items()])
-        if isinstance(self.scenario, str) and self.scenario in SCENARIOS and set(values) & set(PUSH_NAMES):
-            _check_push_times(self.scenario, points)
+        library = _library(self.scenario)
+        if library is not None and set(values) & set(PUSH_NAMES):
+            _check_push_times(library, points)

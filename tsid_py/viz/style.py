@@ -5,8 +5,7 @@ state."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-LEGENDS = ("all", "first", "none")
+from typing import Literal
 
 
 def new_figure(
@@ -21,7 +20,9 @@ def new_figure(
     return figure, axes
 
 
-def finish(axes: Sequence, legend: str = "all", loc: str = "best", which: str = "major") -> None:
+def finish(
+    axes: Sequence, legend: Literal["all", "first", "none"] = "all", loc: str = "best", which: str = "major"
+) -> None:
     """A light grid on each of ``axes`` (``which``: "major", or "both" for a log scale) and a small
     legend at ``loc`` on ``legend`` of them: "all", the "first" or "none"."""
     for k, ax in enumerate(axes):
