@@ -323,7 +323,7 @@ def _wrenches_contact_by_contact(plant) -> dict[str, np.ndarray]:
 
     model, data = plant.model, plant.data
     wrenches = {}
-    for name in plant._feet:
+    for name in plant.robot.spec.feet.values():
         site = model.site(name)
         body, origin = site.bodyid[0], data.site_xpos[site.id]
         wrench, local = np.zeros(6), np.zeros(6)

@@ -175,8 +175,7 @@ class SolutionChecker:
             totals = np.add.reduceat(f_n, layout.starts)
             min_normal_force = float(totals.min())
             pyramid = max(float(mapped[layout.pyramid].max(initial=0.0)), 0.0)
-            f_min = np.array([contact.min_normal_force for contact in layout.unilateral])
-            f_max = np.array([contact.max_normal_force for contact in layout.unilateral])
+            f_min, f_max = layout.normal_bounds
             bounds = max(float(np.maximum(f_min - totals, totals - f_max).max()), 0.0)
         torque_ratio = 0.0
         if self._limits is not None:
@@ -325,6 +324,10 @@ class _ContactLayout:
         self.starts = np.cumsum([0, *counts[:-1]]).astype(int)
         self.normals = np.repeat([c.contact_normal for c in self.unilateral], counts, axis=0).reshape(-1, 3)
         self.mu = np.repeat([c.mu for c in self.unilateral], counts)
+        self.normal_bounds = (  # each contact's [f_min, f_max] on its total normal force [N]
+            np.array([c.min_normal_force for c in self.unilateral]),
+            np.array([c.max_normal_force for c in self.unilateral]),
+        )
 
     def apply(self, contacts: dict[str, tuple[ContactBase, np.ndarray]]) -> np.ndarray:
         """The map of the contacts' force variables (checked: each its contact's size)."""

@@ -196,8 +196,7 @@ class PushRecovery:
             @ (sole_center(self.sole, feet[side]) - sole_center(self.sole, feet[other]))[:2]
             for side, other in (("right", "left"), ("left", "right"))
         }
-        self._nominal = TrajectorySample(controller.com_initial)
-        self._nominal_values = self._nominal_floats()
+        self._nominal_values = _nominal_floats(TrajectorySample(controller.com_initial))
         self._rest = self._nominal_values[:2]  # where the CoM comes to rest (x-y) [m]
         self._touching: dict[str, bool] | None = None  # the plant's, at the last observed state
         self._swing: _Swing | None = None
@@ -209,13 +208,7 @@ class PushRecovery:
     def set_nominal(self, sample: TrajectorySample) -> None:
         """The CoM reference the caller set (pos [m], vel [m/s], acc [m/s^2]; kept as a copy); the
         recovery rests the CoM over it, moved with the feet."""
-        self._nominal = as_sample("CoM reference", sample, 3)
-        self._nominal_values = self._nominal_floats()
-
-    def _nominal_floats(self) -> tuple[float, float, float, float, float]:
-        """The nominal CoM's x, y [m] and its z, z_dot, z_ddot (the z the recovery leaves as is)."""
-        pos, vel, acc = self._nominal.pos, self._nominal.vel, self._nominal.acc
-        return float(pos[0]), float(pos[1]), float(pos[2]), float(vel[2]), float(acc[2])
+        self._nominal_values = _nominal_floats(as_sample("CoM reference", sample, 3))
 
     def observe(self, state: PlantState) -> None:
         """Which feet the plant measures as touching (none measured: geometry decides)."""
@@ -403,6 +396,12 @@ class PushRecovery:
             "recovery_steps": sum(step.chosen for step in self.steps),
             "steps_taken": [step.summary() for step in self.steps],
         }
+
+
+def _nominal_floats(nominal: TrajectorySample) -> tuple[float, float, float, float, float]:
+    """The nominal CoM's x, y [m] and its z, z_dot, z_ddot (the z the recovery leaves as is)."""
+    pos, vel, acc = nominal.pos, nominal.vel, nominal.acc
+    return float(pos[0]), float(pos[1]), float(pos[2]), float(vel[2]), float(acc[2])
 
 
 class _Feet:

@@ -68,22 +68,18 @@ class MujocoPlant(Plant):
         self._qadr = np.array([self.model.joint(model.names[j]).qposadr[0] for j in actuated], dtype=int)
         self._vadr = np.array([self.model.joint(model.names[j]).dofadr[0] for j in actuated], dtype=int)
         self._root_body = self.model.body(model.names[1]).id if self._floating else 0
-        self._feet = list(robot.spec.feet.values())  # the foot frames, each with a site
-        self._foot_sites = np.array([self.model.site(name).id for name in self._feet], dtype=int)
-        self._foot_bodies = self.model.site_bodyid[self._foot_sites]
-        self._foot_roots = self.model.body_rootid[self._foot_bodies]  # where cfrc_ext is: their subtree_com
-        if self._floating and self._root_body in self._foot_bodies.tolist():  # pushes act there too
+        feet = list(robot.spec.feet.values())  # the foot frames, each with a site
+        sites = np.array([self.model.site(name).id for name in feet], dtype=int)
+        bodies = self.model.site_bodyid[sites]
+        roots = self.model.body_rootid[bodies]  # where cfrc_ext is: their subtree_com
+        if self._floating and self._root_body in bodies.tolist():  # pushes act there too
             raise RobotSpecError(
                 f"{robot.spec.name}: a foot frame is on the floating base's body, where the MuJoCo plant "
                 "pushes: it could not tell a foot's contact wrench from a push"
             )
         self._floor = self.model.geom("floor").id
-        self._foot_clouds = [
-            _FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body))
-            for body in self._foot_bodies
-        ]
-        parts = (self._feet, self._foot_bodies, self._foot_roots, self._foot_sites, self._foot_clouds)
-        self._foot_parts = list(zip(*parts, strict=True))  # what :meth:`_measure` reads of each foot
+        clouds = [_FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body)) for body in bodies]
+        self._foot_parts = list(zip(feet, bodies, roots, sites, clouds, strict=True))  # what _measure reads
         self._moved = np.zeros(6)  # a foot's wrench moved to its frame's origin (MuJoCo's order)
         self._geom_body_names = [self.model.body(b).name for b in self.model.geom_bodyid]
         self._contact_force = np.zeros(6)
