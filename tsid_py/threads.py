@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
@@ -44,13 +43,11 @@ class _Blas(NamedTuple):
 
 
 class _StepThreads:
-    """The per-call policy's state: on or off, the BLAS libraries found, and, per Python thread,
-    whether a call of the library is under way in it."""
+    """The per-call policy's state: on or off, and the BLAS libraries found."""
 
     def __init__(self) -> None:
         self.enabled = os.environ.get("TSID_PY_STEP_THREADS", "one") != "caller"
         self.libraries: list[_Blas] | None = None  # found at first use
-        self.local = threading.local()  # .inside: a library call is under way in this thread
 
     @staticmethod
     def find_libraries() -> list[_Blas]:
@@ -82,28 +79,32 @@ def step_blas_threads(threads: int | None = 1) -> None:
 
 
 def one_blas_thread(function: F) -> F:
-    """Run ``function`` with every BLAS at one thread, the caller's counts restored after (the
-    outermost such call in a Python thread sets and restores; nested ones run as they are)."""
+    """Run ``function`` with every BLAS at one thread, the caller's counts restored after.
+
+    A call that finds every count at 1 already (the caller's own setting, or a library call
+    around it) runs as it is, with nothing to restore: a nested call never restores early, and
+    the common case costs the reads alone.
+    """
 
     @functools.wraps(function)
     def with_one_thread(*args: Any, **kwargs: Any) -> Any:
-        state, local = _STATE, _STATE.local
-        if not state.enabled or getattr(local, "inside", False):
+        state = _STATE
+        if not state.enabled:
             return function(*args, **kwargs)
         libraries = state.libraries
         if libraries is None:
             libraries = state.libraries = state.find_libraries()
-        changed: list[tuple[Callable[[int], object], int]] = []
-        local.inside = True
+        for read, _ in libraries:
+            if read() != 1:
+                break
+        else:  # every count is 1: the common case, the reads alone
+            return function(*args, **kwargs)
+        changed = [(write, threads) for read, write in libraries if (threads := read()) != 1]
         try:
-            for read, write in libraries:
-                threads = read()
-                if threads != 1:
-                    changed.append((write, threads))
-                    write(1)
+            for write, _ in changed:
+                write(1)
             return function(*args, **kwargs)
         finally:
-            local.inside = False
             for write, threads in changed:
                 write(threads)
 
