@@ -527,6 +527,32 @@ def exit_code(args: list[str]) -> int:
         return stop.code
 
 
+def test_a_run_whose_qp_failed_is_an_error_of_the_sweep_not_a_verdict(tmp_path, capsys):
+    """The loop ends a run whose QP fails without raising; its command exits 3. A sweep records it
+    as an error (its verdict kept beside it), exits 3, and its push map draws a failure, not an
+    'undecided' robot."""
+    out, picture = tmp_path / "t.csv", tmp_path / "map.png"
+    args = ["sweep", "balance", "--param", "plant=pinocchio", "--param", "push_fy=50,1e7"]
+    args += ["--param", "push_t=0.1", "--duration", "0.15", "--workers", "1", "--out", str(out)]
+    args += ["--keep", "verdict,qp_failures", "--plot", str(picture)]
+    assert exit_code(args) == 3
+    assert "1 runs failed" in capsys.readouterr().err
+    rows = read_table(out)[0]
+    assert [row["qp_failures"] for row in rows] == [0, 1]
+    assert rows[0]["error"] == ""
+    assert rows[1]["error"].startswith("SolverFailedError: the QP failed at t = 0.1")
+    assert rows[1]["verdict"] == "undecided"  # kept, and no outcome: the error says why
+    assert picture.stat().st_size > 0
+    assert legend_of_push_map(rows) == ["recovered (1)", "run failed (1)"]
+
+
+def legend_of_push_map(rows: list[dict[str, object]]) -> list[str]:
+    """The push map's legend: a label (with its count) per style drawn."""
+    from tsid_py.sweep.plots import push_map
+
+    return [marks.get_label() for marks in push_map(rows, ["push_fy"]).axes[0].collections]
+
+
 def test_a_sweep_whose_runs_raise_exits_3_and_a_push_without_physics_is_refused(tmp_path, capsys):
     out = tmp_path / "t.csv"
     args = [
@@ -542,12 +568,12 @@ def test_a_sweep_whose_runs_raise_exits_3_and_a_push_without_physics_is_refused(
         str(out),
     ]
     assert exit_code(args) == 3  # dt = 0.2 s raised: recorded in the table, said, and not exit 0
-    assert "1 runs raised" in capsys.readouterr().err
+    assert "1 runs failed" in capsys.readouterr().err
     assert [row["error"] != "" for row in read_table(out)[0]] == [False, True]
     assert exit_code(args) == 3  # run again: nothing runs, and the table still holds the error
     said = capsys.readouterr()
-    assert "0 run (0 raised)" in said.out and "(none); 1 of the runs already in the table raised" in said.out
-    assert "1 runs raised: their error is in the table (--retry-errors runs them again)" in said.err
+    assert "0 run (0 failed)" in said.out and "(none); 1 of the runs already in the table failed" in said.out
+    assert "1 runs failed: their error is in the table (--retry-errors runs them again)" in said.err
     assert exit_code([*args, "--json", "--allow-errors"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert (again["ran"], again["raised"], again["errors"], again["backend"]) == (0, 0, 1, "none")

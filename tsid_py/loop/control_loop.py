@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,6 +61,19 @@ class StepHooks:
 
     def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
         """Measure and record what the step did (``out`` solved)."""
+
+
+def failure_of(summary: Mapping[str, object]) -> SimulationDivergedError | SolverFailedError | None:
+    """The failure a run's summary records, as the error it was: the simulation diverged
+    (``plant_failure``), or a QP did not solve (``qp_failures`` > 0, the first cause in
+    ``qp_failure``); None for a run whose controller and plant did not fail. A scenario's command
+    exits 3 for it, and a sweep writes it in the run's ``error`` column: its verdict, if any, is
+    no outcome of the physics."""
+    if summary.get("plant_failure"):
+        return SimulationDivergedError(str(summary["plant_failure"]))
+    if summary.get("qp_failures"):
+        return SolverFailedError(str(summary.get("qp_failure") or "a QP did not solve"))
+    return None
 
 
 @dataclass

@@ -17,8 +17,8 @@ from tsid_py.command import (
     number,
     run_command,
 )
-from tsid_py.errors import InvalidParameterError
-from tsid_py.loop.control_loop import check_pushes
+from tsid_py.errors import InvalidParameterError, SimulationDivergedError
+from tsid_py.loop.control_loop import check_pushes, failure_of
 from tsid_py.loop.plant import COMMAND_MODES, Push
 from tsid_py.loop.plants import PLANTS
 from tsid_py.outputs import check_output_dir, check_output_file
@@ -328,12 +328,10 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
         if callable(close):
             close()  # a streamed log's file goes
     summary = result.summary
-    if summary.get("plant_failure"):
-        print(f"tsid-py {command}: {summary['plant_failure']}", file=sys.stderr)
-        return EXIT_CONTROLLER_FAILED
-    if summary["qp_failures"]:
-        failure = summary.get("qp_failure") or "a QP did not solve"
-        print(f"tsid-py {command}: the controller failed: {failure}", file=sys.stderr)
+    failure = failure_of(summary)
+    if failure is not None:
+        what = "" if isinstance(failure, SimulationDivergedError) else "the controller failed: "
+        print(f"tsid-py {command}: {what}{failure}", file=sys.stderr)
         return EXIT_CONTROLLER_FAILED
     if summary.get("verdict") in ("fell", "lost") and not getattr(args, "allow_fall", False):
         print(f"tsid-py {command}: the robot {verdict_line(summary)}", file=sys.stderr)

@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "--allow-errors",
         action="store_true",
-        help="exit 0 when runs raised (their errors are in the table); without it, exit 3",
+        help="exit 0 when runs failed (their errors are in the table); without it, exit 3",
     )
     out.add_argument("--plot", type=Path, default=None, metavar="FILE.png", help="a picture of the table")
     out.add_argument(
@@ -183,7 +183,7 @@ def _sweep(args: argparse.Namespace) -> int:
     print(json.dumps(report.summary()) if args.json else report.line(f"sweep {args.scenario}"))
     if report.errors:  # this run's, and those of the runs already in the table
         print(
-            f"tsid-py sweep: {report.errors} runs raised: their error is in the table "
+            f"tsid-py sweep: {report.errors} runs failed: their error is in the table "
             "(--retry-errors runs them again)",
             file=sys.stderr,
         )

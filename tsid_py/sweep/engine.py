@@ -8,7 +8,8 @@ and adds one row per run as runs finish:
 
 - the fields of the summary to keep (``keep``; by default every scalar field but those that
   measure the machine rather than the run, :data:`~tsid_py.sweep.task.MACHINE_FIELDS`),
-- ``error``: a run that raises is recorded with its one-line error and the sweep goes on,
+- ``error``: a run that raises, or whose controller or plant failed, is recorded with its
+  one-line error and the sweep goes on,
 - ``seconds``: the run's wall time.
 
 The table is written atomically every ``checkpoint`` seconds, at the end, and when the sweep is
@@ -76,12 +77,12 @@ class SweepReport:
 
     def line(self, what: str, items: str = "points", ran: str = "run") -> str:
         """The sweep in one line for people, e.g. ``sweep balance: 6 points, 0 already in t.csv, 6
-        run (1 raised) in 2.1 s (serial)``, and the rows of earlier runs that hold an error."""
+        run (1 failed) in 2.1 s (serial)``, and the rows of earlier runs that hold an error."""
         earlier = self.errors - self.raised
         return (
             f"{what}: {self.points} {items}, {self.skipped} already in {self.table}, {self.ran} {ran} "
-            f"({self.raised} raised) in {self.seconds:.1f} s ({self.backend})"
-        ) + (f"; {earlier} of the runs already in the table raised" if earlier else "")
+            f"({self.raised} failed) in {self.seconds:.1f} s ({self.backend})"
+        ) + (f"; {earlier} of the runs already in the table failed" if earlier else "")
 
 
 def prepare_table(

@@ -3,9 +3,10 @@
 - **Push-recovery map** (the sweep varies a push, and the table keeps ``verdict``): each run a
   mark at (the other varied parameter, the push force), one per verdict of the run
   (:mod:`tsid_py.loop.verdict`): recovered (green circle), lost balance (orange diamond), fell
-  (red cross), undecided (grey square: the run ended before the physics decided), the run raised
-  (black triangle). With ``push_force`` and ``push_angle`` varied, a polar map: the direction of
-  the push [deg] around, its force [N] outwards.
+  (red cross), undecided (grey square: the run ended before the physics decided), the run failed
+  (black triangle: it raised, or its controller or plant failed, its ``error`` column says how).
+  With ``push_force`` and ``push_angle`` varied, a polar map: the direction of the push [deg]
+  around, its force [N] outwards.
 - **Metric map**: a heat map of one kept metric over two varied parameters (cells on a grid,
   coloured dots for random samples), or a line over one. The default metric is the CoM tracking
   error (``com_error_max_m``), else the end-effector error, else the first numeric field.
@@ -127,7 +128,7 @@ VERDICT_STYLES = (  # verdict: marker, colour, label
 
 
 def push_map(rows: list[dict[str, object]], names: list[str], title: str = ""):
-    """The verdict of every run (or that it raised), at (the other varied parameter, the push force)."""
+    """The verdict of every run (or that it failed), at (the other varied parameter, the push force)."""
     from matplotlib.figure import Figure
 
     if rows and "verdict" not in rows[0]:
@@ -150,7 +151,7 @@ def push_map(rows: list[dict[str, object]], names: list[str], title: str = ""):
         (~error & (verdicts == verdict), marker, color, label)
         for verdict, marker, color, label in VERDICT_STYLES
     ]
-    styles.append((error, "^", "black", "run raised"))
+    styles.append((error, "^", "black", "run failed"))
     for mask, marker, color, label in styles:
         if mask.any():
             ax.scatter(x[mask], y[mask], marker=marker, color=color, s=36, label=f"{label} ({mask.sum()})")

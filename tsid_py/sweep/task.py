@@ -2,9 +2,11 @@
 
 A job is a picklable function of one point's values (a dict) returning a summary (a dict, or an
 object with a ``.summary`` dict such as a scenario's ``RunResult``). :class:`Task` runs it and
-gives back an :class:`Outcome`: the kept fields (:func:`select`), or the one-line error of a run
-that raised, and the run's wall time. The first task of a worker process limits BLAS to one
-thread: the runs are small, and the workers are the parallelism.
+gives back an :class:`Outcome`: the kept fields (:func:`select`); the one-line error of a run
+that raised, or whose controller or plant failed (its summary says so,
+:func:`~tsid_py.loop.control_loop.failure_of`); and the run's wall time. The first task of a
+worker process limits BLAS to one thread: the runs are small, and the workers are the
+parallelism.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tsid_py.loop.control_loop import failure_of
 from tsid_py.sweep.table import RESERVED
 from tsid_py.threads import limit_blas_threads
 
@@ -66,7 +69,9 @@ class Task:
         seconds = time.perf_counter() - start
         fields = select(summary, self.keep, exclude=set(values) | set(RESERVED))
         missing = tuple(name for name in self.keep or () if name not in summary)
-        return Outcome(point, values, fields, "", seconds, missing, tuple(summary) if missing else ())
+        failure = failure_of(summary)  # the controller or the plant failed: an error, not an outcome
+        error = "" if failure is None else one_line(failure)
+        return Outcome(point, values, fields, error, seconds, missing, tuple(summary) if missing else ())
 
 
 _worker_ready = False
