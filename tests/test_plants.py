@@ -4,6 +4,7 @@ The MuJoCo tests need the ``[sim]`` extra (``pip install -e ".[sim]"``) and are 
 """
 
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from tsid_py.loop import (
     Push,
     RunLog,
 )
+from tsid_py.loop.control_loop import check_pushes
 from tsid_py.scenarios import balance, com_sinusoid, walk
 
 
@@ -283,6 +285,33 @@ def test_pushes_are_parsed_and_checked_before_the_run():
         balance.run(duration=0.1, push=Push((0.0, 100.0, 0.0), 0.02, 0.01))
     with pytest.raises(tp.errors.InvalidParameterError, match="when the 0.1 s run has ended"):
         balance.run(duration=0.1, plant="pinocchio", push=Push((0.0, 100.0, 0.0), 0.5, 0.01))
+
+
+@pytest.mark.parametrize(
+    "force, t, duration",
+    [
+        ((0.0, 100.0, 0.0), math.nan, 0.1),
+        ((0.0, 100.0, 0.0), -0.1, 0.1),
+        ((0.0, 100.0, 0.0), 0.5, 0.0),
+        ((math.nan, 0.0, 0.0), 0.5, 0.1),
+        ((100.0, 0.0), 0.5, 0.1),
+        (("a", 0.0, 0.0), 0.5, 0.1),
+    ],
+)
+def test_a_push_is_checked_when_it_is_made_not_at_its_time(force, t, duration):
+    """A NaN start would never come (and would block every later push): refused when made, as
+    Push.parse refuses it."""
+    with pytest.raises(tp.errors.InvalidParameterError, match="a push needs three finite forces"):
+        Push(force, t, duration)
+
+
+def test_overlapping_pushes_are_refused_before_the_run():
+    """A plant holds one push at a time: the second would silently end the first."""
+    pushes = (Push((100.0, 0.0, 0.0), 0.1, 0.4), Push((0.0, 100.0, 0.0), 0.2, 0.1))
+    loop = ControlLoop(BipedController(tp.load_robot("talos")), 0.002, pushes=pushes)
+    with pytest.raises(tp.errors.InvalidParameterError, match="0,100,0@0.2.0.1 starts before push 100"):
+        loop.run(500)
+    check_pushes((pushes[0], Push((0.0, 100.0, 0.0), 0.5, 0.1)), 1.0)  # one after the other: fine
 
 
 def test_mujoco_plant_refuses_bad_periods_and_commands():

@@ -282,6 +282,8 @@ def test_a_forward_push_the_standing_controller_falls_from_is_recovered_by_a_ste
     s = result.summary
     assert s["verdict"] == "recovered" and s["qp_failures"] == 0 and s["max_torque_ratio"] <= 1.0 + 1e-9
     assert s["recovery_steps"] >= 1 and s["steps_taken"][0]["landing_m"][0] > 0.2  # forward
+    # the step answered a lost balance: the measured capture point left the feet before it landed
+    assert 1.0 < s["lost_balance_at_s"] < s["steps_taken"][0]["t_land_s"] < s["recovered_at_s"]
     assert s["dynamics_residual_max"] < 1e-8 and _feet_apart(result) > 0.0
     from tsid_py.viz.scene import SceneBuilder, contacts_of
 

@@ -107,6 +107,40 @@ def test_a_planned_step_defers_capturability_to_the_touch_down(talos, standing):
     assert judge.verdict().verdict == "undecided"
 
 
+def test_a_loss_recovered_from_before_the_last_push_is_no_verdict_of_that_push(talos, standing):
+    """Lost at 0 s, at rest again from 0.1 s (recovered at 0.6 s); then a small push over
+    1.0-1.1 s and the run ends at 1.3 s: the robot is not lost, and not yet seen at rest after
+    the push: undecided, for the run and for the second push; the first push recovered."""
+    edge = _front_edge(talos, standing)
+    speed = _speed_to_capture_point_at(talos, standing, edge + 0.1)
+    judge = BalanceJudge(talos, standing, disturbances=[(0.0, 0.01), (1.0, 1.1)])
+    for k in range(651):
+        t = k * DT
+        moving = t < 0.1 - 1e-9
+        judge.observe(_state(talos, standing, t, base_velocity=(speed if moving else 0.0, 0.0, 0.0)))
+    verdict = judge.verdict()
+    assert verdict.lost_balance_at == 0.0  # exact: the time of the first state given
+    assert verdict.verdict == "undecided" and "at rest" in verdict.reason
+    assert [v.verdict for v in judge.push_verdicts()] == ["recovered", "undecided"]
+
+
+def test_a_base_tilted_past_the_lost_tilt_never_rests(talos, standing):
+    """A still base pitched 50 deg (past lost_tilt, short of fallen_tilt), its CoM over a wide
+    measured support: lost, and no rest however long it stays so."""
+    q = standing.copy()
+    q[3:7] = pin.Quaternion(pin.utils.rpyToMatrix(0.0, math.radians(50.0), 0.0)).coeffs()
+    com = pin.centerOfMass(talos.model, talos.create_data(), q)
+    square = np.array([[com[0] + a, com[1] + b, 0.0] for a in (-0.2, 0.2) for b in (-0.2, 0.2)])
+    feet = talos.spec.feet.values()
+    contacts = {frame: ContactMeasurement(np.zeros(6), True, points=square) for frame in feet}
+    judge = BalanceJudge(talos, standing)
+    for k in range(400):
+        judge.observe(PlantState(k * DT, q, talos.zero_velocity(), contacts, frozenset()))
+    verdict = judge.verdict()
+    assert judge.last.margin >= 0.0 and verdict.verdict == "lost" and verdict.recovered_at is None
+    assert "tilted past 45 deg" in verdict.reason and not judge.decided()
+
+
 def test_a_capture_point_inside_and_a_slow_com_recover_after_rest_time(talos, standing):
     judge = _judge_for(talos, standing, 0.49, base_velocity=(0.04, 0.0, 0.0))
     assert judge.verdict().verdict == "undecided"  # at rest for 0.49 s only
@@ -212,9 +246,22 @@ def test_a_held_contact_that_does_not_touch_is_reported(talos, standing):
     right, left = talos.spec.feet["right"], talos.spec.feet["left"]
     for k in range(60):
         judge.observe(_state(talos, standing, k * DT, touching=(False, True)), held_frames=(right, left))
-    since, duration = judge.contacts_not_touching[right]
+    [(since, duration)] = judge.contacts_not_touching[right]
     assert since == 0.0  # exact: the time of the first state given
     assert duration == pytest.approx(59 * DT) and left not in judge.contacts_not_touching
+
+
+def test_every_episode_of_a_held_contact_in_the_air_is_reported(talos, standing):
+    """In the air over 0.1-0.3 s and again from 0.5 s to the end: both episodes, each its length."""
+    judge = BalanceJudge(talos, standing)
+    right, left = talos.spec.feet["right"], talos.spec.feet["left"]
+    for k in range(500):
+        t = k * DT
+        in_air = 0.1 - 1e-9 <= t < 0.3 - 1e-9 or t >= 0.5 - 1e-9
+        judge.observe(_state(talos, standing, t, touching=(not in_air, True)), held_frames=(right, left))
+    episodes = judge.contacts_not_touching[right]
+    assert [since for since, _ in episodes] == pytest.approx([0.1, 0.5])
+    assert [duration for _, duration in episodes] == pytest.approx([0.2 - DT, 0.5 - DT])
 
 
 def test_support_margin_of_degenerate_supports():

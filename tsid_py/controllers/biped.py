@@ -187,6 +187,14 @@ class BipedController(LeggedController):
         """The feet whose swing task is in the problem: lifted, or being unloaded to lift."""
         return {side for side, task in self.foot_tasks.items() if self.formulation.check_task(task.name)}
 
+    @property
+    def stepping(self) -> bool:
+        """Whether a planned step is under way: a foot the caller lifted, not one contact feedback
+        released nor one the recovery steps with. A recovery's step answers a lost balance, so the
+        verdict goes on judging the capture point through it (it dates the loss)."""
+        recovering = None if self.recovery is None else self.recovery.swinging
+        return bool(self.lifted() - self.released - {recovering})
+
     def in_contact(self, side: str) -> bool:
         """Whether the ``right`` or ``left`` foot is a contact of the problem (also while unloading)."""
         return self.formulation.check_contact(lookup("foot", side, self._contacts).name)

@@ -219,6 +219,11 @@ class PushRecovery:
                 if self.robot.spec.feet[side] in state.contacts
             }
 
+    @property
+    def swinging(self) -> str | None:
+        """The side of the foot this recovery is stepping with (unloading, swinging), else None."""
+        return None if self._swing is None else self._swing.side
+
     # ------------------------------------------------------------------ one step
     def update(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
         """Before the controller solves at (t, q, v): steps and swings, then the CoM reference."""

@@ -82,7 +82,7 @@ class LoopOutcome:
     control step [s], the number of QP failures (held ones included) and, when a failure ended the
     run, its cause (one line; ``plant_failure`` when the simulation diverged); for a legged robot,
     its verdict (``verdict``, with one per push in ``push_verdicts``) and the contacts held that
-    did not touch (frame: (from, for) [s])."""
+    did not touch (frame: every (from, for) [s] it was in the air)."""
 
     log: RunLog
     checks: WorstChecks = field(default_factory=WorstChecks)
@@ -97,7 +97,7 @@ class LoopOutcome:
     wall_time: float = 0.0
     verdict: Verdict | None = None
     push_verdicts: list[Verdict] = field(default_factory=list)
-    contacts_not_touching: dict[str, tuple[float, float]] = field(default_factory=dict)
+    contacts_not_touching: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
     @property
     def fell(self) -> bool:
@@ -123,7 +123,8 @@ class LoopOutcome:
             "push_verdicts": [v.verdict for v in self.push_verdicts],
             "contacts_not_touching": [
                 {"frame": frame, "from_s": since, "for_s": duration}
-                for frame, (since, duration) in sorted(self.contacts_not_touching.items())
+                for frame, episodes in sorted(self.contacts_not_touching.items())
+                for since, duration in episodes
             ],
             "real_time_factor": self.simulated_time / self.wall_time if self.wall_time > 0 else None,
             "physics_checks": self.checks.count,
@@ -215,8 +216,16 @@ class ControlLoop:
 
 
 def check_pushes(pushes: tuple[Push, ...], duration: float) -> None:
-    """Refuse, in one line, a push that starts after a run of ``duration`` [s] ends, or whose
-    numbers look like milliseconds."""
+    """Refuse, in one line, a push that starts after a run of ``duration`` [s] ends, whose
+    numbers look like milliseconds, or that starts before the one before it has ended (a plant
+    holds one push at a time: the second would end the first)."""
+    ordered = sorted(pushes, key=lambda push: push.t)
+    for earlier, later in zip(ordered, ordered[1:], strict=False):
+        if later.t < earlier.t + earlier.duration - 1e-9:
+            raise InvalidParameterError(
+                f"push {later.text()} starts before push {earlier.text()} has ended: pushes may not "
+                "overlap (give their sum as one push over the time they share)"
+            )
     for push in pushes:
         text = push.text()
         if push.t >= MILLISECONDS_HINT or push.duration >= MILLISECONDS_HINT:
@@ -262,7 +271,9 @@ class _Run:
         if self.judge is not None:
             outcome.verdict = self.judge.verdict()
             outcome.push_verdicts = self.judge.push_verdicts()
-            outcome.contacts_not_touching = dict(self.judge.contacts_not_touching)
+            outcome.contacts_not_touching = {
+                frame: list(episodes) for frame, episodes in self.judge.contacts_not_touching.items()
+            }
         return outcome
 
     def undecided(self) -> bool:

@@ -28,6 +28,7 @@ Writing a plant for another simulator takes the four methods; a minimal one::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -91,13 +92,32 @@ class PlantState:
     ground_bodies: frozenset[str] | None = None
 
 
+_PUSH_NEEDS = "a push needs three finite forces, t >= 0 and a duration > 0"
+
+
 @dataclass(frozen=True)
 class Push:
-    """A force on the robot's base [N] (world axes) from time t [s] for ``duration`` [s]."""
+    """A force on the robot's base [N] (world axes) from time t [s] for ``duration`` [s].
+
+    Raises:
+        InvalidParameterError: Not three finite forces, t < 0, a duration <= 0, or a value not finite.
+    """
 
     force: tuple[float, float, float]
     t: float
     duration: float
+
+    def __post_init__(self) -> None:
+        try:
+            force = tuple(float(f) for f in self.force)
+            t, duration = float(self.t), float(self.duration)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"{_PUSH_NEEDS}, got {self!r}") from None
+        if len(force) != 3 or not all(map(math.isfinite, (*force, t, duration))) or t < 0 or duration <= 0:
+            raise InvalidParameterError(f"{_PUSH_NEEDS}, got {self!r}")
+        object.__setattr__(self, "force", force)  # plain floats, as checked (frozen: set once here)
+        object.__setattr__(self, "t", t)
+        object.__setattr__(self, "duration", duration)
 
     @classmethod
     def parse(cls, text: str) -> Push:
@@ -106,14 +126,13 @@ class Push:
             force, _, timing = text.partition("@")
             start, _, duration = timing.partition("+")
             fx, fy, fz = (float(x) for x in force.split(","))
-            push = cls((fx, fy, fz), float(start), float(duration))
+            values = (fx, fy, fz), float(start), float(duration)
         except ValueError:
             raise InvalidParameterError(f"a push is FX,FY,FZ@T+DURATION (N, s), got {text!r}") from None
-        if not all(np.isfinite([*push.force, push.t, push.duration])) or push.duration <= 0 or push.t < 0:
-            raise InvalidParameterError(
-                f"a push needs finite forces, t >= 0 and a duration > 0, got {text!r}"
-            )
-        return push
+        try:
+            return cls(*values)
+        except InvalidParameterError:
+            raise InvalidParameterError(f"{_PUSH_NEEDS}, got {text!r}") from None
 
     def text(self) -> str:
         """The push as :meth:`parse` reads it, e.g. ``"0,300,0@1+0.1"``."""

@@ -12,14 +12,16 @@ controller's plan, and dates three events:
   touch, no centre of pressure the feet can make stops the CoM. Lost when xi stays outside by
   more than a margin for a persistence, or when the base tilts past a limit. While the
   controller carries out a planned step (a foot lifted on purpose, on its way to a new contact),
-  capturability is judged again after the touch-down.
+  capturability is judged again after the touch-down; a step a push recovery takes is no planned
+  step (the controller's ``stepping`` says which).
 - **fell**: a body that is not a foot touches the ground (plants that measure it: MuJoCo), or
   the base is below a fraction of its initial height, or tilted past a limit.
 - **recovered**: after the last disturbance ended, the robot is at rest: CoM speed below a
-  threshold and the capture point inside the support polygon, held for a while (dated when that
-  rest began).
+  threshold, the capture point inside the support polygon and the base's tilt within the lost
+  limit, held for a while (dated when that rest began).
 
-The verdict is ``fell`` if the robot fell; else the later of ``recovered`` and ``lost``; else
+The verdict is ``fell`` if the robot fell; else the later of ``recovered`` and ``lost`` (a loss
+the robot came back from, at rest again at any time before, is no longer ``lost``); else
 ``undecided``: a run never reports a survival it has not seen. A run that ends with the capture
 point outside the support (on its way to losing balance, not yet past the margin) is
 ``undecided``, not ``recovered``.
@@ -183,7 +185,7 @@ class BalanceJudge:
         self._outside_since: float | None = None
         self._rest_since: float | None = None
         self._untouched: dict[str, float] = {}  # held contact frame -> since when it is not touching
-        self.contacts_not_touching: dict[str, tuple[float, float]] = {}  # frame -> (from, for) [s]
+        self.contacts_not_touching: dict[str, list[tuple[float, float]]] = {}  # frame -> [(from, for)] [s]
         self.last: BalanceSample | None = None
         self.t_end = 0.0
 
@@ -269,6 +271,7 @@ class BalanceJudge:
             t >= self._last_push_end(t) - 1e-9
             and not stepping
             and sample.margin >= 0.0
+            and sample.tilt <= limits.lost_tilt
             and math.sqrt(sample.com_velocity.dot(sample.com_velocity)) < limits.rest_speed
         )
         self._rest_since = (self._rest_since if self._rest_since is not None else t) if resting else None
@@ -308,9 +311,11 @@ class BalanceJudge:
                 continue
             since = self._untouched.setdefault(frame, t)
             if t - since >= self.limits.not_touching_time - 1e-9:
-                previous = self.contacts_not_touching.get(frame)
-                if previous is None or previous[0] == since:
-                    self.contacts_not_touching[frame] = (since, t - since)
+                episodes = self.contacts_not_touching.setdefault(frame, [])
+                if episodes and episodes[-1][0] == since:
+                    episodes[-1] = (since, t - since)  # the same episode, longer
+                else:
+                    episodes.append((since, t - since))
         for frame in set(self._untouched) - set(held_frames):
             del self._untouched[frame]
 
@@ -328,6 +333,10 @@ class BalanceJudge:
         ]
         lost_at = lost[-1] if lost else None
         recovered_at = recovered[-1] if recovered else None
+        # lost, and not at rest again since (a rest after the loss, before this window, counts too)
+        still_lost = lost_at is not None and not any(
+            began >= lost_at - 1e-9 and decided <= until + 1e-9 for began, decided in events.recovered
+        )
         if fell is not None:
             return Verdict("fell", lost_at, fell, recovered_at, events.fell_reason)
         if recovered_at is not None and (lost_at is None or recovered_at >= lost_at):
@@ -342,9 +351,9 @@ class BalanceJudge:
             return Verdict(
                 "recovered", lost_at, None, recovered_at, "at rest with the capture point inside the support"
             )
-        if lost_at is not None:
+        if lost_at is not None and still_lost:
             return Verdict("lost", lost_at, None, recovered_at, events.lost_reasons[lost_at])
-        return Verdict("undecided", None, None, None, self._undecided_reason(since))
+        return Verdict("undecided", lost_at, None, None, self._undecided_reason(since))
 
     def _undecided_reason(self, since: float) -> str:
         sample = self.last

@@ -112,7 +112,8 @@ def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="FX,FY,FZ@T+DURATION",
         help="a force on the base, world axes [N], from T for DURATION [s] (e.g. 0,250,0@1+0.1 or "
-        "-300,0,0@1+0.1); repeatable. A pushed run goes on past --duration until its verdict is decided "
+        "-300,0,0@1+0.1); repeatable, one push after the other (they may not overlap). A pushed run "
+        "goes on past --duration until its verdict is decided "
         "(the robot fell, or is at rest again), for at most 5 s after the last push",
     )
     group.add_argument(
