@@ -453,3 +453,37 @@ def test_mujoco_refuses_a_foot_on_the_floating_base_body():
     robot = Robot(dataclasses.replace(spec, feet={**spec.feet, "front_left": "base_link"}))
     with pytest.raises(tp.errors.RobotSpecError, match="foot frame is on the floating base's body"):
         MujocoPlant(robot)
+
+
+def test_a_spec_that_gives_two_feet_one_frame_is_refused():
+    import dataclasses
+
+    from tsid_py.robot_specs import load_spec
+
+    spec = load_spec("talos")
+    frame = spec.feet["left"]
+    with pytest.raises(tp.errors.RobotSpecError, match=f"gives the frame '{frame}' to right and left"):
+        dataclasses.replace(spec, feet={"right": frame, "left": frame})
+
+
+@pytest.mark.slow
+def test_mujoco_refuses_a_foot_without_collision_geometry():
+    """The URDF's geometry is the witness of where a foot stands: a foot with none would fall
+    through the ground, so the plant refuses it and names the way out."""
+    _mujoco()
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+    from tsid_py.robot_specs import Robot, load_spec
+
+    class NoRightFoot(Robot):
+        def load_collision_model(self):
+            full, kept = super().load_collision_model(), pin.GeometryModel()
+            foot = self.model.frames[self.frame_id(self.spec.feet["right"])].parentJoint
+            for item in full.geometryObjects:
+                if item.parentJoint != foot:
+                    kept.addGeometryObject(item)
+            return kept
+
+    robot = NoRightFoot(load_spec("talos"))
+    with pytest.raises(tp.errors.RobotSpecError, match="foot 'leg_right_sole_fix_joint' has no collision"):
+        MujocoPlant(robot)
+    MujocoPlant(robot, collision="spec")  # the feet from the spec: it stands

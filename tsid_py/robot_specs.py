@@ -160,6 +160,16 @@ class RobotSpec:
     walk: dict[str, float] = field(default_factory=dict)  # the walk scenario's step_length, swing_height [m]
     directory: Path | None = None  # where the spec file was, when given by path (else robots/)
 
+    def __post_init__(self) -> None:
+        frames = list(self.feet.values())
+        for frame in frames:
+            if frames.count(frame) > 1:
+                keys = [key for key, other in self.feet.items() if other == frame]
+                raise RobotSpecError(
+                    f"{self.name}: [feet] gives the frame {frame!r} to {' and '.join(keys)}: each foot "
+                    "is a frame of its own"
+                )
+
     @classmethod
     def from_file(cls, path: Path) -> RobotSpec:
         """Parse and check a spec file."""

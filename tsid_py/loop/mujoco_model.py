@@ -21,7 +21,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.collision_points import CollisionPoints
-from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
+from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.inertia import simulable
 from tsid_py.robot_specs import Robot
 
@@ -174,6 +174,12 @@ def _add_sole_plates(mujoco, robot: Robot, bodies: dict, shapes: CollisionPoints
     for frame_name in robot.spec.feet.values():
         joint = robot.model.frames[robot.frame_id(frame_name)].parentJoint
         sole = shapes.sole(joint)
+        if not sole.size:  # MuJoCo would let it through the ground: no witness of where it stands
+            raise RobotSpecError(
+                f"{robot.name}: the body of foot {frame_name!r} has no collision geometry in the URDF, "
+                "so it cannot stand on the ground in MuJoCo; give it collision shapes, or build the "
+                "plant's feet from the spec (collision='spec')"
+            )
         placement = shapes.joint_placement(joint)
         local = (sole - placement.translation) @ placement.rotation  # in the foot body's frame
         up = placement.rotation.T[:, 2]  # the world's z, in the body's frame
