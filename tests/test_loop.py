@@ -137,3 +137,13 @@ def test_position_mode_sends_the_state_integrated_one_period_ahead(ur5):
         np.testing.assert_allclose(command.v_des, v_des, rtol=0.0, atol=1e-12)
         led = max(led, float(np.abs(command.q_des - state.q).max()))
     assert led > 1e-4  # the arm moved: a target equal to the measured q would differ by this
+
+
+def test_a_loop_runs_once(talos):
+    """A second run would start from the state the first left in the controller (and append to
+    its log): refused, not a different run under the same name."""
+    loop = ControlLoop(BipedController(talos), DT)
+    first = loop.run(3)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="has run already"):
+        loop.run(3)
+    assert first.steps == 3 and len(loop.log.t) == 3  # the log holds the first run's steps only

@@ -196,6 +196,7 @@ class ControlLoop:
             raise InvalidParameterError(f"limits must be a VerdictLimits, got {type(limits).__name__}")
         self.limits = limits or VerdictLimits()
         self.extend = bool(extend)
+        self._ran = False
 
     def run(
         self,
@@ -208,9 +209,17 @@ class ControlLoop:
         """Run ``steps`` control steps from the controller's q0 at rest (the objects made before,
         out of the garbage collector's sight: :func:`~tsid_py.loop.controller.frozen_heap`), and
         more while a pushed run's verdict is undecided (see the class). Pushes that start after
-        the requested steps are refused."""
+        the requested steps are refused. A loop runs once: its controller and log keep what the
+        run left (re-anchored contacts, a recovery's state, the steps logged), so a second run
+        would not start where the first did."""
         steps = as_count("steps", steps)
         check_pushes(self.pushes, steps * self.dt)
+        if self._ran:
+            raise InvalidParameterError(
+                "this ControlLoop has run already, and its controller and log keep what that run "
+                "left: make a new controller and loop for another run"
+            )
+        self._ran = True
         with frozen_heap():
             return _Run(self, hooks or StepHooks(), observer).run(steps, progress, label)
 
