@@ -243,6 +243,7 @@ def test_without_the_self_collision_task_the_arm_goes_into_the_body():
         (["sinusoid-sweep", "--frequencies", "0,1"], "frequencies"),
         (["sinusoid-sweep", "--frequencies", "a,b"], "START:STOP:COUNT"),
         (["contact-gains", "--kp-contact", "0"], "kp_contact"),
+        (["contact-gains", "--duration", "0.001"], "a run needs duration >= dt"),
         (["hand-contact", "--robot", "romeo"], "arm_right_1_joint"),
     ],
 )

@@ -8,6 +8,7 @@ import pytest
 import tsid_py as tsid
 from tsid_py.controllers import BipedController
 from tsid_py.loop import Command, ControlLoop, IntegratorPlant, Plant, PlantState, StepHooks
+from tsid_py.loop.control_loop import control_steps
 
 DT = 0.002
 
@@ -147,3 +148,14 @@ def test_a_loop_runs_once(talos):
     with pytest.raises(tsid.errors.InvalidParameterError, match="has run already"):
         loop.run(3)
     assert first.steps == 3 and len(loop.log.t) == 3  # the log holds the first run's steps only
+
+
+def test_a_run_has_at_least_one_control_step_and_at_most_max_steps():
+    assert control_steps(0.002, 0.002) == 1
+    assert control_steps(1.0, 0.002) == 500
+    with pytest.raises(tsid.InvalidParameterError, match="shorter than one control period"):
+        control_steps(0.001, 0.002)
+    with pytest.raises(tsid.InvalidParameterError, match="the most a run may take"):
+        control_steps(1e308, 0.002)
+    with pytest.raises(tsid.InvalidParameterError, match="duration must be > 0"):
+        control_steps(0.0, 0.002)

@@ -90,6 +90,9 @@ def test_bench_command_times_every_backend(capsys):
         (["walk", "--steps", "1", "--json"], "steps"),
         (["walk", "--step-length", "nan", "--json"], "step_length"),
         (["balance", "--duration", "-1", "--json"], "duration"),
+        (["balance", "--duration", "0.001", "--json"], "shorter than one control period (dt = 0.002 s)"),
+        (["balance", "--duration", "1e308", "--json"], "the most a run may take"),
+        (["reach", "--duration", "0.001", "--json"], "a run needs duration >= dt"),
         (["balance", "--robot", "nao", "--json"], "nao"),
         (["balance", "--check-every", "-1", "--json"], "--check-every"),
         (["com-sinusoid", "--amplitude", "5", "--json"], "reaches 0.149 m to each side of it"),
@@ -179,3 +182,18 @@ def test_walk_refuses_a_plant_and_a_setup_together():
 
     with pytest.raises(InvalidParameterError, match="not both"):
         walk.run(plant="pinocchio", setup=LoopSetup())
+
+
+@pytest.mark.slow
+def test_every_scenario_refuses_a_run_of_no_control_step():
+    from tsid_py.errors import InvalidParameterError
+    from tsid_py.scenarios import SCENARIOS
+
+    for module in SCENARIOS.values():
+        scenario = module.SCENARIO
+        if any(p.name == "duration" for p in scenario.parameters()):
+            with pytest.raises(InvalidParameterError, match="a run needs duration >= dt"):
+                scenario.run(duration=0.001)
+        else:  # step and walk: their plan sets the length, a period longer than the plan has no step
+            with pytest.raises(InvalidParameterError, match="a run needs duration >= dt"):
+                scenario.run(dt=1e9)

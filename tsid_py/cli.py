@@ -61,7 +61,8 @@ USAGE_FOOTER = """
 
 options of every scenario (tsid-py SCENARIO --help lists its own):
   --robot NAME|PATH     robot spec: robots/NAME.toml, or a path to your own .toml
-  --duration S, --dt S  simulated time (not step and walk: their plan sets it) and control period [s]
+  --duration S, --dt S  simulated time (not step and walk: their plan sets it) and control period [s];
+                        a run needs duration >= dt
   --backend NAME        QP backend: quadprog (default) or daqp where installed
   --json                one JSON summary object on stdout (and no progress bar)
   --viewer meshcat      live 3-D view, served on 127.0.0.1 (default: none, headless)

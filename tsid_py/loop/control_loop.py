@@ -49,6 +49,7 @@ from tsid_py.validation import as_count, as_scalar
 
 MAX_DT = 0.02  # [s] a 50 Hz loop; sqrt(kp) dt < 1 needs dt < 30 ms already at kp = 1000 1/s^2
 MILLISECONDS_HINT = 100.0  # [s] a push time or duration this large was likely meant in milliseconds
+MAX_STEPS = 10**8  # control steps of one run: a day simulated at 1 kHz, hours of computing
 
 Observer = Callable[[object, RunLog], None]  # called with (controller, log) after every logged step
 
@@ -222,6 +223,31 @@ class ControlLoop:
         self._ran = True
         with frozen_heap():
             return _Run(self, hooks or StepHooks(), observer).run(steps, progress, label)
+
+
+def control_steps(duration: float, dt: float) -> int:
+    """The control steps of a run of ``duration`` [s] at period ``dt`` [s], round(duration / dt):
+    every scenario's count, checked before its run.
+
+    Raises:
+        InvalidParameterError: a duration or a period that is not > 0, a duration shorter than one
+            period (a run of no step, whose summary would measure nothing), or more than
+            :data:`MAX_STEPS` steps.
+    """
+    duration = as_scalar("duration", duration, minimum=0.0, strict=True)
+    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    ratio = duration / dt
+    if ratio < 1.0 - 1e-9:
+        raise InvalidParameterError(
+            f"duration = {duration:g} s is shorter than one control period (dt = {dt:g} s): a run "
+            "needs duration >= dt"
+        )
+    if ratio > MAX_STEPS:
+        raise InvalidParameterError(
+            f"duration = {duration:g} s is more than {MAX_STEPS:.0e} control steps of dt = {dt:g} s, the "
+            f"most a run may take ({MAX_STEPS * dt:g} s)"
+        )
+    return round(ratio)
 
 
 def check_pushes(pushes: tuple[Push, ...], duration: float) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from tsid_py.controllers.arm import ArmController, ArmParams
 from tsid_py.errors import InvalidParameterError
-from tsid_py.loop.control_loop import StepHooks
+from tsid_py.loop.control_loop import StepHooks, control_steps
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.robot_specs import load_robot
@@ -31,7 +31,7 @@ from tsid_py.scenarios.runner import RunResult
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
-from tsid_py.validation import as_scalar, as_vector
+from tsid_py.validation import as_vector
 
 MOTIONS = ("target", "sinusoid")
 KP_EE = {"target": 100.0, "sinusoid": 5.0}
@@ -101,23 +101,20 @@ def simulate(p: ReachParams, options: RunOptions) -> RunResult:
             f"reach's {setup.mode!r} is its motion: motion={setup.mode!r} (mode is the command mode, "
             "torque or position)"
         )
-    duration = as_scalar("duration", p.duration, minimum=0.0, strict=True)
-    dt = as_scalar("dt", p.dt, minimum=0.0, strict=True)
+    steps, dt = control_steps(p.duration, p.dt), p.dt
     offset = as_vector("offset", p.offset, 3)
     controller = ArmController(
         load_robot(p.robot), dt, ArmParams(kp_ee=KP_EE[motion]), make_solver(p.backend)
     )
     log = setup.new_log(ArmRunLog)
     hooks = _Reach(controller, ee_reference(motion, controller.ee_initial, offset), log)
-    outcome = setup.loop(controller, dt, log).run(
-        int(round(duration / dt)), hooks, options.progress, "reach", options.observer
-    )
+    outcome = setup.loop(controller, dt, log).run(steps, hooks, options.progress, "reach", options.observer)
     common = outcome.summary()
     summary = {
         "robot": controller.robot.name,
         "scenario": f"reach-{motion}",
         "dt_s": dt,
-        "duration_s": duration,
+        "duration_s": p.duration,
         **hooks.summary(),
         **{key: common[key] for key in SUMMARY_KEYS},
         **setup.summary(),

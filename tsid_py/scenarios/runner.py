@@ -19,7 +19,7 @@ from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.quadruped import QuadrupedController
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import SupportPolygon
-from tsid_py.loop.control_loop import ControlLoop, Observer, StepHooks
+from tsid_py.loop.control_loop import ControlLoop, Observer, StepHooks, control_steps
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.plant import Push
@@ -150,14 +150,11 @@ def run_biped(
         observer: Called with (controller, log) after every logged step (e.g. a live viewer).
         setup: The plant, the command mode and the pushes (the integrator in torque mode by default).
     """
-    duration = as_scalar("duration", duration, minimum=0.0, strict=True)
-    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    steps = control_steps(duration, dt)
     setup = setup or LoopSetup()
     log = setup.new_log(RunLog, forces={c.name: [] for c in controller.contacts.values()})
     hooks = BalanceHooks(controller, com_reference, log)
-    outcome = setup.loop(controller, dt, log).run(
-        int(round(duration / dt)), hooks, progress, scenario, observer
-    )
+    outcome = setup.loop(controller, dt, log).run(steps, hooks, progress, scenario, observer)
     summary = {
         "robot": controller.robot.name,
         "scenario": scenario,

@@ -24,7 +24,7 @@ import pinocchio as pin
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GRAVITY, HullTracker, center_of_pressure
-from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks
+from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks, control_steps
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
@@ -182,7 +182,7 @@ def run_footsteps(
     )
     hooks = _Stepping(controller, plan, com_reference, log, swing_height, unload_duration, load_duration)
     hooks.com_support, hooks.cop_task = com_support, cop_task
-    steps = int(round(plan.t_end / dt))
+    steps = control_steps(plan.t_end, dt)
     outcome = setup.loop(controller, dt, log).run(steps, hooks, progress, scenario, observer)
     return RunResult({**hooks.summary(scenario, dt, outcome), **setup.summary()}, log, controller)
 

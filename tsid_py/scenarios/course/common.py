@@ -18,7 +18,7 @@ import numpy as np
 from tsid_py.contacts.contact_base import tangent_directions
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import convex_hull, polygon_margin
-from tsid_py.loop.control_loop import LoopOutcome, StepHooks, step_time_summary
+from tsid_py.loop.control_loop import LoopOutcome, StepHooks, control_steps, step_time_summary
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.planning.support import sole_polygon
@@ -234,10 +234,9 @@ def run_loop(
 ) -> LoopOutcome:
     """``duration`` seconds of ``controller`` in closed loop at period ``dt`` on the plant of
     ``options.setup``, shown as ``label`` in the progress bar."""
-    duration = as_scalar("duration", duration, minimum=0.0, strict=True)
-    dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+    steps = control_steps(duration, dt)
     loop = options.setup.loop(controller, dt, log)
-    return loop.run(int(round(duration / dt)), hooks, options.progress, label, options.observer)
+    return loop.run(steps, hooks, options.progress, label, options.observer)
 
 
 def header(controller, scenario: str, dt: float, duration: float) -> dict[str, object]:
