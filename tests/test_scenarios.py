@@ -85,6 +85,42 @@ def test_bench_command_times_every_backend(capsys):
 
 
 @pytest.mark.parametrize(
+    ("duration", "message"),
+    [
+        ("0", "duration must be > 0.0, got 0.0"),
+        ("nan", "duration must be finite"),
+        ("-1", "duration must be > 0.0, got -1.0"),
+        ("0.001", "a run needs duration >= dt"),
+    ],
+)
+def test_bench_bad_duration_is_one_line_and_exit_code_2_before_any_run(capsys, duration, message):
+    # step's plan sets its length: it would run first if the duration were checked only by balance
+    assert cli.main(["bench", "--scenario", "step", "balance", "--duration", duration, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and message in captured.err and len(captured.err.strip().splitlines()) == 1
+
+
+def test_bench_json_writes_a_step_time_not_measured_as_null(capsys, monkeypatch):
+    from types import SimpleNamespace
+
+    from tsid_py import bench
+    from tsid_py.scenarios import balance
+
+    def run(**keywords):  # a run whose one step failed: no step time
+        nan = float("nan")
+        summary = {"step_time_median_us": nan, "step_time_p99_us": nan, "steps": 1, "qp_failures": 1}
+        return SimpleNamespace(summary=summary)
+
+    fake = SimpleNamespace(parameters=balance.SCENARIO.parameters, run=run)
+    monkeypatch.setattr(bench, "SCENARIOS", {"balance": SimpleNamespace(SCENARIO=fake)})
+    assert cli.main(["bench", "--scenario", "balance", "--backend", "quadprog", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["step_time"]["balance"]["quadprog"]
+    assert result == {"median_us": None, "p99_us": None, "steps": 1, "qp_failures": 1}
+    assert cli.main(["bench", "--scenario", "balance", "--backend", "quadprog"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split() == ["balance", "quadprog", "-", "-", "1"]
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["walk", "--steps", "1", "--json"], "steps"),
