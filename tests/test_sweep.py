@@ -258,7 +258,28 @@ def test_keep_selects_fields_and_names_unknown_ones(tmp_path):
         InvalidParameterError, match=r"--keep scroe: not a field of the summary \(it has score,"
     ):
         run_sweep(ScenarioJob(fake_run), fake_points(1), tmp_path / "other.csv", workers=1, keep=["scroe"])
-    assert len(read_table(tmp_path / "other.csv")[0]) == 1  # the run done is in the table
+    assert not (tmp_path / "other.csv").exists()  # no row of a run that lacks a kept field
+
+
+@pytest.mark.parametrize("suffix", TABLES)
+def test_a_table_of_another_keep_runs_again_the_points_whose_rows_lack_a_kept_field(tmp_path, suffix):
+    out, calls = tmp_path / f"table{suffix}", []
+    job = ScenarioJob(partial(fake_run, calls=calls))
+    run_sweep(job, fake_points(2), out, workers=1, keep=["score"])  # (2, b) raises
+    before = out.read_bytes()
+    calls.clear()
+    with pytest.raises(InvalidParameterError, match="--keep scroe"):  # a typo stores no row ...
+        run_sweep(job, fake_points(2), out, workers=1, keep=["score", "scroe"])
+    assert len(calls) == 1 and out.read_bytes() == before  # ... and leaves the table as it was
+    calls.clear()
+    report = run_sweep(job, fake_points(2), out, workers=1, keep=["score", "label"])
+    assert calls == [(1.0, "a"), (1.0, "b"), (2.0, "a")]  # the error's row is done
+    assert (report.skipped, report.ran) == (1, 3)
+    rows = read_table(out)[0]
+    assert [row["label"] for row in rows] == ["1.0a", "1.0b", "2.0a", None]
+    assert rows[3]["error"].startswith("ValueError")
+    calls.clear()
+    assert run_sweep(job, fake_points(2), out, workers=1, keep=["score", "label"]).ran == 0 and calls == []
 
 
 @pytest.mark.parametrize("suffix", TABLES)

@@ -86,14 +86,20 @@ class SweepReport:
 
 
 def prepare_table(
-    path: Path, points: list[dict[str, object]], retry_errors: bool = False, force: bool = False
+    path: Path,
+    points: list[dict[str, object]],
+    retry_errors: bool = False,
+    force: bool = False,
+    keep: tuple[str, ...] | None = None,
 ) -> tuple[dict[int, dict[str, object]], list[int]]:
     """The rows already in the table at ``path``, by the index of their point in this sweep, and
     the points still to run.
 
     A row belongs to the point with the same input values (so a grid may be extended, or files
     added to a batch, and the runs done are kept). A table that holds another sweep (other
-    inputs, or a run that is no point of this sweep) is refused, or with ``force`` replaced.
+    inputs, or a run that is no point of this sweep) is refused, or with ``force`` replaced. A
+    run without an error whose row lacks a field of ``keep`` (a table of another ``--keep``) is
+    not done: it runs again.
     """
     path = Path(path)
     check_table_path(path)
@@ -109,6 +115,8 @@ def prepare_table(
             logger.info("%s holds another sweep: --force replaces it", path)
     if retry_errors:
         done = {point: row for point, row in done.items() if not row.get("error")}
+    if keep:
+        done = {point: row for point, row in done.items() if row.get("error") or set(keep) <= set(row)}
     return done, [point for point in range(len(points)) if point not in done]
 
 
@@ -195,13 +203,13 @@ def run_sweep(
         check(points)
     keep = tuple(keep) if keep is not None else None
     task = Task(job, keep)
-    done, todo = prepare_table(out, points, retry_errors, force)
+    done, todo = prepare_table(out, points, retry_errors, force, keep)
     address = address or os.environ.get("RAY_ADDRESS") or None
     backend = choose_backend(workers, address, task) if todo else "none"
     rows = dict(done)
     start = time.perf_counter()
     report = SweepReport(out, len(points), len(done), 0, 0, 0, 0.0, backend)
-    written = False
+    written = True  # nothing new to write: a sweep that stores no run leaves its table as it was
     last_write = time.monotonic()
     source: Iterator[Outcome] = iter(())
     try:
@@ -224,15 +232,15 @@ def run_sweep(
             source = run_on_ray(task, items, workers, address, max_retries)
         outcomes = _Sized(itertools.chain(first, source), len(first) + len(todo))
         for outcome in progress_bar(outcomes, progress, "sweep", unit="run"):
-            rows[outcome.point] = outcome.row()
-            report.ran += 1
-            report.raised += bool(outcome.error)
-            written = False
-            if outcome.missing:
+            if outcome.missing:  # no row without a kept field: the sweep with the right --keep runs it
                 raise InvalidParameterError(
                     f"--keep {outcome.missing[0]}: not a field of the summary "
                     f"(it has {', '.join(outcome.available)})"
                 )
+            rows[outcome.point] = outcome.row()
+            report.ran += 1
+            report.raised += bool(outcome.error)
+            written = False
             if time.monotonic() - last_write > checkpoint:
                 write_table(out, list(rows.values()), inputs)
                 written, last_write = True, time.monotonic()
@@ -240,7 +248,7 @@ def run_sweep(
         close = getattr(source, "close", None)
         if close is not None:  # a generator: stop its runs (cancel them, stop the workers)
             close()
-        if not written and rows:
+        if not written:
             write_table(out, list(rows.values()), inputs)
         report.seconds = time.perf_counter() - start
     report.rows = sorted(rows.values(), key=lambda row: row["point"])
