@@ -567,6 +567,46 @@ def test_a_run_whose_qp_failed_is_an_error_of_the_sweep_not_a_verdict(tmp_path, 
     assert legend_of_push_map(rows) == ["recovered (1)", "run failed (1)"]
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            [
+                "com-sinusoid",
+                "--param",
+                "amplitude=0.01,0.02",
+                "--keep",
+                "com_error_max_m",
+                "--plot-metric",
+                "cm",
+            ],
+            "--plot-metric cm: not a column of the table",
+        ),
+        (
+            ["balance", "--param", "plant=pinocchio", "--param", "push_fy=50,100", "--keep", "qp_failures"],
+            "--plot: a push map needs the summary field 'verdict' (add it to --keep)",
+        ),
+    ],
+)
+def test_cli_sweep_plot_needs_are_checked_from_keep_before_any_run(args, message, tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    args = ["sweep", *args, "--duration", "0.02", "--workers", "1", "--out", str(out)]
+    assert exit_code([*args, "--plot", str(tmp_path / "p.png")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
+def test_cli_sweep_plot_metric_without_keep_is_checked_after_the_first_run(tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    args = ["sweep", "com-sinusoid", "--param", "amplitude=0.01,0.02,0.03", "--duration", "0.02"]
+    args += ["--workers", "1", "--out", str(out), "--plot", str(tmp_path / "p.png"), "--plot-metric", "cm"]
+    assert exit_code(args) == 2
+    err = capsys.readouterr().err
+    assert "--plot-metric cm: not a column of the table" in err and err.count("\n") == 1, err
+    assert [row["amplitude"] for row in read_table(out)[0]] == [0.01]  # exact: as given; the run kept
+
+
 def legend_of_push_map(rows: list[dict[str, object]]) -> list[str]:
     """The push map's legend: a label (with its count) per style drawn."""
     from tsid_py.sweep.plots import push_map

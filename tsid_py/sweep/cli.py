@@ -17,15 +17,18 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from tsid_py.command import EXIT_CONTROLLER_FAILED, EXIT_OK, SECONDS, Parser, run_command
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_file
 from tsid_py.sweep.engine import run_sweep
-from tsid_py.sweep.plots import check_plottable, plot_sweep, varying
+from tsid_py.sweep.plots import check_columns, check_plottable, plot_sweep, varying
 from tsid_py.sweep.scenario import ScenarioJob, check_keywords, parameter_space
 from tsid_py.sweep.space import PUSH_NAMES, Axis, grid_points, parse_param, sample_points
+from tsid_py.sweep.table import RESERVED
 
 SHORTCUTS = ("robot", "duration", "dt", "backend")  # options that fix one keyword of the scenario
 
@@ -157,12 +160,18 @@ def points_of(args: argparse.Namespace) -> tuple[list[Axis], list[dict[str, obje
 def _sweep(args: argparse.Namespace) -> int:
     axes, points = points_of(args)
     inputs = [axis.name for axis in axes]
+    keep = [name.strip() for name in args.keep.split(",") if name.strip()] if args.keep else None
+    check_row: Callable[[dict[str, object]], None] | None = None
     if args.plot is not None:
         if args.plot.suffix != ".png":
             raise InvalidParameterError(f"--plot must end with .png, got {args.plot.name}")
         check_output_file(args.plot, args.force, "--plot")
         check_plottable(points, inputs)
-    keep = [name.strip() for name in args.keep.split(",") if name.strip()] if args.keep else None
+        check = partial(check_columns, names=varying(points, inputs), metric=args.plot_metric)
+        if keep is None:  # the table's columns are the summary's: checked on the first run's row
+            check_row = check
+        else:  # the table's columns, known before the runs
+            check({*RESERVED, *inputs, *keep})
     report = run_sweep(
         ScenarioJob(args.scenario),
         points,
@@ -173,6 +182,7 @@ def _sweep(args: argparse.Namespace) -> int:
         retry_errors=args.retry_errors,
         force=args.force,
         progress=not args.json,
+        check_row=check_row,
     )
     if args.plot is not None:
         held = [name for name in inputs if name not in varying(report.rows, inputs)]

@@ -26,7 +26,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,6 +168,7 @@ def run_sweep(
     progress: bool = False,
     checkpoint: float = CHECKPOINT,
     max_retries: int = MAX_RETRIES,
+    check_row: Callable[[dict[str, object]], None] | None = None,
 ) -> SweepReport:
     """Run ``job`` at every point not yet in the table ``out`` and write the table.
 
@@ -189,6 +190,9 @@ def run_sweep(
         checkpoint: Seconds between two writes of the table while runs finish.
         max_retries: Times a point runs again after its worker died (on the local pool: died
             running alone, see :mod:`~tsid_py.sweep.local_runner`).
+        check_row: Called with the row of the first run that neither raised nor failed (e.g. the
+            command's check that its picture can be drawn from the table's columns); what it
+            raises stops the sweep, the row kept.
     """
     out = Path(out)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -241,6 +245,9 @@ def run_sweep(
             report.ran += 1
             report.raised += bool(outcome.error)
             written = False
+            if check_row is not None and not outcome.error:
+                check_row(rows[outcome.point])
+                check_row = None
             if time.monotonic() - last_write > checkpoint:
                 write_table(out, list(rows.values()), inputs)
                 written, last_write = True, time.monotonic()

@@ -17,6 +17,7 @@ Figures use matplotlib's object API on the Agg canvas (no window) and are writte
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,19 @@ def check_plottable(points: list[dict[str, object]], inputs: list[str]) -> None:
         raise InvalidParameterError(
             f"--plot: a push map needs a push force among the varied parameters ({', '.join(FORCE_NAMES)})"
         )
+
+
+def check_columns(columns: Collection[str], names: list[str], metric: str | None = None) -> None:
+    """The columns a picture of the table needs: ``verdict`` for a push map (the varied ``names``
+    include a push), else ``metric`` (when one is chosen). The command checks them before the runs
+    from ``--keep``, or from the first run's row without it."""
+    if is_push_sweep(names):
+        if "verdict" not in columns:
+            raise InvalidParameterError(
+                "--plot: a push map needs the summary field 'verdict' (add it to --keep)"
+            )
+    elif metric is not None and metric not in columns:
+        raise InvalidParameterError(f"--plot-metric {metric}: not a column of the table")
 
 
 def plot_sweep(
@@ -131,8 +145,8 @@ def push_map(rows: list[dict[str, object]], names: list[str], title: str = ""):
     """The verdict of every run (or that it failed), at (the other varied parameter, the push force)."""
     from matplotlib.figure import Figure
 
-    if rows and "verdict" not in rows[0]:
-        raise InvalidParameterError("--plot: a push map needs the summary field 'verdict' (add it to --keep)")
+    if rows:
+        check_columns(rows[0], names)
     force = next(name for name in FORCE_NAMES if name in names)
     other = next((name for name in names if name != force), None)
     polar = {force, other} == {"push_force", "push_angle"}
@@ -175,8 +189,8 @@ def metric_map(rows: list[dict[str, object]], names: list[str], metric: str, tit
     """``metric`` over one varied parameter (a line) or two (a heat map, or coloured dots)."""
     from matplotlib.figure import Figure
 
-    if rows and metric not in rows[0]:
-        raise InvalidParameterError(f"--plot-metric {metric}: not a column of the table")
+    if rows:
+        check_columns(rows[0], names, metric)
     values = np.array(
         [
             float(row[metric]) if _is_number(row.get(metric)) and not row.get("error") else math.nan
