@@ -233,6 +233,34 @@ def test_a_table_of_another_sweep_is_refused_unless_forced(tmp_path):
         run_sweep(ScenarioJob(fake_run), other, tmp_path / "table.txt", workers=1)
 
 
+def two_gains(kp: float = 10.0, kd: float = 1.0) -> dict[str, object]:
+    return {"cost": kp + 100.0 * kd}
+
+
+def test_a_csv_table_of_another_parameter_value_is_refused(tmp_path):
+    """A CSV records no inputs: a column after them that names a parameter this sweep holds at its
+    default must hold that default (or nothing), else its rows ran at another value."""
+    out, job = tmp_path / "table.csv", ScenarioJob(two_gains)
+    run_sweep(job, grid_points([parse_param("kp=1,2"), parse_param("kd=3")]), out, workers=1)
+    with pytest.raises(
+        InvalidParameterError, match="its column kd holds 3.0, and this sweep runs kd at its default 1.0"
+    ):
+        run_sweep(job, grid_points([parse_param("kp=1,2")]), out, workers=1)
+    with pytest.raises(InvalidParameterError, match="its first columns are kp, kd, not kd, kp"):
+        run_sweep(job, grid_points([parse_param("kd=3"), parse_param("kp=1,2")]), out, workers=1)
+    held = tmp_path / "held.csv"  # kd given at its default: the same runs as without it
+    run_sweep(job, grid_points([parse_param("kp=1,2"), parse_param("kd=1")]), held, workers=1)
+    report = run_sweep(job, grid_points([parse_param("kp=1:3:1")]), held, workers=1)
+    assert (report.skipped, report.ran) == (2, 1)
+    rows = read_table(held)[0]
+    assert [(row["kd"], row["cost"]) for row in rows] == [
+        (1.0, 101.0),
+        (1.0, 102.0),
+        (None, 103.0),
+    ]  # exact: sums of small integers
+    assert run_sweep(job, grid_points([parse_param("kp=1:3:1")]), held, workers=1).skipped == 3
+
+
 def stop_at_third(x: float, y: str) -> dict[str, object]:
     if x == 2.0 and y == "b":  # exact: a grid value, as given
         raise KeyboardInterrupt

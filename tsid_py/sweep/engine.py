@@ -91,6 +91,7 @@ def prepare_table(
     retry_errors: bool = False,
     force: bool = False,
     keep: tuple[str, ...] | None = None,
+    defaults: dict[str, object] | None = None,
 ) -> tuple[dict[int, dict[str, object]], list[int]]:
     """The rows already in the table at ``path``, by the index of their point in this sweep, and
     the points still to run.
@@ -100,6 +101,13 @@ def prepare_table(
     inputs, or a run that is no point of this sweep) is refused, or with ``force`` replaced. A
     run without an error whose row lacks a field of ``keep`` (a table of another ``--keep``) is
     not done: it runs again.
+
+    A Parquet table records its inputs; a CSV table's columns start with them (``point``, the
+    inputs, then the kept fields: :func:`~tsid_py.sweep.table.columns_of`). Its first columns must
+    be this sweep's inputs, and those right after them that name a parameter of the job's
+    ``defaults`` (its parameters' defaults by name, a push's None) may be inputs of another sweep:
+    each must hold its default in every row (a summary echoes some parameters, e.g. ``plant``,
+    at their default), else the table holds another sweep.
     """
     path = Path(path)
     check_table_path(path)
@@ -108,7 +116,7 @@ def prepare_table(
     done: dict[int, dict[str, object]] = {}
     if path.exists():
         try:
-            done = _match_rows(path, *read_table(path), inputs, points)
+            done = _match_rows(path, *read_table(path), inputs, points, defaults)
         except InvalidParameterError:
             if not force:
                 raise
@@ -126,6 +134,7 @@ def _match_rows(
     recorded: list[str] | None,
     inputs: list[str],
     points: list[dict[str, object]],
+    defaults: dict[str, object] | None = None,
 ) -> dict[int, dict[str, object]]:
     other = f"{path} holds another sweep"
     advice = "(--force replaces it; or choose another --out)"
@@ -134,6 +143,8 @@ def _match_rows(
     if rows and not set(rows[0]) >= {*RESERVED, *inputs}:
         absent = sorted({*RESERVED, *inputs} - set(rows[0]))
         raise InvalidParameterError(f"{other}: it has no column {absent[0]!r} {advice}")
+    if recorded is None and rows:  # a CSV table: its inputs are its first columns
+        _check_csv_inputs(rows, inputs, defaults or {}, other, advice)
     free: dict[tuple, list[int]] = {}
     for index, point in enumerate(points):
         free.setdefault(_key(point, inputs), []).append(index)
@@ -146,6 +157,28 @@ def _match_rows(
         index = indices.pop(0)
         done[index] = {**row, "point": index}
     return done
+
+
+def _check_csv_inputs(
+    rows: list[dict[str, object]], inputs: list[str], defaults: dict[str, object], other: str, advice: str
+) -> None:
+    """The first columns of a CSV table (after ``point``) are this sweep's inputs, and those right
+    after them that name a parameter in ``defaults`` hold its default, or nothing (a row of this
+    sweep, whose summary does not echo it), in every row (see :func:`prepare_table`)."""
+    columns = list(rows[0])[1:]
+    if columns[: len(inputs)] != inputs:
+        head = ", ".join(columns[: len(inputs)])
+        raise InvalidParameterError(
+            f"{other}: its first columns are {head}, not {', '.join(inputs)} {advice}"
+        )
+    for name in itertools.takewhile(defaults.__contains__, columns[len(inputs) :]):
+        default = _key(defaults, [name])
+        for row in rows:
+            if row[name] is not None and _key(row, [name]) != default:
+                raise InvalidParameterError(
+                    f"{other}: its column {name} holds {row[name]!r}, and this sweep runs {name} at "
+                    f"its default {defaults[name]!r} {advice}"
+                )
 
 
 def _key(values: dict[str, object], inputs: list[str]) -> tuple:
@@ -207,7 +240,10 @@ def run_sweep(
         check(points)
     keep = tuple(keep) if keep is not None else None
     task = Task(job, keep)
-    done, todo = prepare_table(out, points, retry_errors, force, keep)
+    defaults = getattr(job, "defaults", None)  # a job that knows its parameters' defaults says them
+    done, todo = prepare_table(
+        out, points, retry_errors, force, keep, defaults() if callable(defaults) else None
+    )
     address = address or os.environ.get("RAY_ADDRESS") or None
     backend = choose_backend(workers, address, task) if todo else "none"
     rows = dict(done)

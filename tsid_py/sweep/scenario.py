@@ -206,6 +206,15 @@ class ScenarioJob:
         }
         return scenario_function(self.scenario)(**scenario_kwargs(read))
 
+    def defaults(self) -> dict[str, object] | None:
+        """Its parameters' defaults by name, a push's None (no push); None for a function of
+        ``**kwargs`` (anything)."""
+        space = parameter_space(self.scenario)
+        if space is None:
+            return None
+        pushes = dict.fromkeys(PUSH_NAMES if takes_push(self.scenario) else ())
+        return {**{name: parameter.default for name, parameter in space.items()}, **pushes}
+
     def check(self, points: list[dict[str, object]]) -> None:
         """The points' names and values, checked before any run as the command checks its
         ``--param`` (:func:`check_keywords`).

@@ -9,7 +9,8 @@ A column's type follows its values: booleans, whole numbers (int64), numbers (fl
 a missing value is null (empty in CSV). Floats are written exactly: Parquet keeps the 64 bits and
 CSV writes the shortest decimal that reads back to the same float, so two tables of the same
 sweep compare bitwise. A Parquet table records its input columns in its metadata
-(``tsid_py.sweep.inputs``); a CSV table's inputs are recognized by name.
+(``tsid_py.sweep.inputs``); a CSV table's inputs are its first columns after ``point``, which a
+resumed sweep checks (:func:`~tsid_py.sweep.engine.prepare_table`).
 
 Every write is atomic (:func:`~tsid_py.outputs.atomic_output`): after a crash the table on disk
 is the last complete one.
