@@ -153,9 +153,9 @@ def test_a_loop_runs_once(talos):
 def test_a_run_has_at_least_one_control_step_and_at_most_max_steps():
     assert control_steps(0.002, 0.002) == 1
     assert control_steps(1.0, 0.002) == 500
-    with pytest.raises(tsid.InvalidParameterError, match="shorter than one control period"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="shorter than one control period"):
         control_steps(0.001, 0.002)
-    with pytest.raises(tsid.InvalidParameterError, match="the most a run may take"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="the most a run may take"):
         control_steps(1e308, 0.002)
-    with pytest.raises(tsid.InvalidParameterError, match="duration must be > 0"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="duration must be > 0"):
         control_steps(0.0, 0.002)
