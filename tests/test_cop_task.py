@@ -114,3 +114,74 @@ def test_cop_rows_vanish_at_the_centre_of_pressure_of_any_forces_on_tilted_feet(
     task.set_reference(reference)
     A = task.compute(0.0, q, v, controller.data).matrix
     np.testing.assert_allclose(A @ forces, (cop - reference) * world_normal, rtol=1e-12, atol=1e-9)
+
+
+def wrench_feet(controller):
+    """The biped's feet as ContactWrench contacts of the same soles, gains and references."""
+    robot, form = controller.robot, controller.formulation
+    for contact in list(controller.contacts.values()):
+        wrench = tsid.ContactWrench(
+            contact.name,
+            robot,
+            contact.frame_name,
+            robot.spec.sole.corners(),
+            [0.0, 0.0, 1.0],
+            contact.mu,
+            contact.min_normal_force,
+            contact.max_normal_force,
+        )
+        wrench.kp = contact.kp
+        wrench.set_reference(contact.reference)
+        form.remove_rigid_contact(contact.name)
+        form.add_rigid_contact(wrench, force_reg_weight=controller.params.w_force_reg)
+    return [(c, 6 * k) for k, c in enumerate(form.contacts.values())]
+
+
+def test_cop_rows_of_wrench_contacts_vanish_at_their_centre_of_pressure_on_tilted_feet(talos, rng):
+    """A y = (p - p_ref) sum_j n . f_j for wrench variables y, f_j the least-norm corner forces of
+    the wrenches and p from center_of_pressure, as for point forces."""
+    controller = BipedController(talos)
+    contacts = wrench_feet(controller)
+    q, v = random_state(talos, rng)
+    talos.compute_all_terms(controller.data, q, v)
+    task = tsid.TaskCopEquality("cop", talos)
+    task.set_contacts(contacts)
+    forces = rng.standard_normal(12) + np.tile([0.0, 0.0, 300.0, 0.0, 0.0, 0.0], 2)
+    cop = center_of_pressure([(c, forces[k : k + 6]) for c, k in contacts], controller.data)
+    world_normal = sum(c.world_forces(controller.data, forces[k : k + 6])[:, 2].sum() for c, k in contacts)
+    reference = cop + rng.standard_normal(3)
+    task.set_reference(reference)
+    A = task.compute(0.0, q, v, controller.data).matrix
+    assert A.shape == (3, 12)
+    np.testing.assert_allclose(A @ forces, (cop - reference) * world_normal, rtol=1e-12, atol=1e-9)
+
+
+def test_cop_task_moves_the_centre_of_pressure_of_wrench_feet(talos):
+    """With ContactWrench feet the task puts the CoP of the solved wrenches, c + n x tau_c / (n . f)
+    on each sole (ContactWrench.center_of_pressure), on the reference."""
+    controller = BipedController(talos)
+    wrench_feet(controller)
+    form = controller.formulation
+    q, v = controller.q0, talos.zero_velocity()
+
+    def solve_and_cop():
+        sol = controller.solver.solve(form.compute_problem_data(0.0, q, v))
+        assert sol.ok
+        weighted, total = np.zeros(3), 0.0
+        for name, contact in form.contacts.items():
+            force = form.get_contact_force(name, sol)
+            sole = talos.frame_placement(form.data, contact.frame_id)
+            x, y = contact.center_of_pressure(force)
+            normal_force = sole.rotation[2].dot(contact.wrench(force)[:3])
+            weighted += normal_force * sole.act(np.array([x, y, contact.contact_points[2, 0]]))
+            total += normal_force
+        return weighted / total
+
+    free = solve_and_cop()
+    target = np.array([free[0] + 0.01, free[1] + 0.03, 0.0])
+    task = tsid.TaskCopEquality("task-cop", talos)
+    task.set_reference(target)
+    form.add_force_task(task, weight=1.0, priority=1)
+    moved = solve_and_cop()
+    np.testing.assert_allclose(moved[:2], target[:2], atol=1e-5)
+    assert np.linalg.norm(free[:2] - target[:2]) > 0.03

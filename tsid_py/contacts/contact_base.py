@@ -275,6 +275,12 @@ class ContactBase(Sealed):
         not point forces overrides it)."""
         return as_vector("contact forces", forces, self.n_force, copy=False).reshape(-1, 3)
 
+    def point_force_map(self) -> np.ndarray:
+        """P: the force variables -> the point forces :meth:`world_forces` reads, stacked point by
+        point in the force variables' axes (3 n_points x n_force, a new array). The identity where
+        the variables are the point forces."""
+        return np.eye(self.n_force)
+
     def world_forces(self, data: pin.Data, forces: object) -> np.ndarray:
         """The force variables as one 3-D force per point in world axes, n_points x 3 [N]."""
         forces = as_vector("contact forces", forces, self.n_force, copy=False)

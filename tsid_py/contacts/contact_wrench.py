@@ -232,6 +232,11 @@ class ContactWrench(ContactBase):
         """
         return self._corner_split.dot(self.wrench(forces)).reshape(4, 3)
 
+    def point_force_map(self) -> np.ndarray:
+        """P (12 x 6): the force variables -> the least-norm corner forces of their wrench
+        (:meth:`corner_forces`), stacked corner by corner, in the contact frame (a new array)."""
+        return self._corner_split.dot(self._force_generator)
+
     def world_forces(self, data: pin.Data, forces: object) -> np.ndarray:
         """The wrench as the least-norm corner forces at :meth:`world_points`, world axes, 4x3 [N]
         (so the centre of pressure of several contacts is computed as with ``Contact6d``)."""

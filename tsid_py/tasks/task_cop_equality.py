@@ -25,9 +25,13 @@ class TaskCopEquality(TaskContactForce):
 
     R_j is the rotation from the axes f_j is expressed in to the world. TSID's
     task-cop-equality.cpp uses the contact-frame normal component of f_j instead of the world one;
-    the two agree for a flat foot. Rows are in [m N]. Use a low weight: the task moves load between
-    the contacts within what the other tasks leave free. The contacts must be unilateral: they have
-    points on a surface (``world_points``, ``force_rotation``).
+    the two agree for a flat foot. A contact whose force variables are not its point forces (a
+    :class:`~tsid_py.contacts.ContactWrench`: a wrench y) has f_j = (P y)_j, P its
+    ``point_force_map()`` (the least-norm corner forces of the wrench): this CoP is then
+    :func:`~tsid_py.contacts.pressure.contacts_center_of_pressure`'s, and on a flat sole the CoP of
+    the wrench, c + n x tau_c / (n . f). Rows are in [m N]. Use a low weight: the task moves load
+    between the contacts within what the other tasks leave free. The contacts must be unilateral:
+    they have points on a surface (``world_points``, ``force_rotation``).
     """
 
     reference = Copied("The CoP reference in the world frame [m].")
@@ -71,10 +75,10 @@ class TaskCopEquality(TaskContactForce):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         A = self._last.matrix = np.zeros((3, self.cols))
         for contact, index in self._contacts:
-            points = contact.world_points(data)
+            arms = contact.world_points(data) - self._reference[:, None]  # p_j - p_ref, 3 x n_points
             normal_row = self._contact_normal.dot(contact.force_rotation(data))
-            for j in range(points.shape[1]):
-                A[:, index + 3 * j : index + 3 * j + 3] = np.outer(points[:, j] - self._reference, normal_row)
+            on_points = np.einsum("rj,c->rjc", arms, normal_row).reshape(3, -1)  # (p_j - p_ref) n^T R_j
+            A[:, index : index + contact.n_force] = on_points.dot(contact.point_force_map())
         out.matrix[...] = A
         out.vector[...] = 0.0
 
