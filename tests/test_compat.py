@@ -405,3 +405,166 @@ def test_every_translated_name_exists_on_the_tsid_py_object(arm: tsid.RobotWrapp
         for name, target in type(obj)._names.items():
             attribute = getattr(target, "attribute", None) or getattr(target, "method", None) or target
             assert hasattr(inner, attribute), f"{type(obj).__name__}.{name} -> {attribute}"
+
+
+# ------------------------------------------------------------------ transitions, as TSID's
+# TSID (inverse-dynamics-formulation-acc-force.cpp) ignores the transition durations of
+# addMotionTask, addForceTask, addActuationTask and removeTask; removeRigidContact(name, d) ramps
+# the contact's f_max from the time of the last computeProblemData.
+ARM_Q = np.array([0.0, -1.0, 0.7, 0.0, 0.0, 0.0])
+
+
+def _posture(T: object, robot: object, q: np.ndarray, offset: float) -> object:
+    """A posture task toward the joints of q + offset [rad]."""
+    posture = T.TaskJointPosture("posture", robot)
+    posture.setKp(10 * np.ones(robot.na))
+    posture.setKd(6 * np.ones(robot.na))
+    reference = T.TrajectorySample(robot.na)
+    reference.value(q[robot.nq - robot.na :] + offset)
+    posture.setReference(reference)
+    return posture
+
+
+def _arm_with_transitions(T: object) -> np.ndarray:
+    """A UR5 (TSID's module T) pulled by a posture task within acceleration and torque bounds, all
+    added with transition durations, the acceleration bounds removed with one at step 5: [dv; tau]
+    at each of 10 steps of a 1 ms closed loop."""
+    robot = T.RobotWrapper(str(upstream._erd() / "ur_description/urdf/ur5_robot.urdf"), [], False)
+    model, q, v, dt = robot.model(), ARM_Q.copy(), np.zeros(6), 1e-3
+    form = T.InverseDynamicsFormulationAccForce("f", robot, False)
+    accelerations = T.TaskJointBounds("accelerations", robot, dt)
+    accelerations.setAccelerationBounds(-2.5 * np.ones(6), 2.5 * np.ones(6))
+    torques = T.TaskActuationBounds("torques", robot)
+    torques.setBounds(-40 * np.ones(6), 40 * np.ones(6))
+    posture = _posture(T, robot, q, 0.3)  # kept alive: TSID's formulation holds a reference to it
+    form.addMotionTask(posture, 1.0, 1, 0.5)
+    form.addMotionTask(accelerations, 1.0, 0, 0.5)
+    form.addActuationTask(torques, 1.0, 0, 0.5)
+    solver, steps = T.SolverHQuadProgFast("qp"), []
+    for i in range(10):
+        if i == 5:
+            form.removeTask("accelerations", 0.5)
+        solver.resize(form.nVar, form.nEq, form.nIn)
+        sol = solver.solve(form.computeProblemData(i * dt, q, v))
+        assert sol.status == 0
+        dv, tau = form.getAccelerations(sol), form.getActuatorForces(sol)
+        steps.append(np.concatenate([dv, tau]))
+        v_next = v + dt * dv
+        q, v = pin.integrate(model, q, 0.5 * dt * (v + v_next)), v_next
+    return np.array(steps)
+
+
+def test_task_transition_durations_are_ignored_as_in_tsid(arm: tsid.RobotWrapper) -> None:
+    """The task comes in with its full weight, at any level, and leaves at once."""
+    steps = _arm_with_transitions(tsid)
+    dv, tau = steps[:, :6], steps[:, 6:]
+    assert np.abs(dv[:5]).max() == pytest.approx(2.5, abs=1e-6)  # the bounds bind from the start
+    assert np.abs(dv[5:]).max() > 2.9  # and are gone at once
+    assert np.abs(tau).max() < 40.0
+    form = tsid.InverseDynamicsFormulationAccForce("f", arm, False)
+    cop = tsid.TaskCopEquality("cop", arm)
+    assert form.addForceTask(cop, 0.1, 1, 0.5)
+    weights = {c.name: w for w, c in form.computeProblemData(0.0, ARM_Q, np.zeros(6)).problem()[1]}
+    assert weights["cop"] == 0.1  # exact: as given
+    with pytest.raises(tsid_py.errors.InvalidParameterError, match="transition_duration must be >= 0"):
+        form.addMotionTask(_posture(tsid, arm, ARM_Q, 0.3), 1.0, 1, -0.1)  # TSID: a ValueError too
+
+
+@pytest.mark.oracle
+def test_task_transition_durations_give_tsids_answers() -> None:
+    oracle = pytest.importorskip("tsid", reason="the C++ TSID oracle is not installed (make oracle)")
+    ours, theirs = _arm_with_transitions(tsid), _arm_with_transitions(oracle)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9 * max(1.0, np.abs(theirs).max()))
+
+
+def _biped_unloading_a_foot(T: object) -> tuple[np.ndarray, np.ndarray]:
+    """Talos (TSID's module T) on both feet shifting its CoM, its right foot removed over 20 ms
+    after step 1: [dv; tau] at each of 16 steps of a 2 ms closed loop, and at each step the right
+    foot's f_max, nVar and the right foot's normal force (0 once it has left)."""
+    robots = upstream._erd()
+    robot = T.RobotWrapper(
+        str(robots / "talos_data/robots/talos_reduced.urdf"),
+        [str(robots.parent.parent)],
+        pin.JointModelFreeFlyer(),
+        False,
+    )
+    model = robot.model()
+    pin.loadReferenceConfigurations(model, str(robots / "talos_data/srdf/talos.srdf"), False)
+    q, v, dt = np.array(model.referenceConfigurations["half_sitting"]), np.zeros(robot.nv), 2e-3
+    form = T.InverseDynamicsFormulationAccForce("f", robot, False)
+    form.computeProblemData(0.0, q, v)
+    data = form.data()
+    corners = np.array([[0.1, 0.1, -0.1, -0.1], [0.065, -0.065, 0.065, -0.065], [0.0] * 4])
+    feet = {}
+    for name, frame in (("rf", "leg_right_sole_fix_joint"), ("lf", "leg_left_sole_fix_joint")):
+        foot = feet[name] = T.Contact6d(name, robot, frame, corners, np.array([0, 0, 1.0]), 0.3, 5.0, 1000.0)
+        foot.setKp(10 * np.ones(6))
+        foot.setKd(2 * np.sqrt(10) * np.ones(6))
+        foot.setReference(robot.framePosition(data, model.getFrameId(frame)))
+        form.addRigidContact(foot, 1e-5)
+    com = T.TaskComEquality("com", robot)
+    com.setKp(10 * np.ones(3))
+    com.setKd(2 * np.sqrt(10) * np.ones(3))
+    target = T.TrajectorySample(3)
+    target.value(robot.com(data) + np.array([0.0, 0.03, 0.0]))
+    com.setReference(target)
+    form.addMotionTask(com, 1.0, 1, 0.0)
+    posture = _posture(T, robot, q, 0.0)  # kept alive: TSID's formulation holds a reference to it
+    form.addMotionTask(posture, 0.1, 1, 0.0)
+    solver, steps, right = T.SolverHQuadProgFast("qp"), [], []
+    for i in range(16):
+        if i == 2:
+            form.removeRigidContact("rf", 0.02)
+        problem = form.computeProblemData(i * dt, q, v)
+        solver.resize(form.nVar, form.nEq, form.nIn)
+        sol = solver.solve(problem)
+        assert sol.status == 0
+        dv, tau = form.getAccelerations(sol), form.getActuatorForces(sol)
+        foot = feet["rf"]
+        normal = foot.getNormalForce(form.getContactForce("rf", sol)) if form.checkContact("rf", sol) else 0
+        right.append((foot.getMaxNormalForce, form.nVar, normal))
+        steps.append(np.concatenate([dv, tau]))
+        v_next = v + dt * dv
+        q, v = pin.integrate(model, q, 0.5 * dt * (v + v_next)), v_next
+    return np.array(steps), np.array(right)
+
+
+def test_a_ramped_contact_removal_lowers_f_max_from_the_last_problem_as_in_tsid() -> None:
+    """Removed after step 1 (t = 2 ms) over 20 ms: step 2's problem already has f_max a tenth of
+    the way from step 1's normal force to f_min + 1e-3 N, step 11's (t = 22 ms) is at its end, and
+    the foot leaves at step 12. The contact keeps the lowered f_max, as TSID's."""
+    _, right = _biped_unloading_a_foot(tsid)
+    f_max, n_var, normal = right.T
+    assert f_max[:2].tolist() == [1000.0, 1000.0]  # exact: as given
+    assert f_max[2] == pytest.approx(normal[1] + 0.1 * (5.001 - normal[1]), rel=1e-12)
+    np.testing.assert_allclose(np.diff(f_max[2:12]), (5.001 - normal[1]) / 10, rtol=1e-9)
+    assert f_max[11:].tolist() == pytest.approx([5.001] * 5, abs=1e-12)
+    assert n_var[11] == 62 and n_var[12:].tolist() == [50] * 4  # exact: counts
+    assert normal[11] == pytest.approx(5.001, abs=1e-6)
+
+
+def test_a_ramped_contact_removal_is_refused_where_it_cannot_ramp(arm: tsid.RobotWrapper) -> None:
+    form = tsid.InverseDynamicsFormulationAccForce("f", arm, False)
+    point = tsid.ContactPoint("point", arm, "ee_fixed_joint", np.array([0, 0, 1.0]), 0.3, 1.0, 100.0)
+    rod = tsid.ContactTwoFramePositions("rod", arm, "ee_fixed_joint", "wrist_1_joint", -100.0, 100.0)
+    form.addRigidContact(point, 1e-5)
+    form.addRigidContact(rod, 1e-5)
+    with pytest.raises(tsid_py.errors.InvalidParameterError, match="'rod' is bilateral"):
+        form.removeRigidContact("rod", 0.1)
+    assert form.removeRigidContact("point", 0.1)
+    with pytest.raises(tsid_py.errors.InvalidParameterError, match="'point' is already being ramped out"):
+        form.removeRigidContact("point", 0.1)
+    assert form.removeRigidContact("point", 0.0) and form.nVar == 6 + 3  # at once, its ramp dropped
+    form.computeProblemData(1.0, ARM_Q, np.zeros(6))
+    assert point.getMaxNormalForce == 100.0  # exact: never ramped
+    with pytest.raises(tsid_py.errors.UnknownNameError, match="point"):
+        form.removeRigidContact("point", 0.1)
+
+
+@pytest.mark.oracle
+def test_a_ramped_contact_removal_gives_tsids_answers() -> None:
+    oracle = pytest.importorskip("tsid", reason="the C++ TSID oracle is not installed (make oracle)")
+    ours, ours_right = _biped_unloading_a_foot(tsid)
+    theirs, theirs_right = _biped_unloading_a_foot(oracle)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9 * max(1.0, np.abs(theirs).max()))
+    np.testing.assert_allclose(ours_right, theirs_right, rtol=1e-9)
