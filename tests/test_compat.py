@@ -425,33 +425,54 @@ def _posture(T: object, robot: object, q: np.ndarray, offset: float) -> object:
     return posture
 
 
-def _arm_with_transitions(T: object) -> np.ndarray:
-    """A UR5 (TSID's module T) pulled by a posture task within acceleration and torque bounds, all
-    added with transition durations, the acceleration bounds removed with one at step 5: [dv; tau]
-    at each of 10 steps of a 1 ms closed loop."""
+def _closed_loop(
+    T: object, form: object, model: pin.Model, q: np.ndarray, dt: float, steps: int, before, after=None
+) -> np.ndarray:
+    """[dv; tau] at each step of a closed loop of ``form`` (TSID's module T) from q at rest, dt [s]:
+    ``before(i)`` runs before step i's problem, ``after(sol)`` after its solution."""
+    solver, v, out = T.SolverHQuadProgFast("qp"), np.zeros(model.nv), []
+    for i in range(steps):
+        before(i)
+        problem = form.computeProblemData(i * dt, q, v)
+        solver.resize(form.nVar, form.nEq, form.nIn)
+        sol = solver.solve(problem)
+        assert sol.status == 0
+        dv, tau = form.getAccelerations(sol), form.getActuatorForces(sol)
+        if after is not None:
+            after(sol)
+        out.append(np.concatenate([dv, tau]))
+        v_next = v + dt * dv
+        q, v = pin.integrate(model, q, 0.5 * dt * (v + v_next)), v_next
+    return np.array(out)
+
+
+def _arm(T: object) -> tuple[object, object, object]:
+    """A UR5 (TSID's module T), its formulation, and a posture task toward ARM_Q + 0.3 rad, added
+    with a transition duration (TSID ignores it)."""
     robot = T.RobotWrapper(str(upstream._erd() / "ur_description/urdf/ur5_robot.urdf"), [], False)
-    model, q, v, dt = robot.model(), ARM_Q.copy(), np.zeros(6), 1e-3
     form = T.InverseDynamicsFormulationAccForce("f", robot, False)
-    accelerations = T.TaskJointBounds("accelerations", robot, dt)
+    posture = _posture(T, robot, ARM_Q, 0.3)  # kept alive: TSID's formulation holds a reference to it
+    form.addMotionTask(posture, 1.0, 1, 0.5)
+    return robot, form, posture
+
+
+def _arm_with_transitions(T: object) -> np.ndarray:
+    """The UR5 pulled by its posture task within acceleration and torque bounds, all added with
+    transition durations, the acceleration bounds removed with one at step 5: [dv; tau] at each of
+    10 steps of a 1 ms closed loop."""
+    robot, form, _ = _arm(T)
+    accelerations = T.TaskJointBounds("accelerations", robot, 1e-3)
     accelerations.setAccelerationBounds(-2.5 * np.ones(6), 2.5 * np.ones(6))
     torques = T.TaskActuationBounds("torques", robot)
     torques.setBounds(-40 * np.ones(6), 40 * np.ones(6))
-    posture = _posture(T, robot, q, 0.3)  # kept alive: TSID's formulation holds a reference to it
-    form.addMotionTask(posture, 1.0, 1, 0.5)
     form.addMotionTask(accelerations, 1.0, 0, 0.5)
     form.addActuationTask(torques, 1.0, 0, 0.5)
-    solver, steps = T.SolverHQuadProgFast("qp"), []
-    for i in range(10):
+
+    def remove_before_step_5(i: int) -> None:
         if i == 5:
             form.removeTask("accelerations", 0.5)
-        solver.resize(form.nVar, form.nEq, form.nIn)
-        sol = solver.solve(form.computeProblemData(i * dt, q, v))
-        assert sol.status == 0
-        dv, tau = form.getAccelerations(sol), form.getActuatorForces(sol)
-        steps.append(np.concatenate([dv, tau]))
-        v_next = v + dt * dv
-        q, v = pin.integrate(model, q, 0.5 * dt * (v + v_next)), v_next
-    return np.array(steps)
+
+    return _closed_loop(T, form, robot.model(), ARM_Q, 1e-3, 10, remove_before_step_5)
 
 
 def test_task_transition_durations_are_ignored_as_in_tsid(arm: tsid.RobotWrapper) -> None:
@@ -477,6 +498,39 @@ def test_task_transition_durations_give_tsids_answers() -> None:
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9 * max(1.0, np.abs(theirs).max()))
 
 
+def _arm_with_masked_torque_bounds(T: object) -> np.ndarray:
+    """The UR5 pulled by its posture task, the torques of its first three joints bounded to 10 N m
+    (the shoulder needs about 24): [dv; tau] at each of 10 steps of a 1 ms closed loop."""
+    robot, form, _ = _arm(T)
+    torques = T.TaskActuationBounds("torques", robot)
+    torques.setMask(np.array([1, 1, 1, 0, 0, 0.0]))
+    torques.setBounds(-10 * np.ones(3), 10 * np.ones(3))  # TSID: one per masked joint
+    form.addActuationTask(torques, 1.0, 0, 0.0)
+    return _closed_loop(T, form, robot.model(), ARM_Q, 1e-3, 10, lambda i: None)
+
+
+def test_masked_torque_bounds_take_one_bound_per_masked_joint_as_in_tsid(arm: tsid.RobotWrapper) -> None:
+    torques = tsid.TaskActuationBounds("torques", arm)
+    torques.setMask(np.array([1, 1, 1, 0, 0, 0.0]))
+    with pytest.raises(tsid_py.errors.DimensionError, match=r"masked joint\) must have size 3, got size 6"):
+        torques.setBounds(-np.ones(6), np.ones(6))
+    torques.setBounds(-np.arange(3.0), np.matrix([1.0, 2.0, 3.0]).T)
+    assert torques.getLowerBounds.tolist() == [0.0, -1.0, -2.0] and torques.dim == 3  # exact: as set
+    assert torques.getUpperBounds.tolist() == [1.0, 2.0, 3.0]  # exact: as set
+    torques.setMask(np.array([0, 0, 1, 1, 0, 0.0]))
+    assert torques.getUpperBounds.tolist() == [3.0, np.inf]  # exact: kept, and never set
+    tau = _arm_with_masked_torque_bounds(tsid)[:, 6:]
+    assert np.abs(tau[:, :3]).max() == pytest.approx(10.0, abs=1e-9)  # the shoulder's binds
+    assert np.abs(tau[:, 3:]).max() > 0.01
+
+
+@pytest.mark.oracle
+def test_masked_torque_bounds_give_tsids_answers() -> None:
+    oracle = pytest.importorskip("tsid", reason="the C++ TSID oracle is not installed (make oracle)")
+    ours, theirs = _arm_with_masked_torque_bounds(tsid), _arm_with_masked_torque_bounds(oracle)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9 * max(1.0, np.abs(theirs).max()))
+
+
 def _biped_unloading_a_foot(T: object) -> tuple[np.ndarray, np.ndarray]:
     """Talos (TSID's module T) on both feet shifting its CoM, its right foot removed over 20 ms
     after step 1: [dv; tau] at each of 16 steps of a 2 ms closed loop, and at each step the right
@@ -490,7 +544,7 @@ def _biped_unloading_a_foot(T: object) -> tuple[np.ndarray, np.ndarray]:
     )
     model = robot.model()
     pin.loadReferenceConfigurations(model, str(robots / "talos_data/srdf/talos.srdf"), False)
-    q, v, dt = np.array(model.referenceConfigurations["half_sitting"]), np.zeros(robot.nv), 2e-3
+    q, v = np.array(model.referenceConfigurations["half_sitting"]), np.zeros(robot.nv)
     form = T.InverseDynamicsFormulationAccForce("f", robot, False)
     form.computeProblemData(0.0, q, v)
     data = form.data()
@@ -511,22 +565,19 @@ def _biped_unloading_a_foot(T: object) -> tuple[np.ndarray, np.ndarray]:
     form.addMotionTask(com, 1.0, 1, 0.0)
     posture = _posture(T, robot, q, 0.0)  # kept alive: TSID's formulation holds a reference to it
     form.addMotionTask(posture, 0.1, 1, 0.0)
-    solver, steps, right = T.SolverHQuadProgFast("qp"), [], []
-    for i in range(16):
+    right = []
+
+    def remove_before_step_2(i: int) -> None:
         if i == 2:
             form.removeRigidContact("rf", 0.02)
-        problem = form.computeProblemData(i * dt, q, v)
-        solver.resize(form.nVar, form.nEq, form.nIn)
-        sol = solver.solve(problem)
-        assert sol.status == 0
-        dv, tau = form.getAccelerations(sol), form.getActuatorForces(sol)
-        foot = feet["rf"]
-        normal = foot.getNormalForce(form.getContactForce("rf", sol)) if form.checkContact("rf", sol) else 0
+
+    def read_right_foot(sol: object) -> None:
+        foot, here = feet["rf"], form.checkContact("rf", sol)
+        normal = foot.getNormalForce(form.getContactForce("rf", sol)) if here else 0.0
         right.append((foot.getMaxNormalForce, form.nVar, normal))
-        steps.append(np.concatenate([dv, tau]))
-        v_next = v + dt * dv
-        q, v = pin.integrate(model, q, 0.5 * dt * (v + v_next)), v_next
-    return np.array(steps), np.array(right)
+
+    steps = _closed_loop(T, form, model, q, 2e-3, 16, remove_before_step_2, read_right_foot)
+    return steps, np.array(right)
 
 
 def test_a_ramped_contact_removal_lowers_f_max_from_the_last_problem_as_in_tsid() -> None:

@@ -17,7 +17,7 @@ from tsid_py.compat._wrap import Getter, Set, Wrapper, inner
 from tsid_py.compat.constraints import _Constraint
 from tsid_py.compat.robot import RobotWrapper
 from tsid_py.compat.trajectories import TrajectorySample
-from tsid_py.validation import as_gain
+from tsid_py.validation import as_gain, as_vector
 
 _TASK: dict[str, Any] = {"name": "name", "dim": "dim"}  # TSID name -> tsid_py name, Set, Call or Getter
 _MASK = {"mask": "mask", "setMask": Set("mask")}
@@ -172,18 +172,37 @@ class TaskContactForceEquality(_Task):
 
 
 class TaskActuationBounds(_Task):
-    """``setBounds(tau_min, tau_max)``; ``getLowerBounds`` / ``getUpperBounds`` are properties."""
+    """``setBounds(tau_min, tau_max)`` takes one bound per masked joint (size ``dim``), as TSID's;
+    ``getLowerBounds`` / ``getUpperBounds`` are properties of that size (tsid_py's task takes and
+    gives one per actuated joint). A joint keeps its bounds across masks (no bound until set),
+    where TSID's ``setMask`` sets every bound to 0 and a new task has 0 bounds."""
 
-    _names = {
-        **_TASK,
-        **_MASK,
-        "setBounds": "set_bounds",
-        "getLowerBounds": "lower_bound",
-        "getUpperBounds": "upper_bound",
-    }
+    _names = {**_TASK, **_MASK}
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         self._inner = _main.TaskActuationBounds(name, inner(robot))
+
+    def setBounds(self, lower: object, upper: object) -> None:
+        task = self._inner
+        masked = task.mask != 0
+        full_lower, full_upper = np.array(task.lower_bound), np.array(task.upper_bound)
+        full_lower[masked] = as_vector(
+            "lower torque bounds (one per masked joint)", lower, task.dim, finite=False
+        )
+        full_upper[masked] = as_vector(
+            "upper torque bounds (one per masked joint)", upper, task.dim, finite=False
+        )
+        task.set_bounds(full_lower, full_upper)
+
+    @property
+    def getLowerBounds(self) -> np.ndarray:
+        """tau_min of the masked joints [N m] (a copy)."""
+        return self._inner.lower_bound[self._inner.mask != 0]
+
+    @property
+    def getUpperBounds(self) -> np.ndarray:
+        """tau_max of the masked joints [N m] (a copy)."""
+        return self._inner.upper_bound[self._inner.mask != 0]
 
 
 class TaskActuationEquality(_Task):
