@@ -70,3 +70,27 @@ def directional_derivative(
 def solver(request) -> tsid.Solver:
     """One solver per installed QP backend (quadprog, daqp, ...)."""
     return tsid.make_solver(request.param)
+
+
+def feet_to_wrench_contacts(controller, **options):
+    """Replace the biped's Contact6d feet by ContactWrench feet of the same sole, gains, reference
+    and force reference (same names)."""
+    robot, form = controller.robot, controller.formulation
+    for contact in controller.contacts.values():
+        wrench = tsid.ContactWrench(
+            contact.name,
+            robot,
+            contact.frame_name,
+            robot.spec.sole.corners(),
+            [0.0, 0.0, 1.0],
+            contact.mu,
+            contact.min_normal_force,
+            contact.max_normal_force,
+            **options,
+        )
+        wrench.kp = contact.kp
+        wrench.set_reference(contact.reference)
+        wrench.set_force_reference(contact.force_reference)
+        form.remove_rigid_contact(contact.name)
+        form.add_rigid_contact(wrench, force_reg_weight=controller.params.w_force_reg)
+    return controller

@@ -9,6 +9,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 import quadprog
+from conftest import feet_to_wrench_contacts
 
 import tsid_py as tsid
 from tsid_py.contacts.contact_line import TaskLineHold
@@ -69,30 +70,6 @@ def assert_frame_task_derivatives(task, q, v, placement_offset=None, eps=1e-6, r
 def near_default(robot, rng, spread=0.1):
     q = pin.integrate(robot.model, robot.default_configuration(), spread * rng.standard_normal(robot.nv))
     return q, rng.standard_normal(robot.nv)
-
-
-def feet_to_wrench_contacts(controller, **options):
-    """Replace the biped's Contact6d feet by ContactWrench feet of the same sole, gains, reference
-    and force reference (same names)."""
-    robot, form = controller.robot, controller.formulation
-    for contact in controller.contacts.values():
-        wrench = tsid.ContactWrench(
-            contact.name,
-            robot,
-            contact.frame_name,
-            robot.spec.sole.corners(),
-            [0.0, 0.0, 1.0],
-            contact.mu,
-            contact.min_normal_force,
-            contact.max_normal_force,
-            **options,
-        )
-        wrench.kp = contact.kp
-        wrench.set_reference(contact.reference)
-        wrench.set_force_reference(contact.force_reference)
-        form.remove_rigid_contact(contact.name)
-        form.add_rigid_contact(wrench, force_reg_weight=controller.params.w_force_reg)
-    return controller
 
 
 def physics(controller, q, v, out, extra=None):

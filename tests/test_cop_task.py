@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import random_state
+from conftest import feet_to_wrench_contacts, random_state
 
 import tsid_py as tsid
 from tsid_py.contacts.pressure import contacts_center_of_pressure as center_of_pressure
@@ -116,32 +116,12 @@ def test_cop_rows_vanish_at_the_centre_of_pressure_of_any_forces_on_tilted_feet(
     np.testing.assert_allclose(A @ forces, (cop - reference) * world_normal, rtol=1e-12, atol=1e-9)
 
 
-def wrench_feet(controller):
-    """The biped's feet as ContactWrench contacts of the same soles, gains and references."""
-    robot, form = controller.robot, controller.formulation
-    for contact in list(controller.contacts.values()):
-        wrench = tsid.ContactWrench(
-            contact.name,
-            robot,
-            contact.frame_name,
-            robot.spec.sole.corners(),
-            [0.0, 0.0, 1.0],
-            contact.mu,
-            contact.min_normal_force,
-            contact.max_normal_force,
-        )
-        wrench.kp = contact.kp
-        wrench.set_reference(contact.reference)
-        form.remove_rigid_contact(contact.name)
-        form.add_rigid_contact(wrench, force_reg_weight=controller.params.w_force_reg)
-    return [(c, 6 * k) for k, c in enumerate(form.contacts.values())]
-
-
 def test_cop_rows_of_wrench_contacts_vanish_at_their_centre_of_pressure_on_tilted_feet(talos, rng):
     """A y = (p - p_ref) sum_j n . f_j for wrench variables y, f_j the least-norm corner forces of
     the wrenches and p from center_of_pressure, as for point forces."""
     controller = BipedController(talos)
-    contacts = wrench_feet(controller)
+    feet_to_wrench_contacts(controller)
+    contacts = [(c, 6 * k) for k, c in enumerate(controller.formulation.contacts.values())]
     q, v = random_state(talos, rng)
     talos.compute_all_terms(controller.data, q, v)
     task = tsid.TaskCopEquality("cop", talos)
@@ -160,7 +140,7 @@ def test_cop_task_moves_the_centre_of_pressure_of_wrench_feet(talos):
     """With ContactWrench feet the task puts the CoP of the solved wrenches, c + n x tau_c / (n . f)
     on each sole (ContactWrench.center_of_pressure), on the reference."""
     controller = BipedController(talos)
-    wrench_feet(controller)
+    feet_to_wrench_contacts(controller)
     form = controller.formulation
     q, v = controller.q0, talos.zero_velocity()
 
