@@ -1,6 +1,7 @@
 """Contacts: force generator, friction pyramid, parameter validation."""
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 import tsid_py as tsid
@@ -96,3 +97,26 @@ def test_the_normal_force_setters_set_their_own_bound_and_the_solution_keeps_it(
     assert left.get_normal_force(out.forces[left.name]) + right.get_normal_force(
         out.forces[right.name]
     ) == pytest.approx(weight, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        (lambda M: setattr(M, "translation", np.array([np.nan, 0.0, 0.0])), "NonFiniteError", "NaN"),
+        (lambda M: setattr(M, "rotation", 3.0 * M.rotation), "DimensionError", "rotation matrix"),
+    ],
+    ids=["nan-translation", "scaled-rotation"],
+)
+def test_a_placement_reference_is_checked_as_a_sample_is(talos, change, error, message):
+    """An SE3 reference is checked like the 12-vector of an SE3 sample: finite, a rotation."""
+    contact = foot(talos)
+    placement = pin.SE3(pin.rpy.rpyToMatrix(0.1, -0.2, 0.3), np.array([0.1, -0.1, 0.0]))
+    contact.set_reference(placement)
+    bad = pin.SE3(placement)
+    change(bad)
+    for target in (contact, tsid.TrajectorySE3Constant("foot")):
+        with pytest.raises(getattr(tsid.errors, error), match=message):
+            target.set_reference(bad)
+    with pytest.raises(getattr(tsid.errors, error), match=message):
+        contact.set_reference(tsid.TrajectorySample.from_se3(bad))
+    assert contact.reference.isApprox(placement, 1e-12)  # the last good one is kept

@@ -195,3 +195,25 @@ def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, 
         assert seen and all(set(c) == {2} for c in seen)  # off: the caller's settings inside too
     with pytest.raises(tsid.errors.InvalidParameterError, match="1 or None"):
         tsid.step_blas_threads(2)
+
+
+@pytest.mark.parametrize("where", ["b_eq", "A_eq", "lb", "A_in", "cost"])
+def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
+    """quadprog drops a NaN row as if it were met: the solver reports an error naming the rows,
+    after a warm start from the same problem's finite version too."""
+    line = tsid.ConstraintEquality.from_arrays("line", [[1.0, 1.0]], [1.0])
+    floor = tsid.ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
+    target = tsid.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    hqp = problem([[(1.0, line), (1.0, floor)], [(1.0, target)]])
+    assert solver.solve(hqp).status == tsid.QPStatus.OPTIMAL
+    array, name = {
+        "b_eq": (line.vector, "line"),
+        "A_eq": (line.matrix, "line"),
+        "lb": (floor.lower_bound, "floor"),
+        "A_in": (floor.matrix, "floor"),
+        "cost": (target.vector, "the cost"),
+    }[where]
+    array.ravel()[0] = np.nan
+    sol = solver.solve(hqp)
+    assert sol.status == tsid.QPStatus.ERROR and sol.x is None
+    assert "NaN or infinity in" in sol.message and name in sol.message

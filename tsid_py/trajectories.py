@@ -153,13 +153,19 @@ def se3_to_vector(placement: pin.SE3) -> np.ndarray:
     return np.concatenate([placement.translation, placement.rotation.reshape(-1, order="F")])
 
 
-def vector_to_se3(vector: object) -> pin.SE3:
+def vector_to_se3(vector: object, name: str = "SE3 vector") -> pin.SE3:
     """The placement of a 12-vector, the inverse of :func:`se3_to_vector`.
 
+    Args:
+        vector: [translation; rotation matrix column-major].
+        name: What the vector is, for the messages.
+
     Raises:
-        DimensionError: The last 9 entries are not a rotation matrix (orthonormal, determinant +1).
+        DimensionError: The vector is not of size 12, or its last 9 entries are not a rotation
+            matrix (orthonormal, determinant +1, to 1e-5).
+        NonFiniteError: It holds NaN or infinity.
     """
-    vector = as_vector("SE3 vector", vector, 12)
+    vector = as_vector(name, vector, 12)
     rotation = vector[3:].reshape(3, 3, order="F")
     gram = rotation.T.dot(rotation)
     gram.ravel()[::4] -= 1.0  # R^T R - I
@@ -167,8 +173,24 @@ def vector_to_se3(vector: object) -> pin.SE3:
     determinant = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
     # every entry of R^T R - I within tolerance (a NaN, from overflowing entries, is not)
     if np.count_nonzero(np.abs(gram) <= _ORTHONORMAL_TOLERANCE) != 9 or determinant < 0:
-        raise DimensionError("the last 9 entries of an SE3 vector must be a rotation matrix")
+        raise DimensionError(
+            f"the rotation of {name} must be a rotation matrix (orthonormal, determinant +1), "
+            f"got {rotation.tolist()}"
+        )
     return pin.SE3(rotation, vector[:3])
+
+
+def as_se3(name: str, placement: object) -> pin.SE3:
+    """A copy of ``placement``, checked as an SE3 sample's placement is (:func:`vector_to_se3`).
+
+    Raises:
+        InvalidParameterError: It is not a ``pinocchio.SE3``.
+        NonFiniteError: Its translation or rotation holds NaN or infinity.
+        DimensionError: Its rotation is not a rotation matrix (orthonormal, determinant +1, to 1e-5).
+    """
+    if not isinstance(placement, pin.SE3):
+        raise InvalidParameterError(f"{name} must be a pinocchio.SE3, got {type(placement).__name__}")
+    return vector_to_se3(se3_to_vector(placement), name)
 
 
 def min_jerk_shape(s: float) -> tuple[float, float, float]:
@@ -251,10 +273,8 @@ class TrajectorySE3Constant(_Constant):
             self.set_reference(placement)
 
     def set_reference(self, placement: pin.SE3) -> None:
-        """A new constant placement (copied)."""
-        if not isinstance(placement, pin.SE3):
-            raise InvalidParameterError(f"placement must be a pinocchio.SE3, got {type(placement).__name__}")
-        self._sample = TrajectorySample.from_se3(placement)
+        """A new constant placement (copied, checked: :func:`as_se3`)."""
+        self._sample = TrajectorySample.from_se3(as_se3(f"placement of trajectory {self.name!r}", placement))
 
 
 class TrajectoryEuclidianSinusoid(Trajectory):

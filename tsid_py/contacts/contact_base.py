@@ -143,7 +143,12 @@ class ContactBase(Sealed):
 
     # ------------------------------------------------------------- references
     def set_reference(self, placement: pin.SE3) -> None:
-        """Set the placement the contact frame is held at (world frame)."""
+        """Set the placement the contact frame is held at (world frame).
+
+        Raises:
+            NonFiniteError: The placement holds NaN or infinity.
+            DimensionError: Its rotation is not a rotation matrix (orthonormal, determinant +1).
+        """
         self.motion_task.set_reference(placement)
 
     @property

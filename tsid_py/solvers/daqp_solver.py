@@ -80,6 +80,9 @@ class SolverDAQP(Solver):
             The output. Its multipliers hold the equality rows, then the inequality rows (> 0 at a
                 lower bound, < 0 at an upper bound).
         """
+        non_finite = qp.non_finite()
+        if non_finite:
+            return HqpOutput(QPStatus.ERROR, message=f"the QP holds {non_finite}")
         c = qp.constraints
         A = np.vstack([c.A_eq, c.A_in])
         upper = np.concatenate([c.b_eq, c.ub])

@@ -17,6 +17,7 @@ problem: docs/architecture.md, section "One QP builder".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
@@ -94,6 +95,31 @@ class DenseQp:
     @property
     def n(self) -> int:
         return self.H.shape[0]
+
+    def non_finite(self) -> str:
+        """Which rows hold NaN or infinity (a bound may be infinite, not NaN), as a message; "" if none.
+
+        A backend checks this before a cold solve: quadprog drops a NaN row silently, as if it were
+        met. One dot product per array when all is finite ([A_eq; g; A_in] is one with ``rows``).
+        A cost level's rows reach g (a NaN or infinite entry of S, s or a weight makes g non-finite).
+        """
+        c = self.constraints
+        matrices = (self.rows,) if self.rows is not None else (c.A_eq, self.g[None], c.A_in)
+        if (
+            all(math.isfinite(m.ravel().dot(m.ravel())) for m in matrices)
+            and math.isfinite(c.b_eq.dot(c.b_eq))
+            and not math.isnan(c.lb.dot(c.lb))
+            and not math.isnan(c.ub.dot(c.ub))
+        ):
+            return ""
+        bad_eq = ~(np.isfinite(c.A_eq).all(axis=1) & np.isfinite(c.b_eq))
+        bad_in = ~np.isfinite(c.A_in).all(axis=1) | np.isnan(c.lb) | np.isnan(c.ub)
+        names = [c.eq_names[k] for k in np.flatnonzero(bad_eq)]
+        names += [c.in_names[k] for k in np.flatnonzero(bad_in)]
+        where = [f"the rows of {name!r}" for name in dict.fromkeys(names)]
+        if not np.isfinite(self.g).all():
+            where.append("the cost (the rows or weights of the cost level)")
+        return f"NaN or infinity in {', '.join(where)}"
 
 
 SolveQp = Callable[[DenseQp], HqpOutput]  # a backend's primitive: one dense QP, one output

@@ -64,8 +64,12 @@ def _solve_quadprog(qp: DenseQp) -> HqpOutput:
     """One cold quadprog solve.
 
     Rows with lb = ub go in as equalities. As two opposite one-sided rows they would be dependent,
-    which Goldfarb-Idnani reports as inconsistent.
+    which Goldfarb-Idnani reports as inconsistent. A QP holding NaN is an error: quadprog would
+    drop its rows as if they were met (a warm start never confirms such a QP, so it comes here).
     """
+    non_finite = qp.non_finite()
+    if non_finite:
+        return HqpOutput(QPStatus.ERROR, message=f"the QP holds {non_finite}")
     c = qp.constraints
     fixed = np.flatnonzero(c.lb == c.ub)
     free = np.flatnonzero(c.lb != c.ub)

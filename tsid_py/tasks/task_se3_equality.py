@@ -8,7 +8,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.tasks.task_motion_tracking import PdMotionTask
-from tsid_py.trajectories import TrajectorySample, as_sample, vector_to_se3
+from tsid_py.trajectories import TrajectorySample, as_sample, as_se3, vector_to_se3
 
 
 def se3_error(placement: pin.SE3, reference: pin.SE3) -> np.ndarray:
@@ -66,14 +66,21 @@ class TaskSE3Equality(PdMotionTask):
         return pin.SE3(self._reference_placement)
 
     def set_reference(self, reference: TrajectorySample | pin.SE3) -> None:
-        """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc)."""
-        if isinstance(reference, pin.SE3):  # a placement is a rotation already: nothing to check
+        """Set the reference placement, as an ``SE3`` or an SE3 sample (12-vector pos, 6-vector vel/acc).
+
+        Raises:
+            NonFiniteError: The placement holds NaN or infinity.
+            DimensionError: Its rotation is not a rotation matrix (:func:`~tsid_py.trajectories.as_se3`),
+                or a sample has the wrong sizes.
+        """
+        name = f"reference of task {self.name!r}"
+        if isinstance(reference, pin.SE3):
             self._reference = None  # at rest: its sample is made only if asked for (re-anchored feet)
-            self._reference_placement = pin.SE3(reference)
+            self._reference_placement = as_se3(name, reference)
             self._reference_moves = False
             return
-        self._reference = as_sample(f"reference of task {self.name!r}", reference, 12, 6)
-        self._reference_placement = vector_to_se3(self._reference.pos)
+        self._reference = as_sample(name, reference, 12, 6)
+        self._reference_placement = vector_to_se3(self._reference.pos, name)
         self._reference_moves = bool(
             np.count_nonzero(self._reference.vel) or np.count_nonzero(self._reference.acc)
         )
