@@ -371,6 +371,22 @@ def test_hand_built_problem_is_solved_with_its_constraints_as_they_are_at_solve_
     assert cost.isEquality and not cost.isBound and bound.lowerBound[0] == -1e10  # exact: as set
 
 
+def test_constraint_setters_resize_as_tsids_and_check_what_they_are_given() -> None:
+    """TSID's setters resize a constraint built from its name alone, in any order; tsid_py's
+    checks still refuse NaN."""
+    equality = tsid.ConstraintEquality("e")
+    equality.setVector(np.array([1.0, 2.0]))
+    equality.setMatrix(np.arange(6.0).reshape(2, 3))
+    assert equality.matrix.tolist() == [[0, 1, 2], [3, 4, 5]] and equality.vector.tolist() == [1, 2]
+    inequality = tsid.ConstraintInequality("i")
+    inequality.setMatrix(np.ones((1, 3)))
+    inequality.setLowerBound(np.array([-np.inf]))
+    inequality.setUpperBound(np.array([0.5]))
+    assert (inequality.rows, inequality.cols, inequality.upperBound.tolist()) == (1, 3, [0.5])
+    with pytest.raises(tsid_py.errors.NonFiniteError, match="vector of constraint 'e' contains NaN"):
+        equality.setVector(np.array([np.nan, 1.0]))
+
+
 def test_every_translated_name_exists_on_the_tsid_py_object(arm: tsid.RobotWrapper) -> None:
     """Each entry of a compat class's name table names an attribute of its tsid_py object."""
     normal, frame = np.array([0.0, 0.0, 1.0]), "ee_fixed_joint"

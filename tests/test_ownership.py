@@ -316,6 +316,12 @@ def setter_cases(talos):
         (contact, "kp", [np.ones(6)]),
         (wrench, "set_measured_contact_force", [np.ones(6)]),
     ]
+    equality = tsid.ConstraintEquality("e", 2, 3)
+    inequality = tsid.ConstraintInequality("i", 2, 3)
+    bound = tsid.ConstraintBound("b", 2)
+    cases += [(equality, "matrix", [np.ones((2, 3))]), (equality, "vector", [np.ones(2)])]
+    cases += [(inequality, "matrix", [np.ones((2, 3))])]
+    cases += [(c, side, [np.ones(2)]) for c in (inequality, bound) for side in ("lower_bound", "upper_bound")]
     return cases
 
 
@@ -326,7 +332,7 @@ def apply(obj: object, name: str, arrays: list[np.ndarray]):
         for array in arrays:
             array[...] = 0.25 * array + 7.0
 
-    if name in ("kp", "kd", "mask"):
+    if name in ("kp", "kd", "mask", "matrix", "vector", "lower_bound", "upper_bound"):
         setattr(obj, name, arrays[0])
     elif name in ("set_reference", "set_external_force") and len(arrays) == 3:
         sample = tsid.TrajectorySample(*arrays, tangent_size=arrays[1].shape[0])

@@ -150,6 +150,37 @@ def test_constraints_are_built_from_sizes_or_from_arrays_as_in_tsid():
         tp.ConstraintBound("bound", [1.0], [0.0])
 
 
+@pytest.mark.parametrize(
+    ("attribute", "value", "error", "message"),
+    [
+        ("vector", [1.0, 2.0, 3.0], "DimensionError", "vector of constraint 'eq' must have size 2"),
+        ("vector", [np.nan, 1.0], "NonFiniteError", "vector of constraint 'eq' contains NaN"),
+        ("vector", [np.inf, 1.0], "NonFiniteError", "vector of constraint 'eq' contains NaN or infinity"),
+        ("matrix", np.ones((3, 3)), "DimensionError", "matrix of constraint 'eq' must be a 2x3 matrix"),
+        ("matrix", [[np.nan, 0, 0], [0, 0, 0]], "NonFiniteError", "matrix of constraint 'eq'"),
+        ("lower_bound", [np.nan, 0.0], "NonFiniteError", "lower_bound of constraint 'in' contains NaN"),
+        ("upper_bound", [1.0], "DimensionError", "upper_bound of constraint 'in' must have size 2"),
+        ("bound matrix", np.eye(2), "InvalidParameterError", "the matrix of bound 'bound' is the identity"),
+    ],
+)
+def test_constraint_setters_check_what_they_are_given(attribute, value, error, message):
+    """A constraint keeps its shape and finite values (a bound may be infinite, never NaN); a
+    refused value leaves the constraint as it was."""
+    constraints = {
+        "eq": tp.ConstraintEquality("eq", 2, 3),
+        "in": tp.ConstraintInequality("in", 2, 3),
+        "bound": tp.ConstraintBound("bound", 2),
+    }
+    target = constraints[{"vector": "eq", "matrix": "eq", "bound matrix": "bound"}.get(attribute, "in")]
+    before = target.copy()
+    with pytest.raises(getattr(tp.errors, error), match=message):
+        setattr(target, attribute.removeprefix("bound "), value)
+    assert np.array_equal(target.matrix, before.matrix)  # exact: unchanged
+    inequality = constraints["in"]
+    inequality.lower_bound, inequality.upper_bound = [-np.inf, 0.0], [1e10, np.inf]  # no bound: allowed
+    assert inequality.lower_bound.tolist() == [-np.inf, 0.0]
+
+
 def test_a_bound_of_1e10_is_no_bound_as_in_tsid(ur5):
     """Posture task plus torque bounds written with +-1e10 or +-inf on one side: same solution,
     same active set (the 1e10 side never enters the QP)."""

@@ -6,7 +6,9 @@
 
 Each class is built from sizes (zeros, no bounds) or from arrays, as TSID's two constructors are:
 ``ConstraintEquality(name, rows, cols)`` or ``ConstraintEquality(name, A, b)``. A constraint owns
-its arrays: constructors copy what they are given.
+its arrays: constructors and setters (``c.matrix = A``, ``c.vector = b``, ``c.lower_bound = lb``,
+``c.upper_bound = ub``) check and copy what they are given, and a constraint keeps its shape. Its
+arrays may be written in place (``c.vector[:] = b``): that is how a task fills the rows it is given.
 
 A bound of magnitude :data:`NO_BOUND` or more is no bound, as in TSID
 (docs/concepts/conventions.md, section "The problem"). The C++ TSID writes 1e10 for a missing
@@ -17,11 +19,11 @@ infinite bound alike (:mod:`tsid_py.solvers.dense_qp`).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TypeGuard
+from typing import Self, TypeGuard
 
 import numpy as np
 
-from tsid_py.errors import DimensionError, InvalidParameterError
+from tsid_py.errors import InvalidParameterError, NonFiniteError
 from tsid_py.validation import as_matrix, as_scalar, as_vector
 
 NO_BOUND = 1e10  # |bound| >= NO_BOUND: no bound on that side (TSID's convention)
@@ -62,14 +64,51 @@ def _is_size(value: object) -> TypeGuard[int]:
 
 
 class ConstraintBase:
-    """Common part of every constraint: a name and a matrix with ``cols`` columns."""
+    """Common part of every constraint: a name and a matrix with ``cols`` columns.
+
+    Setting ``matrix`` or a vector (``vector``, ``lower_bound``, ``upper_bound``) checks and copies
+    the value: the matrix keeps its shape, a vector has ``rows`` entries, finite (a bound may be
+    infinite, never NaN). Reading them gives the constraint's own arrays, to read or write in place.
+    """
 
     kind: Kind
     vector_names: tuple[str, ...] = ()  # the vectors beside the matrix: ("vector",) or the two bounds
+    name: str
+    matrix: np.ndarray  # A, rows x cols
 
-    def __init__(self, name: str, rows: int, cols: int) -> None:
-        self.name = name
-        self.matrix = np.zeros((rows, cols))
+    def _hold(self, name: str, matrix: np.ndarray, *vectors: np.ndarray) -> None:
+        """Hold these arrays themselves, unchecked and not copied (the vectors in the order of
+        :attr:`vector_names`): arrays checked or made by the caller, nothing else holds them."""
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "matrix", matrix)
+        for vector_name, vector in zip(self.vector_names, vectors, strict=True):
+            object.__setattr__(self, vector_name, vector)
+
+    @classmethod
+    def _holding(cls, name: str, matrix: np.ndarray, *vectors: np.ndarray) -> Self:
+        """A constraint holding these arrays themselves (:meth:`_hold`): a workspace's views of
+        its buffers, which it fills in place at every step (tasks write into them)."""
+        constraint = cls.__new__(cls)
+        constraint._hold(name, matrix, *vectors)
+        return constraint
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "matrix":
+            value = self._checked_matrix(value)
+        elif name in self.vector_names:
+            value = self._checked_vector(name, value)
+        object.__setattr__(self, name, value)
+
+    def _checked_matrix(self, value: object) -> np.ndarray:
+        return as_matrix(f"matrix of constraint {self.name!r}", value, self.matrix.shape)
+
+    def _checked_vector(self, name: str, value: object) -> np.ndarray:
+        """``value`` as a new vector of ``rows`` entries: finite (an equality's), or not NaN (bounds)."""
+        finite = self.kind is Kind.EQUALITY
+        vector = as_vector(f"{name} of constraint {self.name!r}", value, self.rows, finite=finite)
+        if not finite and np.isnan(vector.dot(vector)):
+            raise NonFiniteError(f"{name} of constraint {self.name!r} contains NaN")
+        return vector
 
     @property
     def rows(self) -> int:
@@ -95,12 +134,8 @@ class ConstraintBase:
 
         The copy is writable, even when this one is a read-only view.
         """
-        other = _CLASSES[self.kind].__new__(_CLASSES[self.kind])
-        other.name = self.name
-        other.matrix = self.matrix.copy()
-        for name in self.vector_names:
-            setattr(other, name, getattr(self, name).copy())
-        return other
+        vectors = [getattr(self, name).copy() for name in self.vector_names]
+        return _CLASSES[self.kind]._holding(self.name, self.matrix.copy(), *vectors)
 
     def _x(self, x: object) -> np.ndarray:
         return as_vector(f"x for constraint {self.name!r}", x, self.cols, copy=False)
@@ -133,17 +168,15 @@ class ConstraintEquality(ConstraintBase):
 
     kind = Kind.EQUALITY
     vector_names = ("vector",)
+    vector: np.ndarray  # b, rows entries
 
     def __init__(self, name: str, rows: int | object, cols: int | object) -> None:
         """``(name, rows, cols)``: zeros; ``(name, A, b)``: the arrays (validated, copied)."""
         if not (_is_size(rows) and _is_size(cols)):
             A = as_matrix("A", rows, (None, None))
-            super().__init__(name, *A.shape)
-            self.matrix = A
-            self.vector = as_vector("b", cols, A.shape[0])
-            return
-        super().__init__(name, rows, cols)
-        self.vector = np.zeros(rows)
+            self._hold(name, A, as_vector("b", cols, A.shape[0]))
+        else:
+            self._hold(name, np.zeros((rows, cols)), np.zeros(rows))
 
     @classmethod
     def from_arrays(cls, name: str, A: object, b: object) -> ConstraintEquality:
@@ -159,6 +192,8 @@ class ConstraintInequality(ConstraintBase):
 
     kind = Kind.INEQUALITY
     vector_names = ("lower_bound", "upper_bound")
+    lower_bound: np.ndarray  # lb, rows entries
+    upper_bound: np.ndarray  # ub, rows entries
 
     def __init__(self, name: str, rows: int | object, cols: int | object, *bounds: object) -> None:
         """``(name, rows, cols)``: zeros, no bounds; ``(name, A, lb, ub)``: the arrays (validated,
@@ -169,15 +204,12 @@ class ConstraintInequality(ConstraintBase):
                     f"ConstraintInequality {name!r}: give (name, rows, cols) or (name, A, lb, ub)"
                 )
             A = as_matrix("A", rows, (None, None))
-            super().__init__(name, *A.shape)
-            self.matrix = A
-            self.lower_bound = as_vector("lb", cols, A.shape[0], finite=False)
-            self.upper_bound = as_vector("ub", bounds[0], A.shape[0], finite=False)
-            check_bounds(name, self.lower_bound, self.upper_bound)
-            return
-        super().__init__(name, rows, cols)
-        self.lower_bound = np.full(rows, -np.inf)
-        self.upper_bound = np.full(rows, np.inf)
+            lb = as_vector("lb", cols, A.shape[0], finite=False)
+            ub = as_vector("ub", bounds[0], A.shape[0], finite=False)
+            check_bounds(name, lb, ub)
+            self._hold(name, A, lb, ub)
+        else:
+            self._hold(name, np.zeros((rows, cols)), np.full(rows, -np.inf), np.full(rows, np.inf))
 
     @classmethod
     def from_arrays(cls, name: str, A: object, lb: object, ub: object) -> ConstraintInequality:
@@ -190,10 +222,12 @@ class ConstraintInequality(ConstraintBase):
 
 
 class ConstraintBound(ConstraintBase):
-    """lb <= x <= ub (the matrix is the identity)."""
+    """lb <= x <= ub (the matrix is the identity, which cannot be set)."""
 
     kind = Kind.BOUND
     vector_names = ("lower_bound", "upper_bound")
+    lower_bound: np.ndarray  # lb, rows entries
+    upper_bound: np.ndarray  # ub, rows entries
 
     def __init__(self, name: str, size: int | object, *upper: object) -> None:
         """``(name, size)``: no bounds; ``(name, lb, ub)``: the vectors (validated, copied;
@@ -206,9 +240,10 @@ class ConstraintBound(ConstraintBase):
             check_bounds(name, lb, ub)
         else:
             raise InvalidParameterError(f"ConstraintBound {name!r}: give (name, size) or (name, lb, ub)")
-        super().__init__(name, lb.shape[0], lb.shape[0])
-        self.matrix[:] = np.eye(lb.shape[0])
-        self.lower_bound, self.upper_bound = lb, ub
+        self._hold(name, np.eye(lb.shape[0]), lb, ub)
+
+    def _checked_matrix(self, value: object) -> np.ndarray:
+        raise InvalidParameterError(f"the matrix of bound {self.name!r} is the identity: set its bounds")
 
     @classmethod
     def from_arrays(cls, name: str, lb: object, ub: object) -> ConstraintBound:
@@ -253,13 +288,10 @@ def read_only_view(constraint: ConstraintBase) -> ConstraintBase:
     an equality; an inequality or a bound gives an inequality.
     """
     cls: type[ConstraintBase] = _ReadOnlyEquality if constraint.is_equality() else _ReadOnlyInequality
-    view = cls.__new__(cls)
-    object.__setattr__(view, "name", constraint.name)
-    for name in ("matrix", *constraint.vector_names):
-        array = getattr(constraint, name).view()
+    arrays = [getattr(constraint, name).view() for name in ("matrix", *constraint.vector_names)]
+    for array in arrays:
         array.flags.writeable = False
-        object.__setattr__(view, name, array)
-    return view
+    return cls._holding(constraint.name, *arrays)
 
 
 def new_constraint(kind: Kind | str, name: str, rows: int, cols: int) -> ConstraintBase:
@@ -276,11 +308,11 @@ def check_bounds(name: str, lb: np.ndarray, ub: np.ndarray) -> None:
     """Check that lb <= ub, row by row, and that neither holds NaN.
 
     Raises:
-        DimensionError: A NaN.
+        NonFiniteError: A NaN.
         InvalidParameterError: lb > ub at some rows (named in the message, with ``name``).
     """
     if np.any(np.isnan(lb)) or np.any(np.isnan(ub)):
-        raise DimensionError(f"bounds of {name!r} contain NaN")
+        raise NonFiniteError(f"bounds of {name!r} contain NaN")
     if np.any(lb > ub):
         rows = np.flatnonzero(lb > ub).tolist()
         raise InvalidParameterError(f"bounds of {name!r}: lower > upper at rows {rows}")

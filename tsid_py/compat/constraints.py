@@ -43,15 +43,28 @@ class _Constraint(Wrapper):
         return _copy(self._inner.upper_bound)
 
     def setMatrix(self, matrix: object) -> bool:
-        self._inner.matrix = np.array(matrix, dtype=float, ndmin=2)
-        return True
+        return self._set("matrix", np.array(matrix, dtype=float, ndmin=2))
 
     def setLowerBound(self, lb: object) -> bool:
-        self._inner.lower_bound = _copy(lb).reshape(-1)
-        return True
+        return self._set("lower_bound", _copy(lb).reshape(-1))
 
     def setUpperBound(self, ub: object) -> bool:
-        self._inner.upper_bound = _copy(ub).reshape(-1)
+        return self._set("upper_bound", _copy(ub).reshape(-1))
+
+    def _set(self, name: str, value: np.ndarray) -> bool:
+        """Set one array (checked, copied), as TSID's setters: one of a new size resizes the
+        constraint, whose other arrays are kept where they still fit (zeros, no bounds elsewhere)."""
+        inner = self._inner
+        if value.shape != getattr(inner, name).shape:
+            cols = value.shape[1] if name == "matrix" else inner.cols
+            resized = _main.new_constraint(inner.kind, inner.name, value.shape[0], cols)
+            kept = [n for n in inner.vector_names if getattr(inner, n).shape == getattr(resized, n).shape]
+            if not inner.is_bound() and inner.matrix.shape == resized.matrix.shape:
+                kept.append("matrix")
+            for other in kept:
+                setattr(resized, other, getattr(inner, other))
+            self._inner = inner = resized
+        setattr(inner, name, value)
         return True
 
     def resize(self, r: int, c: int) -> bool:
@@ -87,8 +100,7 @@ class ConstraintEquality(_Constraint):
     upperBound = vector  # noqa: N815
 
     def setVector(self, vector: object) -> bool:
-        self._inner.vector = _copy(vector).reshape(-1)
-        return True
+        return self._set("vector", _copy(vector).reshape(-1))
 
     setLowerBound = setVector  # type: ignore[assignment]  # noqa: N815  (TSID: sets the vector)
     setUpperBound = setVector  # type: ignore[assignment]  # noqa: N815

@@ -79,7 +79,6 @@ class ContactBase(Sealed):
         """Force inequality and regularization, once the force parameters are set."""
         self.force_version = 0
         self._force_reference = np.zeros(self.wrench_size)
-        self._force_constraint = ConstraintInequality(self.name, 0, self.n_force)
         self._force_regularization = ConstraintEquality(self.name, self.wrench_size, self.n_force)
         self._regularization_weights = self.default_regularization_weights()
         self._update_force_inequality()
@@ -97,11 +96,10 @@ class ContactBase(Sealed):
     def _update_force_inequality(self) -> None:
         """Friction pyramid rows (<= 0) per point, then f_min <= total normal force <= f_max."""
         rows = 4 * self.n_points + 1
-        c = self._force_constraint
-        c.matrix = friction_pyramid(self._normal, self._mu, self.n_points)
-        c.lower_bound = np.full(rows, -np.inf)
-        c.upper_bound = np.zeros(rows)
-        c.lower_bound[-1], c.upper_bound[-1] = self._f_min, self._f_max
+        lower, upper = np.full(rows, -np.inf), np.zeros(rows)
+        lower[-1], upper[-1] = self._f_min, self._f_max
+        pyramid = friction_pyramid(self._normal, self._mu, self.n_points)
+        self._force_constraint = ConstraintInequality(self.name, pyramid, lower, upper)
         self.force_version += 1
 
     def _update_force_regularization(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tsid_py.constraints import ConstraintInequality
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.contact_point import POINT_FORCE_GENERATOR
 from tsid_py.errors import InvalidParameterError
@@ -45,9 +46,8 @@ class ContactTwoFramePositions(ContactBase):
         return POINT_FORCE_GENERATOR
 
     def _update_force_inequality(self) -> None:
-        c = self._force_constraint
-        c.matrix = np.eye(3)
-        c.lower_bound, c.upper_bound = np.full(3, self._f_min), np.full(3, self._f_max)
+        bounds = np.full(3, self._f_min), np.full(3, self._f_max)
+        self._force_constraint = ConstraintInequality(self.name, np.eye(3), *bounds)
         self.force_version += 1
 
     def set_min_normal_force(self, f_min: float) -> None:

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, ConstraintEquality, Kind, new_constraint
+from tsid_py.constraints import ConstraintBase, ConstraintEquality, ConstraintInequality, Kind
 from tsid_py.errors import UnsupportedProblemError
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.solvers.hqp_output import HqpOutput
@@ -189,15 +189,11 @@ class HardRows:
         """Spec ``index``'s rows as a constraint whose arrays are views of the buffers (its matrix on
         ``columns`` of x when given); a bound comes as an inequality on rows of x."""
         spec, span = self.specs[index], self._spans[index]
-        equality = spec.kind is Kind.EQUALITY
-        view: Any = new_constraint(Kind.EQUALITY if equality else Kind.INEQUALITY, spec.name, 0, 0)
-        view.matrix = self.buffer[span] if columns is None else self.buffer[span, columns]
-        if equality:
-            view.vector = self.b_eq[span]
-        else:
-            shifted = slice(span.start - self._n_eq - 1, span.stop - self._n_eq - 1)
-            view.lower_bound, view.upper_bound = self.lb[shifted], self.ub[shifted]
-        return view
+        matrix = self.buffer[span] if columns is None else self.buffer[span, columns]
+        if spec.kind is Kind.EQUALITY:
+            return ConstraintEquality._holding(spec.name, matrix, self.b_eq[span])
+        shifted = slice(span.start - self._n_eq - 1, span.stop - self._n_eq - 1)
+        return ConstraintInequality._holding(spec.name, matrix, self.lb[shifted], self.ub[shifted])
 
     def rows_of(self, indices: Sequence[int]) -> np.ndarray | None:
         """The rows of the specs ``indices``, in order, as one view of the buffer when they are
@@ -272,10 +268,8 @@ class CostRows:
         """Spec ``index``'s rows as an equality whose arrays are views of S and s (its matrix on
         ``columns`` of x when given)."""
         span = self._spans[index]
-        view = ConstraintEquality(self.specs[index].name, 0, 0)
-        view.matrix = self.S[span] if columns is None else self.S[span, columns]
-        view.vector = self.s[span]
-        return view
+        matrix = self.S[span] if columns is None else self.S[span, columns]
+        return ConstraintEquality._holding(self.specs[index].name, matrix, self.s[span])
 
     def set_weights(self, weights: Sequence[float]) -> None:
         """One weight (>= 0) per spec."""

@@ -171,7 +171,7 @@ class TaskBase(Sealed):
             return new_constraint(self.kind, self.name, self.dim, self.cols)
         if self.kind == Kind.BOUND:  # (a Kind or its string) held as rows of an inequality
             copy = cast(ConstraintBound, new_constraint(Kind.BOUND, self.name, self.dim, self.dim))
-            copy.lower_bound, copy.upper_bound = last.lower_bound.copy(), last.upper_bound.copy()
+            copy.lower_bound, copy.upper_bound = last.lower_bound, last.upper_bound  # copied in
             return copy
         return last.copy()
 
