@@ -105,6 +105,19 @@ def test_warm_start_falls_back_when_the_guess_is_wrong():
     assert sol.active_set.tolist() == []
 
 
+def test_a_solutions_active_set_is_the_callers_not_the_warm_start_guess():
+    """Changing the active set of a cold solution leaves the guess the next solve starts from."""
+    floor = tsid.ConstraintInequality.from_arrays("floor", [[1.0, 0.0], [0.0, 1.0]], [-5.0, 0.25], [5.0, 5.0])
+    target = tsid.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    hqp = problem([[(1.0, floor)], [(1.0, target)]])
+    solver = tsid.SolverHQuadProg()
+    cold = solver.solve(hqp)
+    assert cold.iterations > 0 and cold.active_set.tolist() == [1]
+    cold.active_set[:] = 0  # the caller's to change
+    warm = solver.solve(hqp)
+    assert warm.iterations == 0 and warm.active_set.tolist() == [1]  # the guess confirmed at once
+
+
 def test_warm_start_on_an_ill_conditioned_problem_matches_quadprog():
     """Romeo started with a random velocity (seeded): up to ~20 friction rows active, and the
     Schur complement E H^-1 E^T ill-conditioned. The warm start needs iterative refinement

@@ -56,7 +56,7 @@ class SolverHQuadProg(Solver):
                 self._guesses.clear()
             Ax = c.A_in[out.active_set].dot(out.x)
             lower = np.abs(Ax - c.lb[out.active_set]) <= np.abs(Ax - c.ub[out.active_set])
-            self._guesses[shape] = (out.active_set, np.where(lower, 1.0, -1.0))
+            self._guesses[shape] = (out.active_set.copy(), np.where(lower, 1.0, -1.0))  # out is the caller's
         return out
 
 
