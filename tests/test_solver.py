@@ -230,3 +230,41 @@ def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
     sol = solver.solve(hqp)
     assert sol.status == tsid.QPStatus.ERROR and sol.x is None
     assert "NaN or infinity in" in sol.message and name in sol.message
+
+
+@pytest.mark.parametrize(
+    ("levels", "n_var", "error", "message"),
+    [
+        ("bound-2", 3, "DimensionError", "constraint 'b' at level 0 has 2 columns; the problem's n_var is 3"),
+        ("cost", 4, "DimensionError", "constraint 'c' at level 1 has 3 columns; the problem's n_var is 4"),
+        ("weight -1", 3, "InvalidParameterError", "the weight of constraint 'c' at level 1 must be >= 0"),
+        ("weight nan", 3, "NonFiniteError", "the weight of constraint 'c' at level 1 must be finite"),
+        ("weight a", 3, "InvalidParameterError", "the weight of constraint 'c' at level 1 must be a number"),
+        ("no levels", 3, "InvalidParameterError", "the levels of an HqpData are a list of levels"),
+        ("not a pair", 3, "InvalidParameterError", "level 1 of an HqpData holds 'c'"),
+        ("cost", -1, "InvalidParameterError", "n_var of an HqpData must be an integer >= 0"),
+    ],
+)
+def test_a_problem_built_by_hand_is_checked_level_by_level(levels, n_var, error, message):
+    """A weight of -1 made the cost a maximum; wrong columns failed in numpy's broadcasting."""
+    cost = tsid.ConstraintEquality.from_arrays("c", np.eye(3), [1.0, 2.0, 3.0])
+    bound = tsid.ConstraintBound.from_arrays("b", -np.ones(2), np.ones(2))
+    built = {
+        "bound-2": [[WeightedConstraint(1.0, bound)], [WeightedConstraint(1.0, cost)]],
+        "cost": [[], [WeightedConstraint(1.0, cost)]],
+        "weight -1": [[], [WeightedConstraint(-1.0, cost)]],
+        "weight nan": [[], [WeightedConstraint(float("nan"), cost)]],
+        "weight a": [[], [WeightedConstraint("a", cost)]],
+        "no levels": None,
+        "not a pair": [[], ["c"]],
+    }[levels]
+    with pytest.raises(getattr(tsid.errors, error), match=message):
+        HqpData(built, n_var)
+
+
+def test_a_problem_built_by_hand_takes_tsids_weight_constraint_pairs(solver):
+    cost = tsid.ConstraintEquality.from_arrays("c", np.eye(3), [1.0, 2.0, 3.0])
+    floor = tsid.ConstraintBound.from_arrays("floor", [-np.inf, -np.inf, 3.5], [0.5, np.inf, np.inf])
+    hqp = HqpData([[(1.0, floor)], [(2.0, cost)]], 3)
+    assert isinstance(hqp[1][0], WeightedConstraint) and hqp[1][0].weight == 2.0  # exact: as given
+    np.testing.assert_allclose(solver.solve(hqp).x, [0.5, 2.0, 3.5], atol=1e-7)

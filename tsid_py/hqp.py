@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from tsid_py.constraints import ConstraintBase
-from tsid_py.errors import StaleProblemError
+from tsid_py.errors import DimensionError, InvalidParameterError, StaleProblemError
+from tsid_py.validation import as_count, as_scalar
 
 BASE_DYNAMICS = "base-dynamics"  # the level-0 equality of the equation of motion's unactuated rows
 
@@ -92,16 +93,24 @@ class HqpData:
     as TSID's ``HQPData`` is. Its levels are tuples and its constraints read-only views of the
     formulation's buffers. Read and solve it before the formulation computes the next problem:
     reading it afterwards raises :class:`StaleProblemError`. :meth:`snapshot` gives a copy to keep
-    and change. A problem built by hand is plain data: a solver needs nothing else.
+    and change. A problem built by hand is plain data: a solver needs nothing else. Its levels are
+    checked when it is built, and kept as they are then (the constraints themselves, not copies).
 
     Args:
-        levels: One sequence of :class:`WeightedConstraint` per level.
-        n_var: Size of the decision vector x.
+        levels: One sequence per level of :class:`WeightedConstraint` or, as TSID's levels,
+            (weight, constraint) pairs. Weights are finite and >= 0 (level 0 ignores them).
+        n_var: Size of the decision vector x: every constraint's number of columns.
         nv: Size of dv when x = [dv; f], so the QP builder forms H block by block; None: unknown.
         id: Which problem of which layout, for a formulation's problem and its snapshots; None for
             a problem built by hand. Solvers copy it into ``HqpOutput.problem_id``.
         counter: The step counter of the buffers the levels view; None when the levels are its own.
         rows: Those buffers as the dense QP builder's rows; None: the QP is built from the levels.
+
+    Raises:
+        InvalidParameterError: (built by hand) A level or an entry is not one, or a weight is
+            negative or not a number; the message names the level and the constraint.
+        NonFiniteError: (built by hand) A weight is NaN or infinite.
+        DimensionError: (built by hand) A constraint's columns are not ``n_var``.
     """
 
     def __init__(
@@ -114,6 +123,9 @@ class HqpData:
         counter: StepCounter | None = None,
         rows: DenseRows | None = None,
     ) -> None:
+        if counter is None:  # built by hand (or a snapshot): a formulation's levels are its own
+            n_var = as_count("n_var of an HqpData", n_var)
+            levels = _checked_levels(levels, n_var)
         self._levels = levels
         self.n_var = n_var
         self.nv = nv
@@ -188,3 +200,36 @@ class HqpData:
     def __repr__(self) -> str:
         sizes = [len(level) for level in self._levels]
         return f"HqpData(n_var={self.n_var}, constraints per level={sizes})"
+
+
+def _checked_levels(levels: object, n_var: int) -> list[list[WeightedConstraint]]:
+    """The levels of a problem built by hand, each entry a :class:`WeightedConstraint` (a
+    (weight, constraint) pair made one), its weight and columns checked."""
+    if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):
+        raise InvalidParameterError(f"the levels of an HqpData are a list of levels, got {levels!r}")
+    checked = []
+    for index, level in enumerate(levels):
+        if isinstance(level, (str, bytes)) or not isinstance(level, Sequence):
+            raise InvalidParameterError(
+                f"level {index} of an HqpData must be a list of (weight, constraint), got {level!r}"
+            )
+        checked.append([_checked_entry(index, entry, n_var) for entry in level])
+    return checked
+
+
+def _checked_entry(level: int, entry: object, n_var: int) -> WeightedConstraint:
+    """One entry of level ``level``: a WeightedConstraint, or a (weight, constraint) pair."""
+    if isinstance(entry, WeightedConstraint):
+        weight, constraint, columns = entry.weight, entry.constraint, entry.columns
+    elif isinstance(entry, Sequence) and len(entry) == 2 and isinstance(entry[1], ConstraintBase):
+        (weight, constraint), columns = entry, None
+    else:
+        raise InvalidParameterError(
+            f"level {level} of an HqpData holds {entry!r}: "
+            "give a WeightedConstraint or a (weight, constraint) pair"
+        )
+    where = f"constraint {constraint.name!r} at level {level}"
+    weight = as_scalar(f"the weight of {where}", weight, minimum=0.0)
+    if constraint.cols != n_var:
+        raise DimensionError(f"{where} has {constraint.cols} columns; the problem's n_var is {n_var}")
+    return entry if isinstance(entry, WeightedConstraint) else WeightedConstraint(weight, constraint, columns)
