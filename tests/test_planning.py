@@ -80,6 +80,42 @@ def test_euclidian_trajectories_velocity_and_acceleration_are_their_derivatives(
         np.testing.assert_allclose([sample.vel, sample.acc], 0.0, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("t", "error", "message"),
+    [
+        (float("nan"), "NonFiniteError", "t must be finite, got nan"),
+        (None, "InvalidParameterError", "t must be a number, got None"),
+    ],
+)
+def test_trajectories_refuse_a_time_that_is_no_finite_number(swing, t, error, message):
+    """sample(nan) gave an all-NaN sample, sample(None) a TypeError."""
+    trajectories = [
+        swing,
+        tsid.TrajectoryEuclidianMinJerk("jerk", [0.0], [1.0], 0.0, 1.0),
+        tsid.TrajectoryEuclidianSinusoid("sine", [0.0, 0.9], [0.05, 0.0], 0.5),
+        tsid.TrajectoryEuclidianConstant("constant", [0.0]),
+    ]
+    for trajectory in trajectories:
+        with pytest.raises(getattr(tsid.errors, error), match=message):
+            trajectory.sample(t)
+    assert trajectories[1].sample(np.float64(0.5)).pos[0] == pytest.approx(0.5)  # a numpy time is a time
+
+
+def test_trajectory_parameters_are_checked_when_set_too(swing):
+    jerk = tsid.TrajectoryEuclidianMinJerk("jerk", [0.0], [1.0], 0.0, 1.0)
+    for trajectory in (jerk, swing):
+        with pytest.raises(tsid.errors.InvalidParameterError, match="duration must be > 0.0, got 0.0"):
+            trajectory.duration = 0.0
+        with pytest.raises(tsid.errors.NonFiniteError, match="t0 must be finite"):
+            trajectory.t0 = float("inf")
+    jerk.duration, jerk.t0 = 2.0, 1.0
+    assert (jerk.end_time, jerk.sample(2.0).pos[0]) == pytest.approx((3.0, 0.5))
+    with pytest.raises(tsid.errors.DimensionError, match="amplitude must have size 3, got size 2"):
+        tsid.TrajectoryEuclidianSinusoid("sine", [0.0, 0.0, 0.9], [1.0, 2.0], 1.0)
+    sine = tsid.TrajectoryEuclidianSinusoid("sine", [0.0, 0.0], 0.1, [0.25, 0.5], phase=np.pi / 2)
+    np.testing.assert_allclose(sine.sample(1.0).pos, [0.0, -0.1], atol=1e-15)  # 0.1 sin(pi), 0.1 sin(3 pi/2)
+
+
 def test_swing_foot_is_a_task_se3_reference(talos, swing):
 
     task = tsid.TaskSE3Equality("foot", talos, "leg_right_sole_fix_joint")

@@ -13,7 +13,7 @@ import pinocchio as pin
 
 from tsid_py.errors import DimensionError, InvalidParameterError, UnsetReferenceError
 from tsid_py.sealed import Sealed
-from tsid_py.validation import Copied, as_count, as_scalar, as_vector
+from tsid_py.validation import Copied, as_count, as_scalar, as_time, as_vector
 
 _ORTHONORMAL_TOLERANCE = 1e-6 + 1e-5 * np.eye(3)  # on R^T R - I: np.allclose's against I
 
@@ -219,7 +219,12 @@ class Trajectory(Sealed):
         self.name = name
 
     def sample(self, t: float) -> TrajectorySample:
-        """The reference at time t [s]: a new sample."""
+        """The reference at time t [s]: a new sample.
+
+        Raises:
+            NonFiniteError: t is NaN or infinite.
+            InvalidParameterError: t is not a number.
+        """
         raise NotImplementedError
 
     def has_ended(self, t: float) -> bool:
@@ -245,6 +250,7 @@ class _Constant(Trajectory):
         return self._constant()
 
     def sample(self, t: float) -> TrajectorySample:
+        as_time(t)
         return self._constant()
 
 
@@ -298,21 +304,63 @@ class TrajectoryEuclidianSinusoid(Trajectory):
         super().__init__(name)
         self._center = as_vector("center", center)
         n = self._center.shape[0]
-        # the three are array-likes or numbers (as_vector checks them): broadcast_to takes both
-        self._amplitude = as_vector("amplitude", np.broadcast_to(amplitude, (n,)), n)  # type: ignore[call-overload]
-        self._omega = 2.0 * np.pi * as_vector("frequency", np.broadcast_to(frequency, (n,)), n)  # type: ignore[call-overload]
-        self._phase = as_vector("phase", np.broadcast_to(phase, (n,)), n)  # type: ignore[call-overload]
+        self._amplitude = _per_component("amplitude", amplitude, n)
+        self._omega = 2.0 * np.pi * _per_component("frequency", frequency, n)
+        self._phase = _per_component("phase", phase, n)
 
     def sample(self, t: float) -> TrajectorySample:
         amplitude, omega = self._amplitude, self._omega
-        angle = omega * t + self._phase
+        angle = omega * as_time(t) + self._phase
         s, c = np.sin(angle), np.cos(angle)
         return TrajectorySample._owning(
             self._center + amplitude * s, amplitude * omega * c, -amplitude * omega**2 * s
         )
 
 
-class TrajectoryEuclidianMinJerk(Trajectory):
+def _per_component(name: str, value: object, size: int) -> np.ndarray:
+    """``value`` as ``size`` components: one number for all, or one per component."""
+    if np.ndim(value) == 0:  # type: ignore[arg-type]  # any value: np.ndim tells
+        return np.full(size, as_scalar(name, value))
+    return as_vector(name, value, size)
+
+
+class TimedTrajectory(Trajectory):
+    """A motion over [t0, t0 + duration] [s], held at its ends outside: at time t its phase is
+    s = (t - t0) / duration clamped to [0, 1] (:meth:`phase`)."""
+
+    def __init__(self, name: str, t0: float, duration: float) -> None:
+        super().__init__(name)
+        self.t0, self.duration = t0, duration
+
+    @property
+    def t0(self) -> float:
+        """When the motion starts [s]."""
+        return self._t0
+
+    @t0.setter
+    def t0(self, value: float) -> None:
+        self._t0 = as_scalar("t0", value)
+
+    @property
+    def duration(self) -> float:
+        """How long the motion lasts [s] (> 0)."""
+        return self._duration
+
+    @duration.setter
+    def duration(self, value: float) -> None:
+        self._duration = as_scalar("duration", value, minimum=0.0, strict=True)
+
+    @property
+    def end_time(self) -> float:  # type: ignore[override]
+        """t0 + duration [s]."""
+        return self._t0 + self._duration
+
+    def phase(self, t: float) -> float:
+        """s = (t - t0) / duration, clamped to [0, 1], at time t [s] (checked: :meth:`sample`)."""
+        return min(max((as_time(t) - self._t0) / self._duration, 0.0), 1.0)
+
+
+class TrajectoryEuclidianMinJerk(TimedTrajectory):
     """Minimum-jerk point-to-point motion from ``start`` to ``end`` over [t0, t0 + duration].
 
     p(s) = start + (end - start)(10 s^3 - 15 s^4 + 6 s^5), s = (t - t0) / duration, held
@@ -323,19 +371,12 @@ class TrajectoryEuclidianMinJerk(Trajectory):
     end = Copied("The end point.")
 
     def __init__(self, name: str, start: object, end: object, t0: float, duration: float) -> None:
-        super().__init__(name)
+        super().__init__(name, t0, duration)
         self._start = as_vector("start", start)
         self._end = as_vector("end", end, self._start.shape[0])
-        self.t0 = as_scalar("t0", t0)
-        self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
-
-    @property
-    def end_time(self) -> float:  # type: ignore[override]
-        """t0 + duration [s]."""
-        return self.t0 + self.duration
 
     def sample(self, t: float) -> TrajectorySample:
-        s = min(max((t - self.t0) / self.duration, 0.0), 1.0)
+        s = self.phase(t)
         delta = self._end - self._start
         shape, d_shape, dd_shape = min_jerk_shape(s)
         T = self.duration

@@ -114,6 +114,14 @@ def as_scalar(name: str, value: object, *, minimum: float | None = None, strict:
     return number
 
 
+def as_time(t: object) -> float:
+    """A time t [s] as a finite float, checked at every control step: a float is checked in a few
+    tens of ns (anything else goes through :func:`as_scalar`)."""
+    if isinstance(t, float) and math.isfinite(t):  # numpy.float64 is a float too
+        return t
+    return as_scalar("t", t)
+
+
 def as_count(name: str, value: object, *, minimum: int = 0) -> int:
     """Return ``value`` as an int >= ``minimum`` (an integer, not a bool or a float)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:

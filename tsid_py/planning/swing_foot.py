@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.planning.support import as_placement
-from tsid_py.trajectories import Trajectory, TrajectorySample, min_jerk_shape
+from tsid_py.trajectories import TimedTrajectory, TrajectorySample, min_jerk_shape
 from tsid_py.validation import Copied, as_scalar
 
 
@@ -19,7 +19,7 @@ def bump_shape(s: float) -> tuple[float, float, float]:
     )
 
 
-class TrajectorySE3SwingFoot(Trajectory):
+class TrajectorySE3SwingFoot(TimedTrajectory):
     """A foot moving from ``start`` (lift-off at t0) to ``end`` (touch-down at t0 + duration).
 
     With s = (t - t0) / duration clamped to [0, 1] and b(s) the minimum-jerk blend:
@@ -39,10 +39,8 @@ class TrajectorySE3SwingFoot(Trajectory):
     def __init__(
         self, name: str, start: pin.SE3, end: pin.SE3, t0: float, duration: float, height: float
     ) -> None:
-        super().__init__(name)
+        super().__init__(name, t0, duration)
         self._start, self._end = as_placement("start", start).copy(), as_placement("end", end).copy()
-        self.t0 = as_scalar("t0", t0)
-        self.duration = as_scalar("duration", duration, minimum=0.0, strict=True)
         self.height = as_scalar("height", height)
         self._relative_rotation = pin.log3(start.rotation.T @ end.rotation)  # R0 to R1, start axes [rad]
         self._rotation_axis_world = start.rotation @ self._relative_rotation  # [rad]
@@ -50,7 +48,7 @@ class TrajectorySE3SwingFoot(Trajectory):
         self._linear_basis = np.array([p0, p1 - p0, (0.0, 0.0, self.height)])  # p = (1, b, bump) . basis
 
     def sample(self, t: float) -> TrajectorySample:
-        s = min(max((as_scalar("t", t) - self.t0) / self.duration, 0.0), 1.0)
+        s = self.phase(t)
         blend, d_blend, dd_blend = min_jerk_shape(s)
         bump, d_bump, dd_bump = bump_shape(s)
         T, T2 = self.duration, self.duration**2
