@@ -49,7 +49,13 @@ CASES = {
     "bounds: dt = 0": (
         lambda k: tsid.TaskJointPosVelAccBounds("b", k.ur5, 0.0),
         InvalidParameterError,
-        "dt must be > 0",
+        "dt of task 'b' must be > 0",
+    ),
+    "bounds: dt set to 0": (lambda k: setattr(k.bounds, "dt", 0.0), InvalidParameterError, "dt of task"),
+    "joint bounds: dt set to 0": (
+        lambda k: setattr(tsid.TaskJointBounds("jb", k.ur5, 0.002), "dt", 0.0),
+        InvalidParameterError,
+        "dt of task 'jb' must be > 0",
     ),
     "bounds: dt NaN": (lambda k: tsid.TaskJointPosVelAccBounds("b", k.ur5, NAN), NonFiniteError, "dt"),
     "bounds: position size": (
@@ -115,6 +121,8 @@ CASES = {
     "force: negative kp": (lambda k: setattr(k.force, "kp", -1.0), InvalidParameterError, "kp must be >= 0"),
     "force: ki size": (lambda k: setattr(k.force, "ki", np.ones(3)), DimensionError, "size 6"),
     "force: negative leak": (lambda k: k.force.set_leak_rate(-0.1), InvalidParameterError, "leak_rate"),
+    "force: leak set NaN": (lambda k: setattr(k.force, "leak_rate", NAN), NonFiniteError, "leak_rate of"),
+    "force: dt set to 0": (lambda k: setattr(k.force, "dt", 0.0), InvalidParameterError, "dt of task"),
     "force: reference size": (
         lambda k: k.force.set_reference(tsid.TrajectorySample(np.zeros(3))),
         DimensionError,
@@ -138,6 +146,7 @@ CASES = {
         InvalidParameterError,
         "dt",
     ),
+    "capture: dt set to 0": (lambda k: setattr(k.capture, "dt", 0.0), InvalidParameterError, "dt of task"),
     "capture: x_min > x_max": (
         lambda k: k.capture.set_support_limits_x_axis(0.1, -0.1),
         InvalidParameterError,

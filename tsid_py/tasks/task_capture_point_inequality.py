@@ -9,6 +9,7 @@ from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion, inequality_as_computed
+from tsid_py.tasks.task_parts import Scalar
 from tsid_py.validation import Copied, as_scalar
 
 
@@ -35,9 +36,12 @@ class TaskCapturePointInequality(TaskMotion):
     def dim(self) -> int:
         return 2
 
+    dt = Scalar("The control period [s] (> 0).", minimum=0.0, strict=True)
+    _dt: float
+
     def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
         super().__init__(name, robot)
-        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.dt = dt
         self._support_min = np.full(2, -np.inf)
         self._support_max = np.full(2, np.inf)
         self._safety_margin = np.zeros(2)
@@ -89,7 +93,7 @@ class TaskCapturePointInequality(TaskMotion):
             )
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
-        robot, dt = self.robot, self.dt
+        robot, dt = self.robot, self._dt
         com, com_vel = robot.com(data), robot.com_vel(data)
         if com[2] <= 0.0:
             raise InvalidParameterError(

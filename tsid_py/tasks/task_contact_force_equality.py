@@ -11,9 +11,8 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskContactForce
-from tsid_py.tasks.task_parts import GainVector
+from tsid_py.tasks.task_parts import GainVector, Scalar
 from tsid_py.trajectories import TrajectorySample, as_sample
-from tsid_py.validation import as_scalar
 
 
 class TaskContactForceEquality(TaskContactForce):
@@ -39,15 +38,19 @@ class TaskContactForceEquality(TaskContactForce):
     kp = GainVector("Proportional gains on the wrench error [-].")
     kd = GainVector("Derivative gains on the wrench-rate error [s].")
     ki = GainVector("Integral gains on the leaky integral of the wrench error [1/s].")
-    _kp: np.ndarray  # where the three descriptors keep their values
+    dt = Scalar("The control period [s] (> 0), for the integral.", minimum=0.0, strict=True)
+    leak_rate = Scalar("The leak of the integral term [1/s] (>= 0; TSID's default 0.05).", minimum=0.0)
+    _kp: np.ndarray  # where the five descriptors keep their values
     _kd: np.ndarray
     _ki: np.ndarray
+    _dt: float
+    _leak_rate: float
 
     def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: Any) -> None:  # a ContactBase
         super().__init__(name, robot)
         if not all(hasattr(contact, a) for a in ("name", "n_force", "wrench_size", "force_generator")):
             raise InvalidParameterError(f"{name!r} needs a contact (e.g. a Contact6d), got {contact!r}")
-        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.dt = dt
         self.contact = contact
         self.contact_name = contact.name
         size = contact.wrench_size
@@ -77,8 +80,8 @@ class TaskContactForceEquality(TaskContactForce):
         return self.contact.wrench_size
 
     def set_leak_rate(self, leak_rate: float) -> None:
-        """Set the leak of the integral term [1/s], >= 0."""
-        self.leak_rate = as_scalar("leak_rate", leak_rate, minimum=0.0)
+        """Set the leak of the integral term [1/s], >= 0 (as ``task.leak_rate = leak_rate``)."""
+        self.leak_rate = leak_rate
 
     def set_reference(self, reference: TrajectorySample) -> None:
         """Set the reference wrench f_ref (pos) and its derivative (vel), in the contact frame."""
@@ -99,7 +102,7 @@ class TaskContactForceEquality(TaskContactForce):
             ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * last.integral_error
         )
         out.matrix[...], out.vector[...] = last.matrix, last.vector
-        last.integral_error = last.integral_error + self.dt * (error - self.leak_rate * last.integral_error)
+        last.integral_error = last.integral_error + self._dt * (error - self._leak_rate * last.integral_error)
 
     def _last_constraint(self) -> ConstraintEquality:
         """T f = f* of the last computation (its integral term before that step advanced it)."""

@@ -8,7 +8,8 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintBound, Kind, check_bounds
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion
-from tsid_py.validation import as_scalar, as_vector
+from tsid_py.tasks.task_parts import Scalar
+from tsid_py.validation import as_vector
 
 
 class TaskJointBounds(TaskMotion):
@@ -18,9 +19,12 @@ class TaskJointBounds(TaskMotion):
     with v in [rad/s] and a in [rad/s^2]. Base accelerations are free. As TSID's TaskJointBounds.
     """
 
+    dt = Scalar("The control period [s] (> 0).", minimum=0.0, strict=True)
+    _dt: float
+
     def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
         super().__init__(name, robot)
-        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.dt = dt
         na = robot.na
         self._v_lb, self._v_ub = np.full(na, -np.inf), np.full(na, np.inf)
         self._a_lb, self._a_ub = np.full(na, -np.inf), np.full(na, np.inf)
@@ -32,8 +36,8 @@ class TaskJointBounds(TaskMotion):
         return self.robot.nv
 
     def set_time_step(self, dt: float) -> None:
-        """The control period [s]."""
-        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        """The control period [s] (as ``task.dt = dt``)."""
+        self.dt = dt
 
     def set_velocity_bounds(self, lower: object, upper: object) -> None:
         """Velocity bounds of the actuated joints, size na [rad/s]."""
@@ -53,8 +57,8 @@ class TaskJointBounds(TaskMotion):
         """Bounds on dv (the matrix of a bound is the identity); base accelerations are free."""
         start = self.robot.nv - self.robot.na
         v_a = v[start:]
-        lower = np.maximum((self._v_lb - v_a) / self.dt, self._a_lb)
-        upper = np.minimum((self._v_ub - v_a) / self.dt, self._a_ub)
+        lower = np.maximum((self._v_lb - v_a) / self._dt, self._a_lb)
+        upper = np.minimum((self._v_ub - v_a) / self._dt, self._a_ub)
         self._last.bounds = lower, upper
         out.lower_bound[:start], out.upper_bound[:start] = -np.inf, np.inf
         out.lower_bound[start:], out.upper_bound[start:] = lower, upper

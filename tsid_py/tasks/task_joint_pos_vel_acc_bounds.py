@@ -9,8 +9,8 @@ from tsid_py.constraints import ConstraintInequality, Kind, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskMotion, inequality_as_computed
-from tsid_py.tasks.task_parts import Masked
-from tsid_py.validation import Copied, as_scalar, as_vector
+from tsid_py.tasks.task_parts import Masked, Scalar
+from tsid_py.validation import Copied, as_vector
 
 
 class TaskJointPosVelAccBounds(Masked, TaskMotion):
@@ -49,6 +49,9 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         """The upper acceleration bound of each family at the last computation [rad/s^2] (copies)."""
         return {kind: bound.copy() for kind, bound in self._upper_bounds.items()}
 
+    dt = Scalar("The control period [s] (> 0).", minimum=0.0, strict=True)
+    _dt: float
+
     def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
         super().__init__(name, robot)
         if robot.nq_actuated != robot.na:
@@ -56,7 +59,7 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
                 f"{name!r}: joint position bounds need one configuration entry per actuated joint "
                 f"(nq_actuated = {robot.nq_actuated}, na = {robot.na})"
             )
-        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.dt = dt
         na = robot.na
         self._q_min, self._q_max = np.full(na, -np.inf), np.full(na, np.inf)
         self._v_max, self._a_max = np.full(na, np.inf), np.full(na, np.inf)
@@ -77,8 +80,8 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         self._selection[np.arange(axes.size), self.robot.nv - self.robot.na + axes] = 1.0
 
     def set_time_step(self, dt: float) -> None:
-        """The control period [s]."""
-        self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
+        """The control period [s] (as ``task.dt = dt``)."""
+        self.dt = dt
 
     def set_position_bounds(self, lower: object, upper: object) -> None:
         """Set q_min and q_max of the actuated joints, size na [rad].
@@ -150,8 +153,8 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         if self.impose_viability and np.all(np.isfinite(self._a_max)):
             self._lower_bounds["viability"], self._upper_bounds["viability"] = self._viability_bounds(q, v)
         if self.impose_velocity:
-            self._lower_bounds["velocity"] = (-self._v_max - v) / self.dt
-            self._upper_bounds["velocity"] = (self._v_max - v) / self.dt
+            self._lower_bounds["velocity"] = (-self._v_max - v) / self._dt
+            self._upper_bounds["velocity"] = (self._v_max - v) / self._dt
         if self.impose_acceleration:
             self._lower_bounds["acceleration"], self._upper_bounds["acceleration"] = (
                 -self._a_max,
@@ -166,7 +169,7 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         return lower, upper
 
     def _position_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        dt = self.dt
+        dt = self._dt
         reach_max = 2.0 / dt**2 * (self._q_max - q - dt * v)  # a that lands exactly on q_max
         reach_min = 2.0 / dt**2 * (self._q_min - q - dt * v)
         stop = -v / dt  # a that zeroes v in one step
@@ -192,7 +195,7 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
 
     def _viability_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Largest a with (v + dt a)^2 <= 2 a_max (q_max - q - dt v - dt^2/2 a), and its mirror."""
-        dt, a_max = self.dt, self._a_max
+        dt, a_max = self._dt, self._a_max
         a = dt**2
         stop = -v / dt
         b_up = 2 * dt * v + a_max * dt**2

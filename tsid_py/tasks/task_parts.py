@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tsid_py.validation import as_gain, as_mask, mask_rows, read_only
+from tsid_py.validation import as_gain, as_mask, as_scalar, mask_rows, read_only
 
 if TYPE_CHECKING:
     from tsid_py.robot_wrapper import RobotWrapper
@@ -134,6 +134,28 @@ class GainVector:
 
     def __set__(self, task: object, value: object) -> None:
         setattr(task, self._attribute, as_gain(self._name, value, task.gain_size))  # type: ignore[attr-defined]
+
+
+class Scalar:
+    """A scalar attribute (e.g. ``dt``), validated on assignment: a finite number >= ``minimum``
+    (> with ``strict``). Stored in ``_name``, which a task's ``fill`` reads at no extra cost. The
+    docstring given states its unit."""
+
+    def __init__(self, doc: str, *, minimum: float, strict: bool = False) -> None:
+        self.__doc__ = doc
+        self._minimum, self._strict = minimum, strict
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name, self._attribute = name, f"_{name}"
+
+    def __get__(self, task: object, owner: type | None = None) -> float:
+        if task is None:
+            return self  # type: ignore[return-value]
+        return getattr(task, self._attribute)
+
+    def __set__(self, task: object, value: object) -> None:
+        name = f"{self._name} of task {getattr(task, 'name', '?')!r}"
+        setattr(task, self._attribute, as_scalar(name, value, minimum=self._minimum, strict=self._strict))
 
 
 class TrackingErrors:
