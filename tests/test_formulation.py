@@ -140,6 +140,9 @@ def test_bad_inputs_raise_named_errors(talos):
         form.remove_task("task-con")
     with pytest.raises(tsid.errors.InvalidParameterError, match="priority"):
         form.add_motion_task(tsid.TaskComEquality("com3", talos), priority=-1)
+    for name in (None, ["task-com"]):  # no name at all: an unknown one, not a TypeError
+        with pytest.raises(tsid.errors.UnknownNameError, match="unknown task"):
+            form.remove_task(name)
 
 
 def test_reading_a_failed_solution_raises(talos):
@@ -147,6 +150,8 @@ def test_reading_a_failed_solution_raises(talos):
     failed = tsid.HqpOutput(tsid.QPStatus.INFEASIBLE, message="test")
     with pytest.raises(tsid.errors.SolverFailedError, match="INFEASIBLE"):
         form.get_actuator_forces(failed)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="HqpOutput of solver.solve"):
+        form.get_accelerations(None)
 
 
 def test_integrate_keeps_the_quaternion_unit(talos, rng):

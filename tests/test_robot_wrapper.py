@@ -37,6 +37,8 @@ def test_unknown_frame_suggests_close_names(talos):
 def test_unknown_reference_configuration(solo12):
     with pytest.raises(tsid.errors.UnknownNameError, match="standing"):
         solo12.reference_configuration("stand")
+    with pytest.raises(tsid.errors.UnknownNameError, match="unknown reference configuration 3"):
+        solo12.reference_configuration(3)
 
 
 def test_wrong_q_size_and_nan_velocity_are_rejected(talos):

@@ -289,6 +289,8 @@ class InverseDynamicsFormulation(Sealed):
 
     # ------------------------------------------------------------ the solution
     def _x(self, sol: HqpOutput) -> np.ndarray:
+        if not isinstance(sol, HqpOutput):
+            raise InvalidParameterError(f"a solution is the HqpOutput of solver.solve(hqp), got {sol!r}")
         if not sol.ok or sol.x is None:
             raise SolverFailedError(
                 f"cannot read a solution from a failed solve (status {sol.status.name}): {sol.message}; "

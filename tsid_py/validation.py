@@ -155,20 +155,21 @@ def mask_rows(mask: np.ndarray) -> slice | np.ndarray:
     return rows
 
 
-def unknown_name_message(kind: str, name: str, known: Iterable[str]) -> str:
-    """A message for an unknown name that lists the closest known names."""
+def unknown_name_message(kind: str, name: object, known: Iterable[str]) -> str:
+    """A message for an unknown name that lists the closest known names (a name that is no string
+    has none)."""
     known = list(known)
-    close = get_close_matches(name, known, n=5, cutoff=0.4)
+    close = get_close_matches(name, known, n=5, cutoff=0.4) if isinstance(name, str) else []
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     listing = "" if close or len(known) > 20 else f"; known: {', '.join(repr(k) for k in known)}"
     return f"unknown {kind} {name!r}{hint}{listing}"
 
 
-def lookup(kind: str, name: str, table: dict):
+def lookup(kind: str, name: object, table: dict):
     """``table[name]``, or an :class:`UnknownNameError` that suggests close names."""
     try:
         return table[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: a name that cannot be a key (a list)
         raise UnknownNameError(unknown_name_message(kind, name, table)) from None
 
 
