@@ -178,7 +178,7 @@ def test_constraint_setters_check_what_they_are_given(attribute, value, error, m
     assert np.array_equal(target.matrix, before.matrix)  # exact: unchanged
     inequality = constraints["in"]
     inequality.lower_bound, inequality.upper_bound = [-np.inf, 0.0], [1e10, np.inf]  # no bound: allowed
-    assert inequality.lower_bound.tolist() == [-np.inf, 0.0]
+    assert inequality.lower_bound.tolist() == [-np.inf, 0.0]  # exact: the values given, copied
 
 
 def test_a_bound_of_1e10_is_no_bound_as_in_tsid(ur5):
