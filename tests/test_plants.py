@@ -311,6 +311,8 @@ def test_overlapping_pushes_are_refused_before_the_run():
     loop = ControlLoop(BipedController(tp.load_robot("talos")), 0.002, pushes=pushes)
     with pytest.raises(tp.errors.InvalidParameterError, match="0,100,0@0.2.0.1 starts before push 100"):
         loop.run(500)
+    with pytest.raises(tp.errors.InvalidParameterError, match="starts before push 100"):
+        check_pushes(pushes[::-1], 1.0)  # in any order
     check_pushes((pushes[0], Push((0.0, 100.0, 0.0), 0.5, 0.1)), 1.0)  # one after the other: fine
 
 

@@ -162,6 +162,21 @@ def test_the_ankle_mode_never_steps(talos):
     assert controller.recovery._swing is None and not controller.lifted()
 
 
+@pytest.mark.slow
+def test_a_foot_put_back_down_is_no_step_that_answers_a_lost_balance():
+    """250 N sideways in ankle mode: the push lifts a foot, the recovery puts it back down (no step
+    it chose); the capture point between the feet while it is in the air is no loss of balance."""
+    _mujoco()
+    from tsid_py.loop.plant import Push
+    from tsid_py.scenarios import balance
+
+    push = Push((0.0, 250.0, 0.0), 1.0, 0.1)
+    s = balance.run(duration=2.5, plant="mujoco", push=push, recovery="ankle").summary
+    assert s["steps_taken"] and not any(step["chosen"] for step in s["steps_taken"])
+    assert s["verdict"] == "recovered" and s["lost_balance_at_s"] is None
+    assert s["recovered_at_s"] >= max(step["t_land_s"] for step in s["steps_taken"]) - 1e-9
+
+
 def test_a_foot_rolled_on_an_edge_is_put_down_flat_again(talos):
     """A foot in contact tilted by more than ``tilt`` does not stand: it is lifted and goes down
     flat (here where it stood: the capture point between the feet needs it back); a foot tilted

@@ -233,3 +233,14 @@ def test_every_scenario_refuses_a_run_of_no_control_step():
         else:  # step and walk: their plan sets the length, a period longer than the plan has no step
             with pytest.raises(InvalidParameterError, match="a run needs duration >= dt"):
                 scenario.run(dt=1e9)
+
+
+def test_a_summary_echoes_its_duration_as_a_plain_float():
+    """A NumPy float given as the duration is read as a number: the summary stays JSON."""
+    import numpy as np
+
+    from tsid_py.scenarios import reach
+
+    summary = reach.run(duration=np.float32(0.02)).summary
+    assert type(summary["duration_s"]) is float and type(summary["dt_s"]) is float
+    json.dumps(summary)

@@ -210,7 +210,7 @@ def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, 
         tsid.step_blas_threads(2)
 
 
-@pytest.mark.parametrize("where", ["b_eq", "A_eq", "lb", "A_in", "cost"])
+@pytest.mark.parametrize("where", ["b_eq", "A_eq", "lb", "ub", "A_in", "cost"])
 def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
     """quadprog drops a NaN row as if it were met: the solver reports an error naming the rows,
     after a warm start from the same problem's finite version too."""
@@ -223,6 +223,7 @@ def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
         "b_eq": (line.vector, "line"),
         "A_eq": (line.matrix, "line"),
         "lb": (floor.lower_bound, "floor"),
+        "ub": (floor.upper_bound, "floor"),
         "A_in": (floor.matrix, "floor"),
         "cost": (target.vector, "the cost"),
     }[where]
@@ -242,6 +243,7 @@ def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
         ("weight a", 3, "InvalidParameterError", "the weight of constraint 'c' at level 1 must be a number"),
         ("no levels", 3, "InvalidParameterError", "the levels of an HqpData are a list of levels"),
         ("not a pair", 3, "InvalidParameterError", "level 1 of an HqpData holds 'c'"),
+        ("not a constraint", 3, "InvalidParameterError", "level 1 of an HqpData holds WeightedConstraint"),
         ("cost", -1, "InvalidParameterError", "n_var of an HqpData must be an integer >= 0"),
     ],
 )
@@ -257,6 +259,7 @@ def test_a_problem_built_by_hand_is_checked_level_by_level(levels, n_var, error,
         "weight a": [[], [WeightedConstraint("a", cost)]],
         "no levels": None,
         "not a pair": [[], ["c"]],
+        "not a constraint": [[], [WeightedConstraint(1.0, "c")]],
     }[levels]
     with pytest.raises(getattr(tsid.errors, error), match=message):
         HqpData(built, n_var)

@@ -308,6 +308,20 @@ def test_a_table_of_another_keep_runs_again_the_points_whose_rows_lack_a_kept_fi
     assert rows[3]["error"].startswith("ValueError")
     calls.clear()
     assert run_sweep(job, fake_points(2), out, workers=1, keep=["score", "label"]).ran == 0 and calls == []
+    stopped = ScenarioJob(partial(fake_run_stopped_at, calls=calls, stop=2))
+    with pytest.raises(KeyboardInterrupt):  # a wider --keep, stopped after one run: no row lost
+        run_sweep(stopped, fake_points(2), out, workers=1, keep=["score", "label", "ok"])
+    rows = read_table(out)[0]
+    assert [row.get("ok") for row in rows] == [True, None, None, None] and len(calls) == 2
+    assert [row["label"] for row in rows] == ["1.0a", "1.0b", "2.0a", None]
+
+
+def fake_run_stopped_at(x: float, y: str, calls: list, stop: int) -> dict[str, object]:
+    """:func:`fake_run`, with Ctrl-C at its ``stop``-th call."""
+    if len(calls) + 1 == stop:
+        calls.append((x, y))
+        raise KeyboardInterrupt
+    return fake_run(x, y, calls)
 
 
 @pytest.mark.parametrize("suffix", TABLES)

@@ -122,6 +122,7 @@ def test_a_loss_recovered_from_before_the_last_push_is_no_verdict_of_that_push(t
     assert verdict.lost_balance_at == 0.0  # exact: the time of the first state given
     assert verdict.verdict == "undecided" and "at rest" in verdict.reason
     assert [v.verdict for v in judge.push_verdicts()] == ["recovered", "undecided"]
+    assert judge.verdict(until=0.3).verdict == "lost"  # before its rest was long enough: still lost
 
 
 def test_a_base_tilted_past_the_lost_tilt_never_rests(talos, standing):

@@ -219,14 +219,14 @@ def _checked_levels(levels: object, n_var: int) -> list[list[WeightedConstraint]
 
 def _checked_entry(level: int, entry: object, n_var: int) -> WeightedConstraint:
     """One entry of level ``level``: a WeightedConstraint, or a (weight, constraint) pair."""
-    if isinstance(entry, WeightedConstraint):
+    if isinstance(entry, WeightedConstraint) and isinstance(entry.constraint, ConstraintBase):
         weight, constraint, columns = entry.weight, entry.constraint, entry.columns
     elif isinstance(entry, Sequence) and len(entry) == 2 and isinstance(entry[1], ConstraintBase):
         (weight, constraint), columns = entry, None
     else:
         raise InvalidParameterError(
             f"level {level} of an HqpData holds {entry!r}: "
-            "give a WeightedConstraint or a (weight, constraint) pair"
+            "give a WeightedConstraint of a constraint, or a (weight, constraint) pair"
         )
     where = f"constraint {constraint.name!r} at level {level}"
     weight = as_scalar(f"the weight of {where}", weight, minimum=0.0)

@@ -94,12 +94,14 @@ def one_blas_thread(function: F) -> F:
         libraries = state.libraries
         if libraries is None:
             libraries = state.libraries = state.find_libraries()
-        for read, _ in libraries:
-            if read() != 1:
-                break
-        else:  # every count is 1: the common case, the reads alone
+        changed = None
+        for read, write in libraries:  # each count read once
+            threads = read()
+            if threads != 1:
+                changed = [] if changed is None else changed
+                changed.append((write, threads))
+        if changed is None:  # every count is 1: the common case, the reads alone
             return function(*args, **kwargs)
-        changed = [(write, threads) for read, write in libraries if (threads := read()) != 1]
         try:
             for write, _ in changed:
                 write(1)

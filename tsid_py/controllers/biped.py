@@ -189,10 +189,11 @@ class BipedController(LeggedController):
 
     @property
     def stepping(self) -> bool:
-        """Whether a planned step is under way: a foot the caller lifted, not one contact feedback
-        released nor one the recovery steps with. A recovery's step answers a lost balance, so the
-        verdict goes on judging the capture point through it (it dates the loss)."""
-        recovering = None if self.recovery is None else self.recovery.swinging
+        """Whether a planned step is under way: a foot lifted on purpose (by the caller, or by the
+        recovery to put a foot a push lifted back down), not one contact feedback released nor one
+        the recovery chose to step with. A chosen step answers a lost balance, so the verdict goes
+        on judging the capture point through it (it dates the loss)."""
+        recovering = None if self.recovery is None else self.recovery.stepping_side
         return bool(self.lifted() - self.released - {recovering})
 
     def in_contact(self, side: str) -> bool:

@@ -220,9 +220,11 @@ class PushRecovery:
             }
 
     @property
-    def swinging(self) -> str | None:
-        """The side of the foot this recovery is stepping with (unloading, swinging), else None."""
-        return None if self._swing is None else self._swing.side
+    def stepping_side(self) -> str | None:
+        """The side of the foot of a step this recovery chose (unloading, swinging: it answers a
+        lost balance), else None; a foot only put back down after a push lifted it is no such step."""
+        swing = self._swing
+        return swing.side if swing is not None and swing.chosen else None
 
     # ------------------------------------------------------------------ one step
     def update(self, t: float, q: np.ndarray, v: np.ndarray) -> None:

@@ -220,9 +220,10 @@ class ControlLoop:
                 "this ControlLoop has run already, and its controller and log keep what that run "
                 "left: make a new controller and loop for another run"
             )
-        self._ran = True
         with frozen_heap():
-            return _Run(self, hooks or StepHooks(), observer).run(steps, progress, label)
+            run = _Run(self, hooks or StepHooks(), observer)  # the plant reset: nothing ran yet
+            self._ran = True
+            return run.run(steps, progress, label)
 
 
 def control_steps(duration: float, dt: float) -> int:

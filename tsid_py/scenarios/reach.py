@@ -113,8 +113,8 @@ def simulate(p: ReachParams, options: RunOptions) -> RunResult:
     summary = {
         "robot": controller.robot.name,
         "scenario": f"reach-{motion}",
-        "dt_s": dt,
-        "duration_s": p.duration,
+        "dt_s": float(dt),
+        "duration_s": float(p.duration),
         **hooks.summary(),
         **{key: common[key] for key in SUMMARY_KEYS},
         **setup.summary(),

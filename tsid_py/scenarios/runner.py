@@ -158,8 +158,8 @@ def run_biped(
     summary = {
         "robot": controller.robot.name,
         "scenario": scenario,
-        "dt_s": dt,
-        "duration_s": duration,
+        "dt_s": float(dt),
+        "duration_s": float(duration),
         **hooks.summary(),
         "com_drift_max_m": hooks.com_error_max,
         **setup.summary(),

@@ -99,9 +99,11 @@ class DenseQp:
     def non_finite(self) -> str:
         """Which rows hold NaN or infinity (a bound may be infinite, not NaN), as a message; "" if none.
 
-        A backend checks this before a cold solve: quadprog drops a NaN row silently, as if it were
-        met. One dot product per array when all is finite ([A_eq; g; A_in] is one with ``rows``).
-        A cost level's rows reach g (a NaN or infinite entry of S, s or a weight makes g non-finite).
+        The backends check it: quadprog before a cold solve (it drops a NaN row as if it were met;
+        a warm start never confirms such a QP), DAQP before every solve. One dot product per array
+        when all is finite ([A_eq; g; A_in] is one with ``rows``); the rows are looked at one by
+        one only when one is not. A cost level's rows reach g (a NaN or infinite entry of S, s or
+        a weight makes g non-finite).
         """
         c = self.constraints
         matrices = (self.rows,) if self.rows is not None else (c.A_eq, self.g[None], c.A_in)
@@ -119,7 +121,8 @@ class DenseQp:
         where = [f"the rows of {name!r}" for name in dict.fromkeys(names)]
         if not np.isfinite(self.g).all():
             where.append("the cost (the rows or weights of the cost level)")
-        return f"NaN or infinity in {', '.join(where)}"
+        # none: the quick test's squares overflowed on finite entries beyond 1e154
+        return f"NaN or infinity in {', '.join(where)}" if where else ""
 
 
 SolveQp = Callable[[DenseQp], HqpOutput]  # a backend's primitive: one dense QP, one output

@@ -94,7 +94,8 @@ def prepare_table(
     defaults: dict[str, object] | None = None,
 ) -> tuple[dict[int, dict[str, object]], list[int]]:
     """The rows already in the table at ``path``, by the index of their point in this sweep, and
-    the points still to run.
+    the points still to run (a row of a point to run again stays in the table until its new run
+    replaces it: a sweep stopped before then loses nothing).
 
     A row belongs to the point with the same input values (so a grid may be extended, or files
     added to a batch, and the runs done are kept). A table that holds another sweep (other
@@ -121,11 +122,13 @@ def prepare_table(
             if not force:
                 raise
             logger.info("%s holds another sweep: --force replaces it", path)
-    if retry_errors:
-        done = {point: row for point, row in done.items() if not row.get("error")}
-    if keep:
-        done = {point: row for point, row in done.items() if row.get("error") or set(keep) <= set(row)}
-    return done, [point for point in range(len(points)) if point not in done]
+
+    def finished(row: dict[str, object]) -> bool:
+        if row.get("error"):
+            return not retry_errors
+        return not keep or set(keep) <= set(row)
+
+    return done, [point for point in range(len(points)) if point not in done or not finished(done[point])]
 
 
 def _match_rows(
@@ -248,7 +251,7 @@ def run_sweep(
     backend = choose_backend(workers, address, task) if todo else "none"
     rows = dict(done)
     start = time.perf_counter()
-    report = SweepReport(out, len(points), len(done), 0, 0, 0, 0.0, backend)
+    report = SweepReport(out, len(points), len(points) - len(todo), 0, 0, 0, 0.0, backend)
     written = True  # nothing new to write: a sweep that stores no run leaves its table as it was
     last_write = time.monotonic()
     source: Iterator[Outcome] = iter(())

@@ -241,7 +241,8 @@ def run_loop(
 
 def header(controller, scenario: str, dt: float, duration: float) -> dict[str, object]:
     """The first keys of every summary (what the readable report's first line reads)."""
-    return {"robot": controller.robot.name, "scenario": scenario, "dt_s": dt, "duration_s": duration}
+    name = controller.robot.name
+    return {"robot": name, "scenario": scenario, "dt_s": float(dt), "duration_s": float(duration)}
 
 
 def sway(controller, amplitude: float, frequency: float) -> Callable[[float], TrajectorySample]:
