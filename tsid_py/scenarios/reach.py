@@ -27,7 +27,7 @@ from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
-from tsid_py.scenarios.runner import RunResult
+from tsid_py.scenarios.runner import RunResult, summary_header
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.trajectories import TrajectoryEuclidianConstant, TrajectoryEuclidianSinusoid, TrajectorySample
@@ -111,10 +111,7 @@ def simulate(p: ReachParams, options: RunOptions) -> RunResult:
     outcome = setup.loop(controller, dt, log).run(steps, hooks, options.progress, "reach", options.observer)
     common = outcome.summary()
     summary = {
-        "robot": controller.robot.name,
-        "scenario": f"reach-{motion}",
-        "dt_s": float(dt),
-        "duration_s": float(p.duration),
+        **summary_header(controller, f"reach-{motion}", dt, p.duration),
         **hooks.summary(),
         **{key: common[key] for key in SUMMARY_KEYS},
         **setup.summary(),

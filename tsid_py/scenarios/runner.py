@@ -130,6 +130,13 @@ class BalanceHooks(StepHooks):
         }
 
 
+def summary_header(controller, scenario: str, dt: float, duration: float) -> dict[str, object]:
+    """The first keys of every scenario's summary (what the readable report's first line reads):
+    the robot, the scenario, dt and the requested duration [s], as plain floats."""
+    name = controller.robot.name
+    return {"robot": name, "scenario": scenario, "dt_s": float(dt), "duration_s": float(duration)}
+
+
 def run_biped(
     controller: BipedController | QuadrupedController,
     duration: float,
@@ -156,10 +163,7 @@ def run_biped(
     hooks = BalanceHooks(controller, com_reference, log)
     outcome = setup.loop(controller, dt, log).run(steps, hooks, progress, scenario, observer)
     summary = {
-        "robot": controller.robot.name,
-        "scenario": scenario,
-        "dt_s": float(dt),
-        "duration_s": float(duration),
+        **summary_header(controller, scenario, dt, duration),
         **hooks.summary(),
         "com_drift_max_m": hooks.com_error_max,
         **setup.summary(),

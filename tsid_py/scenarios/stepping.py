@@ -31,7 +31,7 @@ from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.support import sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import Robot, load_robot
-from tsid_py.scenarios.runner import LoopSetup, RunResult
+from tsid_py.scenarios.runner import LoopSetup, RunResult, summary_header
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
@@ -295,10 +295,7 @@ class _Stepping(StepHooks):
         robot = self.controller.robot
         weight = robot.total_mass * GRAVITY
         return {
-            "robot": robot.name,
-            "scenario": scenario,
-            "dt_s": dt,
-            "duration_s": round(plan.t_end, 9),
+            **summary_header(self.controller, scenario, dt, round(plan.t_end, 9)),
             "footsteps": len(plan.steps),
             "footsteps_landed": sum(swing.landed for swing in self.swings),
             "com_error_max_m": self.com_error_max,

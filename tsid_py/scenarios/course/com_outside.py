@@ -43,12 +43,12 @@ from tsid_py.scenarios.course.common import (
     distance_outside,
     draw_polygon,
     finite_or_none,
-    header,
     new_log,
     run_loop,
     support_polygon,
 )
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
+from tsid_py.scenarios.runner import summary_header
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_capture_point_inequality import TaskCapturePointInequality
@@ -140,7 +140,7 @@ def simulate(p: ComOutsideParams, options: RunOptions) -> CourseResult:
         )
     com = support.com()[-1] if support.t else controller.com_initial
     summary = {
-        **header(controller, NAME, dt, p.duration),
+        **summary_header(controller, NAME, dt, p.duration),
         "level": level,
         "capture_point": capture_point,
         "capture_point_margin_m": margin if capture_point else None,

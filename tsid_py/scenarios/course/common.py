@@ -239,12 +239,6 @@ def run_loop(
     return loop.run(steps, hooks, options.progress, label, options.observer)
 
 
-def header(controller, scenario: str, dt: float, duration: float) -> dict[str, object]:
-    """The first keys of every summary (what the readable report's first line reads)."""
-    name = controller.robot.name
-    return {"robot": name, "scenario": scenario, "dt_s": float(dt), "duration_s": float(duration)}
-
-
 def sway(controller, amplitude: float, frequency: float) -> Callable[[float], TrajectorySample]:
     """c(t) = c_0 + a sin(2 pi f t) e_y around the controller's initial CoM (a [m], f [Hz])."""
     amplitude = as_scalar("amplitude", amplitude, minimum=0.0)

@@ -30,12 +30,12 @@ from tsid_py.scenarios.course.common import (
     Chain,
     CourseResult,
     Runs,
-    header,
     new_log,
     run_loop,
     sway,
 )
 from tsid_py.scenarios.parameters import param
+from tsid_py.scenarios.runner import summary_header
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.scenarios.sway import SwayParams
 from tsid_py.solvers import make_solver
@@ -105,7 +105,7 @@ def simulate(p: ContactGainsParams, options: RunOptions) -> CourseResult:
             kept = (log, controller)
     zero, gain = results[0.0], results[kp_contact]
     summary = {
-        **header(kept[1], NAME, p.dt, p.duration),
+        **summary_header(kept[1], NAME, p.dt, p.duration),
         "amplitude_m": p.amplitude,
         "frequency_hz": p.frequency,
         "kp_contact": kp_contact,

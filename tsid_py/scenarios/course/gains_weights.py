@@ -33,7 +33,6 @@ from tsid_py.scenarios.course.common import (
     Chain,
     CourseResult,
     Runs,
-    header,
     new_log,
     positive_values,
     run_loop,
@@ -41,6 +40,7 @@ from tsid_py.scenarios.course.common import (
     values_param,
 )
 from tsid_py.scenarios.parameters import simulated_time
+from tsid_py.scenarios.runner import summary_header
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.scenarios.sway import SwayParams
 from tsid_py.solvers import make_solver
@@ -137,7 +137,7 @@ def simulate(p: GainsWeightsParams, options: RunOptions) -> CourseResult:
                     kept = (log, controller, params)
     log, controller, _ = kept
     summary = {
-        **header(controller, NAME, p.dt, p.duration),
+        **summary_header(controller, NAME, p.dt, p.duration),
         "amplitude_m": p.amplitude,
         "frequency_hz": p.frequency,
         "defaults": {name: getattr(defaults, name) for (fields, _) in GRIDS.values() for name in fields},

@@ -29,12 +29,12 @@ from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
     CourseResult,
-    header,
     new_log,
     run_loop,
     sway,
 )
 from tsid_py.scenarios.parameters import param, simulated_time
+from tsid_py.scenarios.runner import summary_header
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.scenarios.sway import SwayParams
 from tsid_py.solvers import make_solver
@@ -165,7 +165,7 @@ def simulate(p: HandContactParams, options: RunOptions) -> CourseResult:
     hand_hook = _Hand(controller, contact, task, force, ramp)
     outcome = run_loop(controller, p.duration, dt, Chain(hand_hook, balance), log, options, NAME)
     summary = {
-        **header(controller, NAME, dt, p.duration),
+        **summary_header(controller, NAME, dt, p.duration),
         "hand": hand,
         "hand_frame": frame,
         "wall_x_m": float(placement.translation[0]),

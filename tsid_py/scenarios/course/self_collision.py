@@ -29,11 +29,11 @@ from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
     CourseResult,
-    header,
     new_log,
     run_loop,
 )
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
+from tsid_py.scenarios.runner import summary_header
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_self_collision import TaskSelfCollision
@@ -131,7 +131,7 @@ def simulate(p: SelfCollisionParams, options: RunOptions) -> CourseResult:
     distances = _Distances(controller, collision, pull)
     outcome = run_loop(controller, p.duration, dt, Chain(balance, distances), log, options, NAME)
     summary = {
-        **header(controller, NAME, dt, p.duration),
+        **summary_header(controller, NAME, dt, p.duration),
         "hand": hand,
         "avoidance": p.avoidance,
         "pairs": len(collision.pair_names),

@@ -38,6 +38,7 @@ from tsid_py.scenarios.course.common import (
     values_param,
 )
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec
+from tsid_py.scenarios.runner import summary_header
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.solvers import make_solver
 from tsid_py.validation import as_scalar
@@ -107,10 +108,7 @@ def simulate(p: SinusoidSweepParams, options: RunOptions) -> CourseResult:
     bound = next((row for row in rows if row["limit"] is not None), None)
     log, controller = kept or last
     summary = {
-        "robot": controller.robot.name,
-        "scenario": NAME,
-        "dt_s": dt,
-        "duration_s": float(sum(row["duration_s"] for row in rows)),
+        **summary_header(controller, NAME, dt, sum(row["duration_s"] for row in rows)),
         "amplitude_m": amplitude,
         "cycles": cycles,
         "first_limit_frequency_hz": None if bound is None else bound["frequency_hz"],
