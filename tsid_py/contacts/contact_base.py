@@ -95,11 +95,14 @@ class ContactBase(Sealed):
 
     def _update_force_inequality(self) -> None:
         """Friction pyramid rows (<= 0) per point, then f_min <= total normal force <= f_max."""
-        rows = 4 * self.n_points + 1
-        lower, upper = np.full(rows, -np.inf), np.zeros(rows)
+        self._set_cone(friction_pyramid(self._normal, self._mu, self.n_points))
+
+    def _set_cone(self, rows: np.ndarray) -> None:
+        """The force inequality: ``rows`` f <= 0, but the last, f_min <= its row f <= f_max (the
+        total normal force)."""
+        lower, upper = np.full(rows.shape[0], -np.inf), np.zeros(rows.shape[0])
         lower[-1], upper[-1] = self._f_min, self._f_max
-        pyramid = friction_pyramid(self._normal, self._mu, self.n_points)
-        self._force_constraint = ConstraintInequality(self.name, pyramid, lower, upper)
+        self._force_constraint = ConstraintInequality(self.name, rows, lower, upper)
         self.force_version += 1
 
     def _update_force_regularization(self) -> None:

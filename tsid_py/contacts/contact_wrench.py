@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintInequality
 from tsid_py.contacts.contact_6d import point_forces_generator
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.errors import InvalidParameterError
@@ -184,11 +183,7 @@ class ContactWrench(ContactBase):
         shift = np.eye(6)
         shift[3:, :3] = -pin.skew(self._centre)  # tau_c = tau - c x f
         rows = np.vstack([contact_wrench_cone(self._half_x, self._half_y, self._mu).dot(shift), _NORMAL_ROW])
-        lower, upper = np.full(17, -np.inf), np.zeros(17)
-        lower[-1], upper[-1] = self._f_min, self._f_max
-        cone = rows.dot(self._force_generator)
-        self._force_constraint = ConstraintInequality(self.name, cone, lower, upper)
-        self.force_version += 1
+        self._set_cone(rows.dot(self._force_generator))
 
     def cone_rows(self) -> np.ndarray:
         """U (16 x 6): the CWC on the wrench at the frame origin, U w <= 0 (a new array)."""
