@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_base import TaskMotion, equality_as_computed
 from tsid_py.trajectories import TrajectorySample, as_sample
 from tsid_py.validation import as_gain, read_only
 
@@ -75,10 +75,8 @@ class TaskAMEquality(TaskMotion):
 
     def _last_constraint(self) -> ConstraintEquality:
         """From the last A_g (the task's buffer), dL* and drift."""
-        constraint = ConstraintEquality(self.name, 3, self.robot.nv)
-        constraint.matrix[...] = self._momentum_jacobian[3:]
-        constraint.vector[...] = self._last.desired_momentum_rate - self._last.drift
-        return constraint
+        desired, drift = self._last.desired_momentum_rate, self._last.drift
+        return equality_as_computed(self.name, self._momentum_jacobian[3:], desired - drift)
 
     def get_momentum_rate(self, dv: object) -> np.ndarray:
         """The momentum rate dL = A_g,ang dv + dA_g,ang v that dv (size nv) gives [N m]."""

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from tsid_py.constraints import ConstraintBase, ConstraintBound, ConstraintInequality, Kind, new_constraint
+from tsid_py.constraints import (
+    ConstraintBase,
+    ConstraintBound,
+    ConstraintEquality,
+    ConstraintInequality,
+    Kind,
+    new_constraint,
+)
 from tsid_py.errors import DimensionError, TsidError
 from tsid_py.sealed import Sealed
 
@@ -177,6 +184,14 @@ class TaskBase(Sealed):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+def equality_as_computed(name: str, matrix: np.ndarray, vector: np.ndarray | float) -> ConstraintEquality:
+    """matrix y = vector as a new constraint, copied as computed (not validated, as
+    :func:`inequality_as_computed`; a number for ``vector`` fills it)."""
+    constraint = ConstraintEquality(name, *matrix.shape)
+    constraint.matrix[...], constraint.vector[...] = matrix, vector
+    return constraint
 
 
 def inequality_as_computed(

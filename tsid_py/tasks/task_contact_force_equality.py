@@ -10,7 +10,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskContactForce
+from tsid_py.tasks.task_base import TaskContactForce, equality_as_computed
 from tsid_py.tasks.task_parts import GainVector, Scalar
 from tsid_py.trajectories import TrajectorySample, as_sample
 
@@ -106,7 +106,4 @@ class TaskContactForceEquality(TaskContactForce):
 
     def _last_constraint(self) -> ConstraintEquality:
         """T f = f* of the last computation (its integral term before that step advanced it)."""
-        matrix, vector = self._last.matrix, self._last.vector
-        constraint = ConstraintEquality(self.name, *matrix.shape)
-        constraint.matrix[...], constraint.vector[...] = matrix, vector
-        return constraint
+        return equality_as_computed(self.name, self._last.matrix, self._last.vector)

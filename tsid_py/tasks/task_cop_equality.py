@@ -11,7 +11,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GROUND_NORMAL
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskContactForce
+from tsid_py.tasks.task_base import TaskContactForce, equality_as_computed
 from tsid_py.validation import Copied, as_unit_vector, as_vector
 
 
@@ -84,7 +84,4 @@ class TaskCopEquality(TaskContactForce):
 
     def _last_constraint(self) -> ConstraintEquality:
         """A f = 0 with the last A."""
-        matrix = self._last.matrix
-        constraint = ConstraintEquality(self.name, *matrix.shape)
-        constraint.matrix[...] = matrix
-        return constraint
+        return equality_as_computed(self.name, self._last.matrix, 0.0)

@@ -10,7 +10,7 @@ import numpy as np
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import DimensionError
-from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_base import TaskMotion, equality_as_computed
 from tsid_py.tasks.task_parts import Masked, PdGains, TrackingErrors
 from tsid_py.validation import as_vector
 
@@ -69,10 +69,9 @@ class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
     def _last_constraint(self) -> ConstraintEquality:
         """J dv = a* - drift on the masked rows, from the last J, a* and drift."""
         last, rows = self._last, self._rows
-        constraint = ConstraintEquality(self.name, self.dim, self.robot.nv)
-        constraint.matrix[...] = last.jacobian[rows]
-        constraint.vector[...] = (last.desired_acceleration - last.drift)[rows]
-        return constraint
+        return equality_as_computed(
+            self.name, last.jacobian[rows], (last.desired_acceleration - last.drift)[rows]
+        )
 
     def get_acceleration(self, dv: object) -> np.ndarray:
         """The task-space acceleration J dv + drift that dv gives, on the masked rows.
