@@ -328,7 +328,8 @@ def test_a_prescribed_wrench_enters_the_dynamics_on_schedule_and_the_hand_is_hel
     class Check(StepHooks):
         worst, without, hold = 0.0, 0.0, 0.0
 
-        def after_step(self, t, q, v, out):
+        def after_step(self, state, out):
+            t, q, v = state.t, state.q, state.v
             applied = hand.wrench()
             np.testing.assert_allclose(rotation @ applied[:3], hand.wrench_at(t)[:3], atol=1e-6)
             self.worst = max(
@@ -404,14 +405,16 @@ def test_a_hard_coupling_holds_its_ratio_in_closed_loop(ur5):
     class Sway(StepHooks):
         errors, pan = [], []
 
-        def before_step(self, t, q, v):
+        def before_step(self, state):
+            t = state.t
             target = pin.SE3(start)
             target.translation += [0.0, 0.15 * np.sin(2 * np.pi * t), 0.0]
             controller.ee_task.set_reference(target)
             if abs(t - 0.6) < DT / 2:
                 coupling.offset += 0.05
 
-        def after_step(self, t, q, v, out):
+        def after_step(self, state, out):
+            q = state.q
             self.errors.append(coupling.coupling_error(q))
             self.pan.append(q[0])
 
@@ -524,7 +527,8 @@ def test_the_hand_driven_into_the_torso_stops_at_the_limit(talos, hand_torso):
     class Measure(StepHooks):
         distances: list[float] = []
 
-        def after_step(self, t, q, v, out):
+        def after_step(self, state, out):
+            q = state.q
             pin.forwardKinematics(talos.model, kinematics, q)
             pin.updateGeometryPlacements(talos.model, kinematics, meshes, mesh_data)
             pin.computeDistances(meshes, mesh_data)

@@ -117,7 +117,7 @@ class Tilt(StepHooks):
     def __init__(self, controller: BipedController) -> None:
         self.controller, self.tilts = controller, []
 
-    def after_step(self, t, q, v, out):
+    def after_step(self, state, out):
         robot = self.controller.robot
         self.tilts.append(robot.frame_placement(self.controller.data, BASE).rotation[:2, 2])
 

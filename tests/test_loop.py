@@ -59,7 +59,8 @@ class Times(StepHooks):
     def __init__(self) -> None:
         self.seen = []
 
-    def before_step(self, t, q, v):
+    def before_step(self, state):
+        t = state.t
         self.seen.append(t)
 
 

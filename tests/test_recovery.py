@@ -13,6 +13,7 @@ import tsid_py as tp
 from tsid_py.controllers.biped import BipedController
 from tsid_py.controllers.recovery import PushRecovery, RecoveryParams, _Feet
 from tsid_py.geometry import GRAVITY, SupportPolygon, clamp_into_polygon, convex_hull, polygon_margin
+from tsid_py.loop.plant import PlantState
 from tsid_py.planning.capture import (
     StepLimits,
     capture_point,
@@ -129,6 +130,11 @@ def test_limits_keep_a_foot_on_its_side():
 
 
 # ------------------------------------------------------------------ the recovery's decisions
+def _update(controller, t, q, v):
+    """The recovery's decision at the measured state (t, q, v), as the controller takes it."""
+    controller.recovery.update(controller.measurer.measure(PlantState(t, q, v)))
+
+
 def _moving(talos, q0, velocity):
     """q0 with the base (and the whole robot) moving at ``velocity`` [m/s] in world axes."""
     v = talos.zero_velocity()
@@ -144,11 +150,11 @@ def test_a_capture_point_inside_takes_no_step_and_one_outside_does(talos):
     assert controller.params.kp_foot == 100.0  # exact: a parameter as set (for stepping)
 
     q0 = controller.q0
-    recovery.update(0.5, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
+    _update(controller, 0.5, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
     assert recovery._swing is None and not controller.lifted()  # inside: the ankles do it
-    recovery.update(0.502, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
+    _update(controller, 0.502, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
     q_fast = q0.copy()
-    recovery.update(0.504, q_fast, _moving(talos, q0, (0.0, 0.6, 0.0)))  # pushed left, hard
+    _update(controller, 0.504, q_fast, _moving(talos, q0, (0.0, 0.6, 0.0)))  # pushed left, hard
     assert recovery._swing is not None and recovery._swing.side == "left" and controller.lifted() == {"left"}
     landing = recovery._swing.trajectory.end
     assert landing.translation[1] > controller.foot_placement("left").translation[1] + 0.05
@@ -157,8 +163,8 @@ def test_a_capture_point_inside_takes_no_step_and_one_outside_does(talos):
 def test_the_ankle_mode_never_steps(talos):
     controller = BipedController(talos, recovery="ankle")
     q0 = controller.q0
-    controller.recovery.update(0.5, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
-    controller.recovery.update(0.502, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
+    _update(controller, 0.5, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
+    _update(controller, 0.502, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
     assert controller.recovery._swing is None and not controller.lifted()
 
 
@@ -186,10 +192,10 @@ def test_a_foot_rolled_on_an_edge_is_put_down_flat_again(talos):
     recovery, q = controller.recovery, controller.q0.copy()
     ankle_roll = talos.model.joints[talos.model.getJointId("leg_left_6_joint")].idx_q
     q[ankle_roll] += 0.5 * recovery.params.tilt  # within: it stands
-    recovery.update(0.5, q, talos.zero_velocity())
+    _update(controller, 0.5, q, talos.zero_velocity())
     assert recovery.last.standing == ["right", "left"] and recovery._swing is None
     q[ankle_roll] += recovery.params.tilt  # 1.5 tilt: it rolled
-    recovery.update(0.502, q, talos.zero_velocity())
+    _update(controller, 0.502, q, talos.zero_velocity())
     swing = recovery._swing
     assert recovery.last.rolled == ["left"] and recovery.last.standing == ["right"]
     assert swing is not None and swing.side == "left" and controller.lifted() == {"left"}
@@ -207,14 +213,14 @@ def test_a_foot_put_back_steps_instead_when_a_new_push_sends_the_capture_point_o
     ankle_roll = talos.model.joints[talos.model.getJointId("leg_left_6_joint")].idx_q
     q[ankle_roll] += 1.5 * recovery.params.tilt
     over_right = _moving(talos, q, (0.0, -0.28, 0.0))  # the capture point on the right sole
-    recovery.update(0.5, q, over_right)
+    _update(controller, 0.5, q, over_right)
     swing = recovery._swing
     assert swing is not None and swing.side == "left" and not swing.chosen  # the right foot holds it
     beside = swing.landing
-    recovery.update(0.6, q, over_right)  # nothing new: it goes back
+    _update(controller, 0.6, q, over_right)  # nothing new: it goes back
     assert recovery._swing is swing and not swing.chosen and swing.landing is beside
 
-    recovery.update(0.62, q, _moving(talos, q, (0.0, 0.6, 0.0)))  # pushed left, hard
+    _update(controller, 0.62, q, _moving(talos, q, (0.0, 0.6, 0.0)))  # pushed left, hard
     assert recovery._swing is swing and swing.chosen
     assert swing.landing.translation[1] > beside.translation[1] + 0.05  # outward, to catch it
     assert swing.trajectory.end.translation == pytest.approx(swing.landing.translation, abs=1e-12)

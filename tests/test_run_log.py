@@ -306,7 +306,7 @@ def test_bad_log_settings_and_series_are_refused(tmp_path, monkeypatch):
         def __init__(self, log):
             self.log, self.steps = log, 0
 
-        def after_step(self, t, q, v, out):
+        def after_step(self, state, out):
             self.steps += 1
             if self.steps % 2:
                 self.log.com.append(np.zeros(3))

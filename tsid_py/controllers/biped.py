@@ -151,14 +151,12 @@ class BipedController(LeggedController):
         else:
             self.recovery.set_nominal(sample)
 
-    def observe(self, state: PlantState) -> None:
-        super().observe(state)
-        if self.recovery is not None:
-            self.recovery.observe(state)
-
     def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
         if self.recovery is not None:
-            self.recovery.update(t, q, v)
+            measured = self.measured  # observed at this step, else measured here
+            if measured is None or measured.t != t:
+                measured = self.measurer.measure(PlantState(t, q, v))
+            self.recovery.update(measured)
         return super().compute(t, q, v)
 
     def set_static_force_references(self) -> None:

@@ -9,6 +9,7 @@ import pinocchio as pin
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.geometry import flat_rotation, heading
 from tsid_py.loop.controller import Controller
+from tsid_py.loop.measured import FootState, MeasuredState, Measurer
 from tsid_py.loop.plant import PlantState
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
@@ -45,13 +46,13 @@ class LeggedController(Controller):
         self._q0 = robot.standing_configuration() if q0 is None else as_vector("q0", q0, robot.nq)
         check_stance(robot, self._q0)
         robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
-        self._feedback_data = robot.create_data()  # the measured feet, for contact feedback
+        self.measurer = Measurer(robot, self._q0)  # for a plant's state given to observe
+        self.measured: MeasuredState | None = None  # the last observed
         self._feedback_counts: dict[str, int] = {}
         self._landed: dict[str, float] = {}  # contacts that touched since they were added: when [s]
         self._landing_rotation: dict[str, np.ndarray] = {}  # and their rotation then, flat (yaw only)
-        self._feet = [(key, frame, robot.frame_id(frame)) for key, frame in robot.spec.feet.items()]
-        sole = robot.spec.sole  # its corners in the foot frame [m]: where a foot's lowest point is
-        self._sole = None if sole is None else (sole.corners(), sole.lz)
+        sole = robot.spec.sole  # the sole's depth below its frame [m] (point feet: None)
+        self._sole_depth = None if sole is None else sole.lz
         self.released: set[str] = set()  # feet released by contact feedback, not by a plan
 
     def _add_com_and_posture(
@@ -87,8 +88,10 @@ class LeggedController(Controller):
         self.com_task.set_reference(sample)
 
     # ------------------------------------------------------------ contact feedback
-    def observe(self, state: PlantState) -> None:
-        """Contact feedback, from a plant that measures its contacts (the integrator measures none).
+    def observe(self, state: MeasuredState | PlantState) -> None:
+        """Take in the step's measured state (a plant's state is measured first, with
+        :attr:`measurer`): contact feedback, from a plant that measures its contacts (the
+        integrator measures none).
 
         Each contact of the problem that touches is re-anchored where it is measured on the ground
         (its x, y and yaw; flat at its height: :meth:`_on_ground`), so that ground compliance (soles
@@ -99,27 +102,29 @@ class LeggedController(Controller):
         for the foot to land) and ``CONTACT_SETTLE`` after its touch-down (a landing foot bounces),
         was lost unplanned (a push lifted the foot): :meth:`contact_lost` releases it; a foot
         released that way touches again for as many steps: :meth:`contact_regained` puts it back
-        where it landed. Planned swings (contacts removed by the caller) are the caller's.
+        where it landed. Planned swings (contacts removed by the caller) are the caller's. (The
+        debounce is no touch rule: the feet touch as the measured state says; it is how long the
+        controller waits before it acts on a change.)
         """
-        if not state.contacts:
+        measured = self.measured = state if isinstance(state, MeasuredState) else self.measurer.measure(state)
+        if not measured.measures_contacts:
             return
-        robot, data, counts = self.robot, self._feedback_data, self._feedback_counts
-        robot.forward_kinematics(data, state.q)
-        for key, frame, frame_id in self._feet:
-            measured, contact = state.contacts.get(frame), self._contacts.get(key)
-            if measured is None or contact is None:
+        counts = self._feedback_counts
+        for key, foot in measured.feet.items():
+            contact = self._contacts.get(key)
+            if foot.measurement is None or contact is None:
                 continue
-            placement = pin.updateFramePlacement(robot.model, data, frame_id)
+            placement, touching = foot.placement, foot.touching
             active = self.formulation.check_contact(contact.name)
-            if active and measured.touching:
+            if active and touching:
                 counts[key] = 0
                 if key not in self._landed:
-                    self._landed[key] = state.t
+                    self._landed[key] = measured.t
                     self._landing_rotation[key] = flat_rotation(heading(placement.rotation))
-                contact.set_reference(self._on_ground(placement, self._landing_rotation[key]))
-            elif active and (key not in self._landed or state.t - self._landed[key] < CONTACT_SETTLE):
+                contact.set_reference(self._on_ground(foot, self._landing_rotation[key]))
+            elif active and (key not in self._landed or measured.t - self._landed[key] < CONTACT_SETTLE):
                 counts[key] = 0  # added by a plan and not down yet, or just landed (it may bounce)
-            elif active or (key in self.released and measured.touching):
+            elif active or (key in self.released and touching):
                 counts[key] = counts.get(key, 0) + 1
                 if counts[key] >= CONTACT_DEBOUNCE:
                     counts[key] = 0
@@ -150,18 +155,16 @@ class LeggedController(Controller):
     def stepping(self) -> bool:
         return bool(self.lifted() - self.released)
 
-    def _on_ground(self, placement: pin.SE3, rotation: np.ndarray) -> pin.SE3:
+    def _on_ground(self, foot: FootState, rotation: np.ndarray) -> pin.SE3:
         """A measured foot placement as a contact holds it: where it is (x, y), flat, turned as it
         landed (``rotation``, the flat rotation of its yaw then), its sole's lowest corner where it
         was measured (a sole sunk a millimetre into soft ground stays there; the ground is flat).
         A foot that a push rolls on an edge, where it can pivot, is then held back flat and facing
         as it landed instead of where it rolled and turned to."""
-        translation = placement.translation
+        translation = foot.placement.translation
         height = float(translation[2])
-        if self._sole is not None:
-            corners, lz = self._sole
-            lowest = float((placement.rotation[2] @ corners).min()) + height
-            height = lowest + lz
+        if self._sole_depth is not None:
+            height = foot.lowest + self._sole_depth
         return pin.SE3(rotation, np.array([translation[0], translation[1], height]))
 
     def contact_lost(self, key: str, placement: pin.SE3) -> None:

@@ -39,13 +39,11 @@ import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import SupportPolygon, convex_hull, flat_rotation, heading
-from tsid_py.loop.plant import PlantState
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.planning.capture import (
     StepLimits,
-    capture_point,
     choose_step,
     dcm_feedback,
-    pendulum_frequency,
     predicted_capture_point,
 )
 from tsid_py.planning.support import sole_center, sole_polygon
@@ -71,8 +69,6 @@ class RecoveryParams:
             contact's loading after touch-down.
         swing_height: The foot's lift at mid-swing (None: 5 % of the leg's length).
         replan: The fraction of the swing during which the landing follows the capture point.
-        touch_height: A falling foot whose sole is this close to the ground (where the plant
-            does not say it touches) has landed.
         tilt: [rad] A foot in contact whose sole tilts more than this from the ground rolls on
             an edge: it no longer stands, and, while the other foot stands, is lifted and put
             down again flat, as a foot a push lifted.
@@ -89,7 +85,6 @@ class RecoveryParams:
     load_time: float = 0.05
     swing_height: float | None = None
     replan: float = 0.6
-    touch_height: float = 0.004
     tilt: float = 0.05
     descent_speed: float = 0.2
     reach: float | None = None
@@ -100,7 +95,7 @@ class RecoveryParams:
         for name in ("gain", "swing_time", "descent_speed"):
             if not getattr(self, name) > 0.0:
                 raise InvalidParameterError(f"RecoveryParams.{name} must be > 0, got {getattr(self, name)!r}")
-        for name in ("unload_time", "load_time", "touch_height", "tilt"):
+        for name in ("unload_time", "load_time", "tilt"):
             if not getattr(self, name) >= 0.0:
                 raise InvalidParameterError(
                     f"RecoveryParams.{name} must be >= 0, got {getattr(self, name)!r}"
@@ -153,6 +148,7 @@ class _Measured:
     xi: np.ndarray
     margin: float  # of xi in the support polygon [m] (-inf: no foot stands)
     feet: dict[str, pin.SE3]
+    touching: dict[str, bool]
 
     standing: list[str]
     rolled: list[str]  # in contact, tilted on an edge
@@ -174,8 +170,6 @@ class PushRecovery:
         self.params = params = params or RecoveryParams()
         robot = controller.robot
         self.robot, self.sole = robot, robot.spec.sole
-        self._data = robot.create_data()
-        self._frames = {side: robot.frame_id(robot.spec.feet[side]) for side in SIDES}
         leg = robot.leg_length()
         feet = {side: controller.foot_placement(side) for side in SIDES}
         width = float(
@@ -198,7 +192,6 @@ class PushRecovery:
         }
         self._nominal_values = _nominal_floats(TrajectorySample(controller.com_initial))
         self._rest = self._nominal_values[:2]  # where the CoM comes to rest (x-y) [m]
-        self._touching: dict[str, bool] | None = None  # the plant's, at the last observed state
         self._swing: _Swing | None = None
 
         self.steps: list[Step] = []
@@ -210,15 +203,6 @@ class PushRecovery:
         recovery rests the CoM over it, moved with the feet."""
         self._nominal_values = _nominal_floats(as_sample("CoM reference", sample, 3))
 
-    def observe(self, state: PlantState) -> None:
-        """Which feet the plant measures as touching (none measured: geometry decides)."""
-        if state.contacts:
-            self._touching = {
-                side: state.contacts[self.robot.spec.feet[side]].touching
-                for side in SIDES
-                if self.robot.spec.feet[side] in state.contacts
-            }
-
     @property
     def stepping_side(self) -> str | None:
         """The side of the foot of a step this recovery chose (unloading, swinging: it answers a
@@ -227,9 +211,11 @@ class PushRecovery:
         return swing.side if swing is not None and swing.chosen else None
 
     # ------------------------------------------------------------------ one step
-    def update(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
-        """Before the controller solves at (t, q, v): steps and swings, then the CoM reference."""
-        measured = self.last = self._measure(q, v)
+    def update(self, state: MeasuredState) -> None:
+        """Before the controller solves at the measured state: steps and swings, then the CoM
+        reference."""
+        t = state.t
+        measured = self.last = self._measure(state)
         if self._swing is not None:
             self._continue_swing(t, measured)
         elif self.controller.released:
@@ -241,32 +227,25 @@ class PushRecovery:
             self._start_step(t, measured, SIDES, unload=self.params.unload_time)
         self._set_com_reference(measured)
 
-    def _measure(self, q: np.ndarray, v: np.ndarray) -> _Measured:
-        model, data, controller = self.robot.model, self._data, self.controller
-        pin.centerOfMass(model, data, q, v)
-        com, velocity = data.com[0].tolist(), data.vcom[0].tolist()
-        feet = {side: pin.updateFramePlacement(model, data, frame) for side, frame in self._frames.items()}
+    def _measure(self, state: MeasuredState) -> _Measured:
+        feet = {side: state.feet[side].placement for side in SIDES}
+        touching = {side: state.feet[side].touching for side in SIDES}
         standing, rolled = [], []  # of the feet held in contact: flat and touching, or tilted
-        for side in controller.held_feet():
+        for side in self.controller.held_feet():
             if feet[side].rotation[2, 2] < self._flat_enough:
                 rolled.append(side)
-            elif self._touches(side, feet):
+            elif touching[side]:
                 standing.append(side)
-
-        omega = pendulum_frequency(com[2])
-        xi = capture_point(com, velocity, omega)
         support = self._feet.at(self._placed(feet), standing).polygon
-        margin = support.margin(xi) if support is not None else -math.inf
-        return _Measured(com, velocity, omega, xi, margin, feet, standing, rolled)
+        margin = support.margin(state.capture_point) if support is not None else -math.inf
+        com, velocity = state.com.tolist(), state.com_velocity.tolist()
+        return _Measured(
+            com, velocity, state.omega, state.capture_point, margin, feet, touching, standing, rolled
+        )
 
     def _placed(self, feet: dict[str, pin.SE3]) -> dict[str, pin.SE3]:
         """The feet where they stand, a swinging one where it lands."""
         return feet if self._swing is None else {**feet, self._swing.side: self._swing.landing}
-
-    def _touches(self, side: str, feet: dict[str, pin.SE3]) -> bool:
-        if self._touching is not None and side in self._touching:
-            return self._touching[side]
-        return float(sole_center(self.sole, feet[side])[2]) <= self.params.touch_height
 
     # ------------------------------------------------------------------ steps
     def _take_over(self, t: float, measured: _Measured, side: str, unload: float) -> None:
@@ -326,7 +305,7 @@ class PushRecovery:
         foot = measured.feet[swing.side]
         if t < swing.t_land:
             controller.set_foot_reference(swing.side, swing.trajectory.sample(t))
-        elif not self._touches(swing.side, measured.feet):  # late: on down until it touches
+        elif not measured.touching[swing.side]:  # late: on down until it touches
             end = swing.landing
             below = end.translation - np.array([0.0, 0.0, params.descent_speed * (t - swing.t_land)])
             position = np.concatenate([below, end.rotation.ravel(order="F")])
@@ -424,7 +403,7 @@ class _Feet:
     MOVED = 1e-4  # [m, rad] a foot that moved less than this has not moved: the polygon is as good
 
     def __init__(self, sole: SoleGeometry, start: dict[str, pin.SE3]) -> None:
-        self._corners = sole.corners()  # of a sole, in its foot frame (3 x 4)
+        self._sole = sole
         self._centre = sole_center(sole, pin.SE3.Identity())  # of a sole, in its foot frame
         self._home = self._middle(start)
         self._placements: tuple[pin.SE3, pin.SE3]  # those the polygon was made at
@@ -450,13 +429,7 @@ class _Feet:
                 return self
         self._placements, self._standing = (right, left), standing
         if standing:
-            points = np.vstack(
-                [
-                    (p.rotation @ self._corners + p.translation[:, None])[:2].T
-                    for p in (feet[s] for s in standing)
-                ]
-            )
-            self.polygon = SupportPolygon(points)
+            self.polygon = SupportPolygon(np.vstack([sole_polygon(self._sole, feet[s]) for s in standing]))
         else:
             self.polygon = None
         dx, dy = self._middle(feet) - self._home

@@ -3,6 +3,7 @@
 from tsid_py.loop.control_loop import ControlLoop, LoopOutcome, StepHooks
 from tsid_py.loop.controller import Controller, ControlOutput, solve_step
 from tsid_py.loop.log import RunLog
+from tsid_py.loop.measured import FootState, MeasuredState, Measurer
 from tsid_py.loop.plant import (
     COMMAND_MODES,
     Command,
@@ -13,20 +14,22 @@ from tsid_py.loop.plant import (
     Push,
     servo_gains,
 )
-from tsid_py.loop.verdict import VERDICTS, BalanceJudge, BalanceSample, Verdict, VerdictLimits
+from tsid_py.loop.verdict import VERDICTS, BalanceJudge, Verdict, VerdictLimits
 
 __all__ = [
     "COMMAND_MODES",
     "VERDICTS",
     "BalanceJudge",
-    "BalanceSample",
     "Command",
     "ContactMeasurement",
     "ControlLoop",
     "ControlOutput",
     "Controller",
+    "FootState",
     "IntegratorPlant",
     "LoopOutcome",
+    "MeasuredState",
+    "Measurer",
     "Plant",
     "PlantState",
     "Push",

@@ -1,14 +1,17 @@
 """ControlLoop: the one closed loop of every scenario, demo and the CLI.
 
-    for each control period dt:  state = plant.state(); t, q, v = state.t, state.q, state.v
+    for each control period dt:  measured = measurer.measure(plant.state())   (one kinematics pass)
                                  pushes due at t go to the plant
-                                 judge.observe(state)              (the verdict, from the measurement)
-                                 controller.observe(state)         (contact feedback)
-                                 hooks.before_step(t, q, v)        (references, contact switches)
+                                 judge.observe(measured)           (the verdict, from the measurement)
+                                 controller.observe(measured)      (contact feedback)
+                                 hooks.before_step(measured)       (references, contact switches)
                                  out = controller.compute(t, q, v)
                                  physics check of out, log
-                                 hooks.after_step(t, q, v, out)     (the scenario's measurements)
+                                 hooks.after_step(measured, out)   (the scenario's measurements)
                                  plant.apply(command(out)); plant.advance(dt)
+
+Every part of the step reads the one :class:`~tsid_py.loop.measured.MeasuredState` (CoM, capture
+point, feet, which touch, the support polygon), built once from what the plant measured.
 
 The command is the torque (``mode="torque"``), or in ``mode="position"`` the joint targets one
 period ahead, v_des = v + dv dt and q_des = q (+) v_des dt on the manifold from the measured state,
@@ -41,6 +44,7 @@ from tsid_py.errors import InvalidParameterError, SimulationDivergedError, Solve
 from tsid_py.integration import integrate
 from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
 from tsid_py.loop.log import RunLog
+from tsid_py.loop.measured import MeasuredState, Measurer
 from tsid_py.loop.plant import Command, IntegratorPlant, Plant, Push, check_mode
 from tsid_py.loop.verdict import BalanceJudge, Verdict, VerdictLimits
 from tsid_py.physics import SolutionChecker, WorstChecks
@@ -55,12 +59,13 @@ Observer = Callable[[object, RunLog], None]  # called with (controller, log) aft
 
 
 class StepHooks:
-    """What a scenario does around each control step (nothing by default)."""
+    """What a scenario does around each control step (nothing by default). Both read the step's
+    :class:`~tsid_py.loop.measured.MeasuredState` (t, q, v, the CoM, the feet, ...)."""
 
-    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
-        """Set references or switch contacts for the step at time t [s] from the state (q, v)."""
+    def before_step(self, state: MeasuredState) -> None:
+        """Set references or switch contacts for the step at ``state.t`` [s]."""
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
         """Measure and record what the step did (``out`` solved)."""
 
 
@@ -289,6 +294,7 @@ class _Run:
         windows = [(push.t, push.t + push.duration) for push in loop.pushes]
         legged = not robot.is_fixed_base and bool(getattr(getattr(robot, "spec", None), "feet", None))
         self.judge = BalanceJudge(robot, q0, loop.limits, windows) if legged else None
+        self.measurer = Measurer(robot, q0)
         self.calm_from = max((end for _, end in windows), default=0.0)
         loop.plant.reset(q0, robot.zero_velocity())
         self.t_start: float | None = None
@@ -322,7 +328,7 @@ class _Run:
     def step(self) -> bool:
         """One control step; False when the run ends here (the robot fell, or a QP failed)."""
         loop, outcome, robot, controller = self.loop, self.outcome, self.robot, self.loop.controller
-        state = loop.plant.state()
+        state = self.measurer.measure(loop.plant.state())  # measure: the kinematics once
         t, q, v = state.t, state.q, state.v
         if self.t_start is None:
             self.t_start = t
@@ -330,12 +336,12 @@ class _Run:
         while self.pushes and self.pushes[0].t <= t + 1e-9:
             push = self.pushes.pop(0)
             loop.plant.push(np.array(push.force), push.duration)
-        if self.judge is not None:
+        if self.judge is not None:  # the truth: every plant here reports its true state
             self.judge.observe(state, controller.held_contact_frames(), controller.stepping)
             if self.judge.fell:
                 return False
         controller.observe(state)
-        self.hooks.before_step(t, q, v)
+        self.hooks.before_step(state)
         start = time.perf_counter()
         try:
             out = controller.compute(t, q, v)
@@ -356,12 +362,12 @@ class _Run:
         )  # the plan for t + dt: logged, position targets
         loop.log.record_step(t, q, v, out, state.contacts, q_des)
         if self.judge is not None:  # what the verdict saw, for plots and replays
-            loop.log.capture_point.append(self.judge.last.capture_point)
-            loop.log.capture_margin.append(self.judge.last.margin)
+            loop.log.capture_point.append(state.capture_point)
+            loop.log.capture_margin.append(state.margin)
 
         outcome.steps += 1
         outcome.simulated_time = t + loop.dt - self.t_start
-        self.hooks.after_step(t, q, v, out)
+        self.hooks.after_step(state, out)
         if self.observer is not None:
             self.observer(controller, loop.log)
         loop.plant.apply(_command(loop.mode, robot, out, q_des, v_des))

@@ -12,6 +12,7 @@ import numpy as np
 
 from tsid_py.errors import SolverFailedError
 from tsid_py.formulation import InverseDynamicsFormulation
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.loop.plant import PlantState
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.sealed import Sealed
@@ -139,8 +140,9 @@ class Controller(Sealed):
         """Torque limits of the actuated joints [N m] (a copy)."""
         return self._tau_max.copy()
 
-    def observe(self, state: PlantState) -> None:
-        """Take in what the plant measured before the step at ``state.t`` (its contacts); the loop
+    def observe(self, state: MeasuredState | PlantState) -> None:
+        """Take in the measured state before the step at ``state.t`` (a
+        :class:`~tsid_py.loop.measured.MeasuredState`, or a plant's state, measured then); the loop
         calls it before :meth:`compute`. Nothing by default: the legged controllers re-anchor their
         contacts and handle contacts lost or regained (``LeggedController.observe``)."""
 

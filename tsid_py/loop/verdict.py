@@ -34,15 +34,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.geometry import GRAVITY, HullTracker
+from tsid_py.loop.measured import MeasuredState, Measurer
 from tsid_py.loop.plant import PlantState
 from tsid_py.robot_wrapper import RobotWrapper
 
 VERDICTS = ("recovered", "fell", "lost", "undecided")
-GROUND_TOLERANCE = 5e-3  # [m] a foot this close to the ground touches it, where the plant measures no contact
 
 
 @dataclass(frozen=True)
@@ -97,32 +95,6 @@ def _check(name: str, value: float, low: float, high: float, strict: bool = Fals
 
 
 @dataclass(frozen=True)
-class BalanceSample:
-    """What one measured state says about balance.
-
-    Attributes:
-        t: Time [s].
-        com, com_velocity: Measured CoM [m] and its velocity [m/s], world frame.
-        capture_point: xi = c + c_dot / omega, x-y [m].
-        support: The ground points of the contacts that touch, k x 3 [m] (world).
-        margin: How far xi is inside the support polygon [m] (negative: outside; -inf: no support).
-        tilt: The base's tilt from its initial attitude [rad].
-        base_height: Ratio of the base's height to its initial height.
-        bodies_down: Bodies other than the feet that touch the ground (as the plant measures).
-    """
-
-    t: float
-    com: np.ndarray
-    com_velocity: np.ndarray
-    capture_point: np.ndarray
-    support: np.ndarray
-    margin: float
-    tilt: float
-    base_height: float
-    bodies_down: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Verdict:
     """A run's verdict (one of :data:`VERDICTS`), its event times [s] (None: did not happen) and
     its reason in a few words."""
@@ -170,15 +142,8 @@ class BalanceJudge:
         if robot.is_fixed_base or spec is None or not spec.feet:
             raise InvalidParameterError(f"{robot.name}: balance is judged for a floating base on feet")
         self.robot, self.limits = robot, limits or VerdictLimits()
-        self._data = robot.create_data()
-        self._hulls = HullTracker()  # the support of one step is much like the last one's
-        model = robot.model
-        self._foot_ids = {frame: robot.frame_id(frame) for frame in spec.feet.values()}
-        self._foot_bodies = {model.names[model.frames[i].parentJoint] for i in self._foot_ids.values()}
-        self._corners = None if spec.sole is None else spec.sole.corners()  # a sole's, in its frame
-        self._below = np.array([0.0, 0.0, spec.point_foot_radius])  # a point foot's ground under its frame
+        self.measurer = Measurer(robot, q0)  # the truth's measured state, by the loop's own code
         self._base_height0 = float(q0[2])
-        self._up = _base_rotation(q0).T[:, 2]  # the world's up in the initial base frame
         self.disturbances = sorted((float(a), float(b)) for a, b in disturbances)
         self._calm_from = max((end for _, end in self.disturbances), default=-math.inf)
         self._events = _Events()
@@ -186,58 +151,24 @@ class BalanceJudge:
         self._rest_since: float | None = None
         self._untouched: dict[str, float] = {}  # held contact frame -> since when it is not touching
         self.contacts_not_touching: dict[str, list[tuple[float, float]]] = {}  # frame -> [(from, for)] [s]
-        self.last: BalanceSample | None = None
+        self.last: MeasuredState | None = None
         self.t_end = 0.0
 
     # ------------------------------------------------------------------ measuring
-    def measure(self, state: PlantState) -> BalanceSample:
-        """The balance quantities of one measured state (see :class:`BalanceSample`)."""
-        robot, data, q = self.robot, self._data, state.q
-        pin.centerOfMass(robot.model, data, q, state.v)
-        com, velocity = data.com[0].copy(), data.vcom[0].copy()
-        omega = math.sqrt(GRAVITY / max(float(com[2]), 1e-3))
-        capture_point = com[:2] + velocity[:2] / omega
-        support = self._support(state)
-        bodies = (
-            () if state.ground_bodies is None else tuple(sorted(set(state.ground_bodies) - self._foot_bodies))
-        )
-        tilt = math.acos(min(1.0, max(-1.0, float(_base_rotation(q)[2] @ self._up))))
-        return BalanceSample(
-            state.t,
-            com,
-            velocity,
-            capture_point,
-            support,
-            self._hulls.margin(capture_point, support),
-            tilt,
-            float(q[2]) / self._base_height0 if self._base_height0 > 0 else math.inf,
-            bodies,
-        )
+    def measure(self, state: PlantState) -> MeasuredState:
+        """The measured state of a plant's state (:class:`~tsid_py.loop.measured.Measurer`)."""
+        return self.measurer.measure(state)
 
-    def _support(self, state: PlantState) -> np.ndarray:
-        """Ground points of the contacts that touch: measured by the plant where it measures them,
-        else the feet within GROUND_TOLERANCE of the ground, from their measured placements."""
-        robot, data = self.robot, self._data
-        points = []
-        for frame, frame_id in self._foot_ids.items():
-            measured = state.contacts.get(frame)
-            if measured is not None and not measured.touching:
-                continue
-            if measured is not None and measured.points is not None:
-                points.append(np.asarray(measured.points, dtype=float).reshape(-1, 3))
-                continue
-            placement = pin.updateFramePlacement(robot.model, data, frame_id)
-            if self._corners is None:
-                ground = (placement.translation - self._below)[None, :]
-            else:
-                ground = (placement.rotation @ self._corners + placement.translation[:, None]).T
-            if measured is not None or ground[:, 2].min() <= GROUND_TOLERANCE:
-                points.append(ground)
-        return np.vstack(points) if points else np.zeros((0, 3))
+    def base_height(self, sample: MeasuredState) -> float:
+        """The ratio of the base's height to its initial height."""
+        return sample.base_height / self._base_height0 if self._base_height0 > 0 else math.inf
 
     # ------------------------------------------------------------------ judging
-    def observe(self, state: PlantState, held_frames: Collection[str] = (), stepping: bool = False) -> None:
-        """Judge the measured ``state``.
+    def observe(
+        self, state: PlantState | MeasuredState, held_frames: Collection[str] = (), stepping: bool = False
+    ) -> None:
+        """Judge the truth at one step: a plant's state (measured here), or the measured state the
+        loop built from it (:class:`~tsid_py.loop.measured.MeasuredState`, read as it is).
 
         Args:
             held_frames: The contact frames the controller holds as contacts now (for
@@ -245,16 +176,18 @@ class BalanceJudge:
             stepping: Whether the controller carries out a planned step (capturability then waits
                 for the touch-down).
         """
-        sample = self.last = self.measure(state)
+        sample = state if isinstance(state, MeasuredState) else self.measure(state)
+        self.last = sample
         limits, events, t = self.limits, self._events, sample.t
         self.t_end = t
         if events.fell is not None:
             return
-        self._watch_contacts(state, held_frames, t)
+        self._watch_contacts(sample, held_frames, t)
+        height = self.base_height(sample)
         if sample.bodies_down:
             self._fall(t, f"{', '.join(sample.bodies_down)} touched the ground")
-        elif sample.base_height < limits.fallen_height:
-            self._fall(t, f"the base came down to {sample.base_height:.0%} of its height")
+        elif height < limits.fallen_height:
+            self._fall(t, f"the base came down to {height:.0%} of its height")
         elif sample.tilt > limits.fallen_tilt:
             self._fall(t, f"the base tilted {math.degrees(sample.tilt):.0f} deg")
         if events.fell is not None:
@@ -301,7 +234,7 @@ class BalanceJudge:
         events.lost.append(t)
         events.lost_reasons[t] = reason
 
-    def _watch_contacts(self, state: PlantState, held_frames: Collection[str], t: float) -> None:
+    def _watch_contacts(self, state: MeasuredState, held_frames: Collection[str], t: float) -> None:
         if not state.contacts:
             return
         for frame in held_frames:
@@ -386,13 +319,7 @@ class BalanceJudge:
         return self.verdict().decided
 
 
-def _base_rotation(q: np.ndarray) -> np.ndarray:
-    """The free-flyer base's rotation matrix (q's quaternion x, y, z, w)."""
-    x, y, z, w = (float(c) for c in q[3:7])
-    return pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
-
-
-def _outside_reason(sample: BalanceSample) -> str:
+def _outside_reason(sample: MeasuredState) -> str:
     if not math.isfinite(sample.margin):
         return "no contact touched the ground"
     return f"the capture point left the support polygon by {-sample.margin * 100:.0f} cm"

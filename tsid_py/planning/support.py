@@ -32,11 +32,16 @@ def ground_point(name: str, point: object) -> np.ndarray:
     return point[:2]
 
 
+def sole_corners(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:
+    """The sole's four corners in the world (4 x 3) [m], in :meth:`SoleGeometry.corners`' order:
+    the one map from a sole to the world (the measured state, the polygons, the footsteps)."""
+    sole, placement = as_sole(sole), as_placement("foot placement", placement)
+    return (placement.rotation @ sole.corners() + placement.translation[:, None]).T
+
+
 def sole_polygon(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:
     """The sole's four corners in the world, projected on the ground plane (4 x 2) [m]."""
-    sole, placement = as_sole(sole), as_placement("foot placement", placement)
-    corners = placement.rotation @ sole.corners() + placement.translation[:, None]
-    return corners[:2].T
+    return sole_corners(sole, placement)[:, :2]
 
 
 def sole_center(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:

@@ -25,6 +25,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.control_loop import StepHooks, control_steps
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
 from tsid_py.scenarios.runner import RunResult, summary_header
@@ -134,11 +135,11 @@ class _Reach(StepHooks):
         self.error_max, self.error_squares, self.error, self.steps = 0.0, 0.0, float("nan"), 0
         self.velocity_ratio = float("nan")
 
-    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
-        self.sample = self.reference(t)
+    def before_step(self, state: MeasuredState) -> None:
+        self.sample = self.reference(state.t)
         self.controller.set_ee_reference(self.sample)
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
         ee, reference = self.controller.ee_placement().translation, self.sample.pos  # type: ignore[union-attr]
         self.log.ee.append(ee)
         self.log.ee_ref.append(reference)
@@ -146,7 +147,7 @@ class _Reach(StepHooks):
         self.error_max = max(self.error_max, self.error)
         self.error_squares += self.error**2
         self.steps += 1
-        ratio = float(np.max(np.abs(v) / self.controller.v_max))
+        ratio = float(np.max(np.abs(state.v) / self.controller.v_max))
         self.velocity_ratio = ratio if self.steps == 1 else max(self.velocity_ratio, ratio)
 
     def summary(self) -> dict[str, float]:

@@ -22,6 +22,7 @@ from tsid_py.geometry import SupportPolygon
 from tsid_py.loop.control_loop import ControlLoop, Observer, StepHooks, control_steps
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.loop.plant import Push
 from tsid_py.loop.plants import make_plant
 from tsid_py.loop.verdict import VerdictLimits
@@ -95,13 +96,13 @@ class BalanceHooks(StepHooks):
         self.step_error = self.step_drift = 0.0
         self.reference: TrajectorySample | None = None
 
-    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
-        self.reference = self.com_reference(t)
+    def before_step(self, state: MeasuredState) -> None:
+        self.reference = self.com_reference(state.t)
         self.controller.set_com_reference(self.reference)
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
         controller, log, reference = self.controller, self.log, cast(TrajectorySample, self.reference)
-        com = controller.robot.com(controller.data)
+        com = state.com
         recovery = getattr(controller, "recovery", None)
         target = reference.pos if recovery is None else recovery.resting_com()
         log.com.append(com)
@@ -113,10 +114,7 @@ class BalanceHooks(StepHooks):
         self.steps += 1
         feet = self.feet_start if recovery is None else recovery.standing_feet(self.feet_start)
         self.step_drift = max(
-            (
-                float(np.linalg.norm(controller.foot_placement(key).translation - at))
-                for key, at in feet.items()
-            ),
+            (float(np.linalg.norm(state.feet[key].placement.translation - at)) for key, at in feet.items()),
             default=0.0,
         )
         self.foot_drift_max = max(self.foot_drift_max, self.step_drift)

@@ -27,6 +27,7 @@ from tsid_py.geometry import GRAVITY, HullTracker, center_of_pressure
 from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks, control_steps
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.support import sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
@@ -209,7 +210,6 @@ class _Stepping(StepHooks):
         self.cop_task: TaskCopEquality | None = None
         self.swings = [_Swing(s, s.swing_trajectory(swing_height)) for s in plan.steps]
         self.touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: never swung
-        self.kinematics = controller.robot.create_data()  # the feet at the state of a step, before it
         self.lift_height, self.foot_drift, self.force_jump = 0.0, 0.0, 0.0
         self.hulls = {"active": HullTracker(), "feet": HullTracker()}  # of the supports, step to step
         self.contact_origin: dict[str, np.ndarray] = {}  # where each foot was when it became a contact
@@ -219,10 +219,9 @@ class _Stepping(StepHooks):
         self.zmp_ref = np.zeros(2)
         self.com_error_max, self.com_error_squares, self.zmp_error_max, self.steps = 0.0, 0.0, 0.0, 0
 
-    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
-        controller, robot = self.controller, self.controller.robot
-        robot.forward_kinematics(self.kinematics, q)
-        feet = {side: robot.frame_placement(self.kinematics, robot.spec.feet[side]) for side in SIDES}
+    def before_step(self, state: MeasuredState) -> None:
+        controller, t = self.controller, state.t
+        feet = {side: state.feet[side].placement for side in SIDES}
         for swing in self.swings:
             error = swing.update(controller, feet, t, self.unload, self.load)
             if error is not None:
@@ -234,11 +233,11 @@ class _Stepping(StepHooks):
         if self.cop_task is not None:
             self.cop_task.set_reference(np.append(self.zmp_ref, 0.0))
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        controller, log, sole = self.controller, self.log, self.plan.sole
-        robot, data, in_problem = controller.robot, controller.data, controller.formulation.contacts
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
+        controller, log, sole, t = self.controller, self.log, self.plan.sole, state.t
+        data, in_problem = controller.data, controller.formulation.contacts
         by_side = controller.contacts
-        feet = {side: controller.foot_placement(side) for side in SIDES}
+        feet = {side: state.feet[side].placement for side in SIDES}
         active = [side for side in SIDES if controller.in_contact(side)]
         # each contact's point forces in world axes, once: the ZMP and the feet's net forces read them
         world = {name: in_problem[name].world_forces(data, f) for name, f in out.forces.items()}
@@ -248,7 +247,7 @@ class _Stepping(StepHooks):
             support = np.vstack([sole_polygon(sole, feet[side]) for side in active])
             hulls = self.hulls["active"]  # (their margins: of points the library computed, finite)
             self.zmp_margin = min(self.zmp_margin, hulls.margin(zmp, support))
-        com = robot.com(data)
+        com = state.com
         if self.com_support == "feet":
             support = np.vstack([sole_polygon(sole, feet[side]) for side in SIDES])
             hulls = self.hulls["feet"]

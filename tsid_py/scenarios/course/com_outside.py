@@ -35,6 +35,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import polygon_margin
 from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.course.common import (
     Balance,
@@ -68,8 +69,8 @@ class _Support(StepHooks):
         self.margin_min = np.inf
         self.left_at: float | None = None
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        com = self.controller.robot.com(self.controller.data)
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
+        t, com = state.t, state.com
         margin = polygon_margin(com, self.hull)
         self.t.append(t)
         self.margin.append(margin)

@@ -21,6 +21,7 @@ from tsid_py.geometry import convex_hull, polygon_margin
 from tsid_py.loop.control_loop import LoopOutcome, StepHooks, control_steps, step_time_summary
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.planning.support import sole_polygon
 from tsid_py.scenarios.parameters import param
 from tsid_py.scenarios.runner import BalanceHooks, LoopSetup, RunResult
@@ -157,8 +158,9 @@ class Balance(BalanceHooks):
         self.per_step = per_step
         self.t, self.com_error, self.foot_drift = array("d"), array("d"), array("d")
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        super().after_step(t, q, v, out)
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
+        super().after_step(state, out)
+        t = state.t
         self.limits.update(t, out, self.feet)
         if self.per_step:
             self.t.append(t)
@@ -172,13 +174,13 @@ class Chain(StepHooks):
     def __init__(self, *hooks: StepHooks) -> None:
         self.hooks = hooks
 
-    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+    def before_step(self, state: MeasuredState) -> None:
         for hook in self.hooks:
-            hook.before_step(t, q, v)
+            hook.before_step(state)
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
         for hook in self.hooks:
-            hook.after_step(t, q, v, out)
+            hook.after_step(state, out)
 
 
 class Runs:

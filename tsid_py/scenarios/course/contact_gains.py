@@ -24,6 +24,7 @@ import pinocchio as pin
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.course.common import (
     Balance,
@@ -53,10 +54,10 @@ class _Rotation(StepHooks):
         self.start = {key: c.reference.rotation for key, c in controller.contacts.items()}
         self.angle = array("d")
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
         self.angle.append(
             max(
-                float(np.linalg.norm(pin.log3(start.T @ self.controller.foot_placement(key).rotation)))
+                float(np.linalg.norm(pin.log3(start.T @ state.feet[key].placement.rotation)))
                 for key, start in self.start.items()
             )
         )

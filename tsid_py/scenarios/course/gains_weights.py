@@ -27,6 +27,7 @@ import numpy as np
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.course.common import (
     Balance,
@@ -66,8 +67,8 @@ class _Posture(StepHooks):
         self.reference = controller.q0[self.first :]
         self.squares, self.worst, self.steps = 0.0, 0.0, 0
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        error = float(np.sqrt(np.mean((q[self.first :] - self.reference) ** 2)))
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
+        error = float(np.sqrt(np.mean((state.q[self.first :] - self.reference) ** 2)))
         self.squares += error * error
         self.worst = max(self.worst, error)
         self.steps += 1

@@ -24,6 +24,7 @@ from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.robot_specs import Robot, load_robot
 from tsid_py.scenarios.course.common import (
     Balance,
@@ -88,11 +89,13 @@ class _Hand(StepHooks):
         self.error_max = self.error_squares = self.force_error_max = self.drift_max = 0.0
         self.steps = 0
 
-    def before_step(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+    def before_step(self, state: MeasuredState) -> None:
+        t = state.t
         self.reference = self.force * (min(t / self.ramp, 1.0) if self.ramp > 0 else 1.0)
         self.task.set_reference(TrajectorySample(np.concatenate([self.reference * self.normal, np.zeros(3)])))
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
+        t = state.t
         force = self.contact.wrench(out.forces[self.contact.name])[:3]  # contact frame [N]
         normal = float(force @ self.normal)
         error = normal - self.reference

@@ -24,6 +24,7 @@ from tsid_py.controllers.biped import BipedController
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.course.common import (
     Balance,
@@ -59,8 +60,8 @@ class _Distances(StepHooks):
         self.pairs: dict[tuple[str, str], array] = {names: array("d") for names in task.pair_names}
         self.min_distance, self.min_pair, self.min_at = np.inf, None, None
 
-    def after_step(self, t: float, q: np.ndarray, v: np.ndarray, out: ControlOutput) -> None:
-        robot, data = self.controller.robot, self.controller.data
+    def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
+        t, robot, data = state.t, self.controller.robot, self.controller.data
         pairs = self.task.compute_distances(data)
         closest = min(pairs, key=lambda pair: pair.distance)
         if closest.distance < self.min_distance:

@@ -1,0 +1,236 @@
+"""One measured state per control step: what the plant measured, its kinematics computed once.
+
+A closed-loop step is measure -> decide -> act (docs/architecture.md). :class:`Measurer` turns a
+plant's :class:`~tsid_py.loop.plant.PlantState` into a frozen :class:`MeasuredState` with one
+kinematics pass (``pinocchio.centerOfMass(model, data, q, v)``: the joints' placements and
+velocities, the CoM and its velocity), and everything downstream reads it: the controller's
+contact feedback, the strategies (push recovery, footsteps, a user's own), the scenarios' hooks,
+the log. The :class:`~tsid_py.loop.verdict.BalanceJudge` builds its own from the truth with the
+same code.
+
+Each balance quantity has one definition, here:
+
+- **capture point**: omega = sqrt(g / z) with z the CoM's height (taken at least
+  :data:`MIN_PENDULUM_HEIGHT`, so that a measured state is never refused), xi = c + c_dot / omega
+  (:func:`~tsid_py.planning.capture.capture_point`; Pratt et al. 2006);
+- **touch rule**: a foot touches when the plant says so (:class:`ContactMeasurement`); where the
+  plant measures no contact at its frame, when its lowest ground point is within :data:`TOUCH_TOLERANCE` of
+  the ground z = 0;
+- **ground points**: where a touching foot meets the ground: the points the plant measured, else
+  the sole's corners in the world (:func:`~tsid_py.planning.support.sole_corners`, the one
+  sole-to-world map), else (a point foot) the point ``point_foot_radius`` below its frame;
+- **support polygon and margin**: the convex hull of the touching feet's ground points, and how
+  far the capture point is inside it (:meth:`~tsid_py.geometry.HullTracker.margin`; negative
+  outside, -inf when no foot touches).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.errors import InvalidParameterError
+from tsid_py.geometry import HullTracker
+from tsid_py.loop.plant import ContactMeasurement, PlantState
+from tsid_py.planning.capture import capture_point, pendulum_frequency
+from tsid_py.planning.support import sole_corners
+from tsid_py.robot_wrapper import RobotWrapper
+
+TOUCH_TOLERANCE = 5e-3  # [m] a foot this close to the ground touches it, where the plant measures no contact
+MIN_PENDULUM_HEIGHT = 1e-3  # [m] the least CoM height of the pendulum (a CoM at or under the ground)
+
+
+@dataclass(frozen=True)
+class FootState:
+    """One foot as measured.
+
+    Attributes:
+        frame: The foot's frame (the spec's ``[feet]`` value).
+        placement: The frame's placement in the world (its own copy).
+        velocity: The frame's spatial velocity, linear then angular, in world axes at the frame's
+            origin (Pinocchio's LOCAL_WORLD_ALIGNED) [m/s, rad/s].
+        corners: The sole's corners in the world (4 x 3) [m]; a point foot's ground point (1 x 3).
+        touching: Whether it touches the ground (the touch rule of the module docstring).
+        ground: Where it touches the ground (k x 3, world) [m]: the plant's points where it
+            measured them, else ``corners``; empty when it does not touch.
+        measurement: What the plant measured at its frame (None: the plant measures no contacts).
+    """
+
+    frame: str
+    placement: pin.SE3
+    velocity: np.ndarray
+    corners: np.ndarray
+    touching: bool
+    ground: np.ndarray
+    measurement: ContactMeasurement | None
+
+    @property
+    def lowest(self) -> float:
+        """The height of its lowest sole corner (a point foot's ground point) [m]."""
+        return float(self.corners[:, 2].min())
+
+
+@dataclass(frozen=True)
+class MeasuredState:
+    """What one control step knows of the robot (arrays read-only: the state is shared by every
+    reader of the step).
+
+    Attributes:
+        t: Time [s].
+        q, v: The configuration and velocity (Pinocchio's conventions).
+        com, com_velocity: The CoM [m] and its velocity [m/s], world frame.
+        omega: sqrt(g / z) [1/s] of the CoM's height z.
+        capture_point: xi = c + c_dot / omega, x-y [m].
+        feet: Each foot by its key of the spec's ``[feet]`` (empty for a robot without feet).
+        support: The touching feet's ground points (k x 3, world) [m].
+        margin: How far the capture point is inside their support polygon [m] (negative:
+            outside; -inf: no foot touches).
+        tilt: The base's tilt from its reference attitude [rad] (0 for a fixed base).
+        base_height: The base's height [m] (its q[2]; 0 for a fixed base).
+        contacts: The plant's contact measurements by frame (empty: it measures none).
+        bodies_down: Bodies other than the feet touching the ground, as the plant measures them
+            (named as the joints that move them).
+    """
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    com: np.ndarray
+    com_velocity: np.ndarray
+    omega: float
+    capture_point: np.ndarray
+    feet: Mapping[str, FootState]
+    support: np.ndarray
+    margin: float
+    tilt: float
+    base_height: float
+    contacts: Mapping[str, ContactMeasurement]
+    bodies_down: tuple[str, ...] = ()
+
+    @property
+    def touching(self) -> tuple[str, ...]:
+        """The keys of the feet that touch the ground, in the spec's order."""
+        return tuple(key for key, foot in self.feet.items() if foot.touching)
+
+    @property
+    def measures_contacts(self) -> bool:
+        """Whether the plant measured its contacts (else touching comes from the feet's heights)."""
+        return bool(self.contacts)
+
+
+class Measurer:
+    """Builds the :class:`MeasuredState` of a robot, one kinematics pass a call (its own Data).
+
+    Args:
+        robot: The robot (a spec's ``[feet]`` and ``[sole]`` give its feet; none: no feet).
+        q0: The configuration whose base attitude the tilt is measured from (the robot's neutral
+            one when None).
+    """
+
+    def __init__(self, robot: RobotWrapper, q0: np.ndarray | None = None) -> None:
+        self.robot = robot
+        self._data = robot.create_data()
+        model = robot.model
+        spec = getattr(robot, "spec", None)
+        feet = dict(getattr(spec, "feet", None) or {})
+        self._floating = not robot.is_fixed_base
+        self._feet = [(key, frame, robot.frame_id(frame)) for key, frame in feet.items()]
+        self._foot_bodies = frozenset(
+            model.names[model.frames[frame_id].parentJoint] for _, _, frame_id in self._feet
+        )
+        self._sole = getattr(spec, "sole", None)
+        self._below = np.array([0.0, 0.0, float(getattr(spec, "point_foot_radius", 0.0))])
+        q0 = robot.neutral_configuration() if q0 is None else np.asarray(q0, dtype=float)
+        self._up = base_rotation(q0).T[:, 2] if self._floating else None  # the world's up, base frame
+        self._hulls = HullTracker()  # the support of one step is much like the last one's
+
+    @property
+    def foot_bodies(self) -> frozenset[str]:
+        """The joints that move the feet (their bodies' names as plants report them)."""
+        return self._foot_bodies
+
+    def measure(self, state: PlantState) -> MeasuredState:
+        """The measured state of ``state`` (its q and v are copied, read-only)."""
+        if not isinstance(state, PlantState):
+            raise InvalidParameterError(f"measure needs a PlantState, got {type(state).__name__}")
+        robot, data = self.robot, self._data
+        model = robot.model
+        q, v = robot.check_state(state.q, state.v)
+        q, v = q.copy(), v.copy()
+        pin.centerOfMass(model, data, q, v)  # the one kinematics pass: placements, velocities, CoM
+        com, velocity = data.com[0].copy(), data.vcom[0].copy()
+        omega = pendulum_frequency(max(float(com[2]), MIN_PENDULUM_HEIGHT))
+        xi = capture_point(com, velocity, omega)
+        contacts = state.contacts
+        feet, touching_points = {}, []
+        for key, frame, frame_id in self._feet:
+            placement = pin.updateFramePlacement(model, data, frame_id)
+            speed = pin.getFrameVelocity(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED).vector
+            if self._sole is None:
+                corners = (placement.translation - self._below)[None, :]
+            else:
+                corners = sole_corners(self._sole, placement)
+            measurement = contacts.get(frame)
+            if measurement is not None:
+                touching = bool(measurement.touching)
+            else:
+                touching = float(corners[:, 2].min()) <= TOUCH_TOLERANCE
+            ground = corners
+            if touching and measurement is not None and measurement.points is not None:
+                ground = np.asarray(measurement.points, dtype=float).reshape(-1, 3)
+            if touching:
+                touching_points.append(ground)
+            feet[key] = FootState(
+                frame,
+                placement,
+                _frozen(speed),
+                _frozen(corners),
+                touching,
+                _frozen(ground) if touching else _NO_POINTS,
+                measurement,
+            )
+        support = np.vstack(touching_points) if touching_points else _NO_POINTS
+        bodies = ()
+        if state.ground_bodies is not None:
+            bodies = tuple(sorted(set(state.ground_bodies) - self._foot_bodies))
+        tilt, height = 0.0, 0.0
+        if self._floating:
+            cosine = float(base_rotation(q)[2] @ self._up)
+            tilt, height = math.acos(min(1.0, max(-1.0, cosine))), float(q[2])
+        return MeasuredState(
+            float(state.t),
+            _frozen(q),
+            _frozen(v),
+            _frozen(com),
+            _frozen(velocity),
+            omega,
+            _frozen(xi),
+            MappingProxyType(feet),
+            _frozen(support),
+            self._hulls.margin(xi, support),
+            tilt,
+            height,
+            MappingProxyType(dict(contacts)),
+            bodies,
+        )
+
+
+_NO_POINTS = np.zeros((0, 3))
+_NO_POINTS.flags.writeable = False
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """``array`` made read-only (the measured state's own arrays: every reader shares them)."""
+    array.flags.writeable = False
+    return array
+
+
+def base_rotation(q: np.ndarray) -> np.ndarray:
+    """The free-flyer base's rotation matrix (q's quaternion x, y, z, w, normalized)."""
+    x, y, z, w = (float(c) for c in q[3:7])
+    return pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
