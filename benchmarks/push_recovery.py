@@ -9,8 +9,8 @@ until its verdict is decided (fell, or recovered: at rest again after the push),
 push at most (:mod:`tsid_py.loop.verdict`). Bisection keeps a force that was recovered below and
 one that was not above, to ``--resolution``; both ends are checked before it starts. Each
 recovery mode of the balance controller (``--recovery``: none, ankle, step;
-:mod:`tsid_py.controllers.recovery`) is measured in the same run, and ``--grid N`` also runs every
-N newtons below the largest recovered force: a push there that was not recovered is reported
+:mod:`tsid_py.controllers.strategies.push_recovery`) is measured in the same run, and ``--grid N``
+also runs every N newtons below the largest recovered force: a push there that was not recovered is reported
 (the bisection assumed the verdict changes once). ``--params`` overrides RecoveryParams (JSON).
 Prints one JSON object (and writes it to ``--out``): per mode and direction the largest recovered
 force, the smallest force not recovered and its verdict, the ratio to the first mode's, and every
@@ -31,7 +31,7 @@ from pathlib import Path  # noqa: E402
 
 from machine import describe, emit  # noqa: E402
 
-from tsid_py.controllers.recovery import RecoveryParams  # noqa: E402
+from tsid_py.controllers.strategies.push_recovery import RecoveryParams  # noqa: E402
 from tsid_py.loop import Push  # noqa: E402
 from tsid_py.scenarios import balance  # noqa: E402
 

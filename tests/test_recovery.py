@@ -11,7 +11,7 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.controllers.biped import BipedController
-from tsid_py.controllers.recovery import PushRecovery, RecoveryParams, _Feet
+from tsid_py.controllers.strategies.push_recovery import PushRecovery, RecoveryParams, _Feet
 from tsid_py.geometry import GRAVITY, SupportPolygon, clamp_into_polygon, convex_hull, polygon_margin
 from tsid_py.loop.plant import PlantState
 from tsid_py.planning.capture import (
@@ -131,8 +131,8 @@ def test_limits_keep_a_foot_on_its_side():
 
 # ------------------------------------------------------------------ the recovery's decisions
 def _update(controller, t, q, v):
-    """The recovery's decision at the measured state (t, q, v), as the controller takes it."""
-    controller.recovery.update(controller.measurer.measure(PlantState(t, q, v)))
+    """The controller's decisions at the measured state (t, q, v): its recovery's among them."""
+    controller.observe(PlantState(t, q, v))
 
 
 def _moving(talos, q0, velocity):
@@ -151,12 +151,13 @@ def test_a_capture_point_inside_takes_no_step_and_one_outside_does(talos):
 
     q0 = controller.q0
     _update(controller, 0.5, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
-    assert recovery._swing is None and not controller.lifted()  # inside: the ankles do it
+    assert recovery.stepping_side is None and not controller.lifted()  # inside: the ankles do it
     _update(controller, 0.502, q0, _moving(talos, q0, (0.05, 0.0, 0.0)))
     q_fast = q0.copy()
     _update(controller, 0.504, q_fast, _moving(talos, q0, (0.0, 0.6, 0.0)))  # pushed left, hard
-    assert recovery._swing is not None and recovery._swing.side == "left" and controller.lifted() == {"left"}
-    landing = recovery._swing.trajectory.end
+    assert recovery.stepping_side == "left" and controller.lifted() == {"left"}
+    assert controller.feet.phase("left") == "unloading" and not controller.stepping  # it answers a loss
+    landing = controller.feet.request("left").trajectory.end
     assert landing.translation[1] > controller.foot_placement("left").translation[1] + 0.05
 
 
@@ -165,7 +166,7 @@ def test_the_ankle_mode_never_steps(talos):
     q0 = controller.q0
     _update(controller, 0.5, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
     _update(controller, 0.502, q0, _moving(talos, q0, (0.0, 0.6, 0.0)))
-    assert controller.recovery._swing is None and not controller.lifted()
+    assert controller.recovery.stepping_side is None and not controller.lifted()
 
 
 @pytest.mark.slow
@@ -193,16 +194,17 @@ def test_a_foot_rolled_on_an_edge_is_put_down_flat_again(talos):
     ankle_roll = talos.model.joints[talos.model.getJointId("leg_left_6_joint")].idx_q
     q[ankle_roll] += 0.5 * recovery.params.tilt  # within: it stands
     _update(controller, 0.5, q, talos.zero_velocity())
-    assert recovery.last.standing == ["right", "left"] and recovery._swing is None
+    assert recovery.last.standing == ["right", "left"] and not controller.lifted()
     q[ankle_roll] += recovery.params.tilt  # 1.5 tilt: it rolled
     _update(controller, 0.502, q, talos.zero_velocity())
-    swing = recovery._swing
+    swing = controller.feet.request("left")
     assert recovery.last.rolled == ["left"] and recovery.last.standing == ["right"]
-    assert swing is not None and swing.side == "left" and controller.lifted() == {"left"}
+    assert swing is not None and controller.lifted() == {"left"}
 
-    np.testing.assert_allclose(swing.landing.rotation[2], [0.0, 0.0, 1.0], atol=1e-12)  # flat
+    landing = swing.trajectory.end
+    np.testing.assert_allclose(landing.rotation[2], [0.0, 0.0, 1.0], atol=1e-12)  # flat
     start = controller.foot_placement("left").translation
-    assert abs(swing.landing.translation[1] - start[1]) < 0.01  # where it stood
+    assert abs(landing.translation[1] - start[1]) < 0.01  # where it stood
 
 
 def test_a_foot_put_back_steps_instead_when_a_new_push_sends_the_capture_point_out(talos):
@@ -214,16 +216,18 @@ def test_a_foot_put_back_steps_instead_when_a_new_push_sends_the_capture_point_o
     q[ankle_roll] += 1.5 * recovery.params.tilt
     over_right = _moving(talos, q, (0.0, -0.28, 0.0))  # the capture point on the right sole
     _update(controller, 0.5, q, over_right)
-    swing = recovery._swing
-    assert swing is not None and swing.side == "left" and not swing.chosen  # the right foot holds it
-    beside = swing.landing
+    swing = controller.feet.request("left")
+    assert swing is not None and recovery.stepping_side is None  # put back: the right foot holds it
+    assert swing.planned and controller.stepping  # a foot put back is a planned step: the verdict waits
+    beside = swing.trajectory.end
     _update(controller, 0.6, q, over_right)  # nothing new: it goes back
-    assert recovery._swing is swing and not swing.chosen and swing.landing is beside
+    assert controller.feet.request("left") is swing and recovery.stepping_side is None
 
     _update(controller, 0.62, q, _moving(talos, q, (0.0, 0.6, 0.0)))  # pushed left, hard
-    assert recovery._swing is swing and swing.chosen
-    assert swing.landing.translation[1] > beside.translation[1] + 0.05  # outward, to catch it
-    assert swing.trajectory.end.translation == pytest.approx(swing.landing.translation, abs=1e-12)
+    chosen = controller.feet.request("left")
+    assert recovery.stepping_side == "left" and not chosen.planned  # now a step that answers a loss
+    assert chosen.trajectory.t0 == swing.trajectory.t0  # the same swing, retargeted
+    assert chosen.trajectory.end.translation[1] > beside.translation[1] + 0.05  # outward, to catch it
 
 
 def test_the_support_follows_a_foot_that_moved_and_is_kept_while_none_did(talos):

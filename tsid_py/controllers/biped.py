@@ -6,11 +6,12 @@ momentum task (all level 1) and torque bounds (level 0), like TSID's ``TsidBiped
 override them in its ``[biped]`` table.
 
 A foot can leave the ground and come back (:meth:`BipedController.remove_contact`,
-:meth:`BipedController.add_contact`): while it is off the ground an SE3 task (level 1) tracks
-its reference (:meth:`BipedController.set_foot_reference`), as TsidBiped's foot tasks.
+:meth:`BipedController.add_contact`, or a step asked of its :class:`FootSchedule`): while it is
+off the ground an SE3 task (level 1) tracks its reference, as TsidBiped's foot tasks.
 
 Pushed, the controller can recover (``recovery="ankle"`` or ``"step"``: capture point feedback,
-and a step when it must, :mod:`tsid_py.controllers.recovery`); ``"none"`` keeps TSID's.
+and a step when it must, :mod:`tsid_py.controllers.strategies.push_recovery`, a strategy the
+controller adds); ``"none"`` keeps TSID's.
 """
 
 from __future__ import annotations
@@ -21,17 +22,15 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_6d import Contact6d
-from tsid_py.controllers.legged import CONTACT_RAMP, LeggedController
-from tsid_py.controllers.recovery import RECOVERIES, PushRecovery, RecoveryParams
+from tsid_py.controllers.legged import LeggedController
+from tsid_py.controllers.strategies.push_recovery import RECOVERIES, PushRecovery, RecoveryParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
-from tsid_py.loop.controller import ControlOutput
-from tsid_py.loop.plant import PlantState
 from tsid_py.robot_specs import Robot, RobotSpec
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_am_equality import TaskAMEquality
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.trajectories import TrajectorySample
-from tsid_py.validation import as_scalar, lookup
+from tsid_py.validation import lookup
 
 
 @dataclass(frozen=True)
@@ -111,7 +110,6 @@ class BipedController(LeggedController):
         self.params = params
         form = self.formulation
         self._contacts: dict[str, Contact6d] = {}
-        self.foot_tasks: dict[str, TaskSE3Equality] = {}
         for side in ("right", "left"):
             contact = Contact6d(
                 f"contact_{side[0]}foot",
@@ -141,23 +139,12 @@ class BipedController(LeggedController):
         effort = robot.effort_limit()
         self._add_torque_bounds(np.where(effort > 0, params.tau_max_scaling * effort, np.inf))
         self.set_static_force_references()
-        self.recovery = None if recovery == "none" else PushRecovery(self, recovery, recovery_params)
-
-    def set_com_reference(self, sample: TrajectorySample) -> None:
-        """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame; with a recovery, the
-        nominal one it rests the CoM over (moved with the feet when they step)."""
-        if self.recovery is None:
-            super().set_com_reference(sample)
-        else:
-            self.recovery.set_nominal(sample)
-
-    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
-        if self.recovery is not None:
-            measured = self.measured  # observed at this step, else measured here
-            if measured is None or measured.t != t:
-                measured = self.measurer.measure(PlantState(t, q, v))
-            self.recovery.update(measured)
-        return super().compute(t, q, v)
+        self._schedule_feet(params.w_force_reg, params.w_foot, release_lost=True)
+        self.recovery: PushRecovery | None = None
+        if recovery != "none":
+            feet = {side: self.foot_placement(side) for side in ("right", "left")}
+            self.recovery = PushRecovery(robot, feet, recovery, recovery_params)
+            self.add_strategy(self.recovery)
 
     def set_static_force_references(self) -> None:
         """Centre each foot's force regularization on its share of the robot's weight.
@@ -181,19 +168,6 @@ class BipedController(LeggedController):
         for k, contact in enumerate(active):
             contact.set_force_reference(wrenches[6 * k : 6 * k + 6])
 
-    def lifted(self) -> set[str]:
-        """The feet whose swing task is in the problem: lifted, or being unloaded to lift."""
-        return {side for side, task in self.foot_tasks.items() if self.formulation.check_task(task.name)}
-
-    @property
-    def stepping(self) -> bool:
-        """Whether a planned step is under way: a foot lifted on purpose (by the caller, or by the
-        recovery to put a foot a push lifted back down), not one contact feedback released nor one
-        the recovery chose to step with. A chosen step answers a lost balance, so the verdict goes
-        on judging the capture point through it (it dates the loss)."""
-        recovering = None if self.recovery is None else self.recovery.stepping_side
-        return bool(self.lifted() - self.released - {recovering})
-
     def in_contact(self, side: str) -> bool:
         """Whether the ``right`` or ``left`` foot is a contact of the problem (also while unloading)."""
         return self.formulation.check_contact(lookup("foot", side, self._contacts).name)
@@ -204,19 +178,10 @@ class BipedController(LeggedController):
         """Lift a foot: its contact is unloaded over ``transition_duration`` [s], then removed
         (:meth:`InverseDynamicsFormulation.remove_rigid_contact`); its SE3 task starts holding
         ``placement`` (where the foot is: the last computed one when None) until
-        :meth:`set_foot_reference` moves it."""
-        contact, task = lookup("foot", side, self.contacts), self.foot_tasks[side]
-        if side in self.released:  # contact feedback lifted it already: the plan takes the foot over
-            self.released.discard(side)
-            return
-        if self.formulation.check_task(task.name):
-            raise InvalidParameterError(f"the {side} foot is already lifted (or being unloaded)")
-        transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
-        task.set_reference(self.foot_placement(side) if placement is None else placement)
-        self.formulation.add_motion_task(task, weight=self.params.w_foot, priority=1)
-        planned = self.planned_normal_force(contact.name)  # None before the first step: from f_max
-        self.formulation.remove_rigid_contact(
-            contact.name, transition_duration, contact.max_normal_force if planned is None else planned
+        :meth:`set_foot_reference` moves it (:meth:`FootSchedule.lift`)."""
+        lookup("foot", side, self._contacts)
+        self.feet.lift(
+            side, transition_duration, self.foot_placement(side) if placement is None else placement
         )
 
     def add_contact(
@@ -224,36 +189,13 @@ class BipedController(LeggedController):
     ) -> None:
         """Put a foot down where it is: the contact holds ``placement`` (the last computed one when
         None), the foot task leaves, and with ``transition_duration`` > 0 [s] the contact's normal
-        force is allowed to grow linearly from f_min to f_max over it (no force jump at touch-down)."""
-        contact = lookup("foot", side, self.contacts)
-        if self.formulation.check_contact(contact.name):
-            raise InvalidParameterError(
-                f"the {side} foot is in contact (or its contact is still being unloaded): nothing to add"
-            )
-        self.released.discard(side)
-        self._landed.pop(side, None)  # contact feedback waits for the touch-down
-
-        transition_duration = as_scalar("transition_duration", transition_duration, minimum=0.0)
-        contact.set_reference(self.foot_placement(side) if placement is None else placement)
-        self.formulation.remove_task(self.foot_tasks[side].name)
-        self.formulation.add_rigid_contact(
-            contact, force_reg_weight=self.params.w_force_reg, transition_duration=transition_duration
+        force is allowed to grow linearly from f_min to f_max over it (no force jump at touch-down;
+        :meth:`FootSchedule.put_down`)."""
+        lookup("foot", side, self._contacts)
+        self.feet.put_down(
+            side, transition_duration, self.foot_placement(side) if placement is None else placement
         )
-
-    def contact_lost(self, key: str, placement: pin.SE3) -> None:
-        """Release a foot that stopped touching unplanned: its contact is unloaded over
-        CONTACT_RAMP and its foot task holds it where it is (a push must not be answered by
-        pulling on the ground). The last foot in contact is never released: without a contact
-        the robot is falling, which the loop measures."""
-        others = [side for side in self._contacts if side != key and self.in_contact(side)]
-        if others and not self.formulation.check_task(self.foot_tasks[key].name):  # the last one stays
-            self.remove_contact(key, CONTACT_RAMP, placement)
-            self.released.add(key)
-
-    def contact_regained(self, key: str, placement: pin.SE3) -> None:
-        """Put a released foot back as a contact where it landed, loaded over CONTACT_RAMP."""
-        self.add_contact(key, CONTACT_RAMP, placement)
 
     def set_foot_reference(self, side: str, sample: TrajectorySample | pin.SE3) -> None:
         """Reference of a lifted foot's SE3 task: a placement or an SE3 sample (world frame)."""
-        lookup("foot", side, self.foot_tasks).set_reference(sample)
+        self.feet.set_reference(side, sample)

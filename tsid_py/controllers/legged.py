@@ -1,15 +1,23 @@
 """What the biped and quadruped controllers share: a floating base on its feet, a CoM task, a posture
-task and torque bounds (the set-up of TSID's TsidBiped and quadruped demo)."""
+task and torque bounds (the set-up of TSID's TsidBiped and quadruped demo), the feet's phases
+(:class:`~tsid_py.controllers.feet.FootSchedule`) and the strategies that decide at each step.
+
+A step of a legged controller is measure -> decide -> act: :meth:`LeggedController.observe`
+takes the measured state, gives it to contact feedback and to each strategy, and applies what
+they decide (the feet's steps, the CoM reference) in one place; :meth:`Controller.compute` solves.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.controllers.feet import FootSchedule
+from tsid_py.controllers.strategies.strategy import Decision, Strategy
+from tsid_py.errors import InvalidParameterError
 from tsid_py.formulation import InverseDynamicsFormulation
-from tsid_py.geometry import flat_rotation, heading
-from tsid_py.loop.controller import Controller
-from tsid_py.loop.measured import FootState, MeasuredState, Measurer
+from tsid_py.loop.controller import Controller, ControlOutput
+from tsid_py.loop.measured import MeasuredState, Measurer
 from tsid_py.loop.plant import PlantState
 from tsid_py.robot_specs import Robot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
@@ -18,12 +26,9 @@ from tsid_py.spec_check import check_stance
 from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
 from tsid_py.tasks.task_com_equality import TaskComEquality
 from tsid_py.tasks.task_joint_posture import TaskJointPosture
-from tsid_py.trajectories import TrajectorySample
+from tsid_py.tasks.task_se3_equality import TaskSE3Equality
+from tsid_py.trajectories import TrajectorySample, as_sample
 from tsid_py.validation import as_vector, lookup
-
-CONTACT_DEBOUNCE = 3  # measured control steps a contact must be lost (or back) before the controller acts
-CONTACT_RAMP = 0.02  # [s] over which a contact lost unplanned is unloaded, or a regained one loaded
-CONTACT_SETTLE = 0.05  # [s] after its touch-down a contact is not released: a landing foot bounces
 
 
 class LeggedController(Controller):
@@ -48,12 +53,25 @@ class LeggedController(Controller):
         robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
         self.measurer = Measurer(robot, self._q0)  # for a plant's state given to observe
         self.measured: MeasuredState | None = None  # the last observed
-        self._feedback_counts: dict[str, int] = {}
-        self._landed: dict[str, float] = {}  # contacts that touched since they were added: when [s]
-        self._landing_rotation: dict[str, np.ndarray] = {}  # and their rotation then, flat (yaw only)
-        sole = robot.spec.sole  # the sole's depth below its frame [m] (point feet: None)
-        self._sole_depth = None if sole is None else sole.lz
-        self.released: set[str] = set()  # feet released by contact feedback, not by a plan
+        self.feet: FootSchedule  # made by the subclass with its contacts (_schedule_feet)
+        self.foot_tasks: dict[str, TaskSE3Equality] = {}
+        self._strategies: list[Strategy] = []
+        self._com_reference: TrajectorySample  # the caller's (set_com_reference)
+        self._release_lost = False  # whether contact feedback releases a foot lost unplanned
+
+    def _schedule_feet(self, force_reg_weight: float, foot_weight: float, release_lost: bool) -> None:
+        """The feet's phases, over the contacts and foot tasks made (:class:`FootSchedule`)."""
+        sole = self.robot.spec.sole
+        self._release_lost = release_lost
+        self.feet = FootSchedule(
+            self.formulation,
+            self._contacts,
+            self.foot_tasks,
+            force_reg_weight,
+            foot_weight,
+            self.planned_normal_force,
+            None if sole is None else sole.lz,
+        )
 
     def _add_com_and_posture(
         self, kp_com: float, w_com: float, kp_posture: float | np.ndarray, w_posture: float
@@ -69,7 +87,8 @@ class LeggedController(Controller):
         self.posture_task.set_reference(TrajectorySample(actuated, tangent_size=robot.na))
         form.add_motion_task(self.posture_task, weight=w_posture, priority=1)
         self._com_initial = robot.com(self.data)
-        self.com_task.set_reference(TrajectorySample(self._com_initial))
+        self._com_reference = TrajectorySample(self._com_initial)
+        self.com_task.set_reference(self._com_reference)
 
     def _add_torque_bounds(self, tau_max: np.ndarray) -> None:
         """|tau| <= tau_max at level 0 [N m] (inf: unbounded)."""
@@ -84,68 +103,75 @@ class LeggedController(Controller):
         return self._com_initial.copy()
 
     def set_com_reference(self, sample: TrajectorySample) -> None:
-        """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame."""
-        self.com_task.set_reference(sample)
+        """CoM reference (pos [m], vel [m/s], acc [m/s^2]) in the world frame (kept as a copy). The
+        strategies (a push recovery) are given it at :meth:`observe` and may answer with another:
+        set it before."""
+        self._com_reference = as_sample("CoM reference", sample, 3)
+        self.com_task.set_reference(self._com_reference)
 
-    # ------------------------------------------------------------ contact feedback
+    # ------------------------------------------------------------ strategies
+    def add_strategy(self, strategy: Strategy) -> None:
+        """A strategy that decides at every :meth:`observe`, after those added before
+        (:class:`~tsid_py.controllers.strategies.strategy.Strategy`)."""
+        if not isinstance(strategy, Strategy):
+            raise InvalidParameterError(
+                f"a strategy needs a decide(state, feet, com) method, got {type(strategy).__name__}"
+            )
+        self._strategies.append(strategy)
+
+    @property
+    def strategies(self) -> tuple[Strategy, ...]:
+        """The strategies, in the order they decide."""
+        return tuple(self._strategies)
+
+    # ------------------------------------------------------------ measure, decide, act
     def observe(self, state: MeasuredState | PlantState) -> None:
         """Take in the step's measured state (a plant's state is measured first, with
-        :attr:`measurer`): contact feedback, from a plant that measures its contacts (the
-        integrator measures none).
-
-        Each contact of the problem that touches is re-anchored where it is measured on the ground
-        (its x, y and yaw; flat at its height: :meth:`_on_ground`), so that ground compliance (soles
-        sinking a millimetre) does not turn, through the contact's position gain, into the robot
-        rising off its CoM reference, and a foot that rolls on an edge is brought back flat. A
-        contact of the problem that stops touching for ``CONTACT_DEBOUNCE`` measured steps, after
-        it touched once since it was added (a contact added for a planned touch-down first waits
-        for the foot to land) and ``CONTACT_SETTLE`` after its touch-down (a landing foot bounces),
-        was lost unplanned (a push lifted the foot): :meth:`contact_lost` releases it; a foot
-        released that way touches again for as many steps: :meth:`contact_regained` puts it back
-        where it landed. Planned swings (contacts removed by the caller) are the caller's. (The
-        debounce is no touch rule: the feet touch as the measured state says; it is how long the
-        controller waits before it acts on a change.)
-        """
+        :attr:`measurer`) and act on it: contact feedback (:meth:`FootSchedule.feedback`), then
+        each strategy's decision, applied here and nowhere else: the steps it asks for go to the
+        feet (:meth:`FootSchedule.request_step`), its CoM reference to the CoM task; then the feet
+        carry their steps on (:meth:`FootSchedule.advance`)."""
         measured = self.measured = state if isinstance(state, MeasuredState) else self.measurer.measure(state)
-        if not measured.measures_contacts:
-            return
-        counts = self._feedback_counts
-        for key, foot in measured.feet.items():
-            contact = self._contacts.get(key)
-            if foot.measurement is None or contact is None:
-                continue
-            placement, touching = foot.placement, foot.touching
-            active = self.formulation.check_contact(contact.name)
-            if active and touching:
-                counts[key] = 0
-                if key not in self._landed:
-                    self._landed[key] = measured.t
-                    self._landing_rotation[key] = flat_rotation(heading(placement.rotation))
-                contact.set_reference(self._on_ground(foot, self._landing_rotation[key]))
-            elif active and (key not in self._landed or measured.t - self._landed[key] < CONTACT_SETTLE):
-                counts[key] = 0  # added by a plan and not down yet, or just landed (it may bounce)
-            elif active or (key in self.released and touching):
-                counts[key] = counts.get(key, 0) + 1
-                if counts[key] >= CONTACT_DEBOUNCE:
-                    counts[key] = 0
-                    (self.contact_lost if active else self.contact_regained)(key, pin.SE3(placement))
-            else:
-                counts[key] = 0
+        feet = self.feet
+        feet.feedback(measured, self._release_lost)
+        com = self._com_reference
+        decided = False
+        for strategy in self._strategies:
+            decision = strategy.decide(measured, feet, com)
+            if not isinstance(decision, Decision):
+                raise InvalidParameterError(
+                    f"{type(strategy).__name__}.decide returned {type(decision).__name__}, not a Decision"
+                )
+            for request in decision.steps:
+                feet.request_step(request, measured)
+            if decision.com is not None:
+                com, decided = decision.com, True
+        feet.advance(measured)
+        if decided:
+            self.com_task.set_reference(com)
+
+    def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
+        """One control step at (t, q, v) (:meth:`Controller.compute`); with strategies, the state
+        is observed first when :meth:`observe` did not take it at t (they decide from it)."""
+        if self._strategies and (self.measured is None or self.measured.t != t):
+            self.observe(PlantState(t, q, v))
+        return super().compute(t, q, v)
+
+    @property
+    def released(self) -> set[str]:
+        """The feet contact feedback released (lost unplanned; a new set)."""
+        return self.feet.released
 
     def lifted(self) -> set[str]:
-        """The feet (keys of the spec's ``[feet]``) lifted or being unloaded, by a plan or by contact
-        feedback (:attr:`released`). None by default: the quadruped keeps its feet down."""
-        return set()
+        """The feet (keys of the spec's ``[feet]``) lifted or being unloaded, by a step or by
+        contact feedback (a new set)."""
+        return self.feet.lifted()
 
     def held_feet(self) -> list[str]:
         """The feet (keys of the spec's ``[feet]``, in the contacts' order) held in contact: their
         contact in the problem, not lifted nor being unloaded."""
-        lifted, check_contact = self.lifted(), self.formulation.check_contact
-        return [
-            key
-            for key, contact in self._contacts.items()
-            if key not in lifted and check_contact(contact.name)
-        ]
+        check_contact = self.formulation.check_contact
+        return [key for key in self.feet.held() if check_contact(self._contacts[key].name)]
 
     def held_contact_frames(self) -> tuple[str, ...]:
         feet = self.robot.spec.feet
@@ -153,27 +179,8 @@ class LeggedController(Controller):
 
     @property
     def stepping(self) -> bool:
-        return bool(self.lifted() - self.released)
-
-    def _on_ground(self, foot: FootState, rotation: np.ndarray) -> pin.SE3:
-        """A measured foot placement as a contact holds it: where it is (x, y), flat, turned as it
-        landed (``rotation``, the flat rotation of its yaw then), its sole's lowest corner where it
-        was measured (a sole sunk a millimetre into soft ground stays there; the ground is flat).
-        A foot that a push rolls on an edge, where it can pivot, is then held back flat and facing
-        as it landed instead of where it rolled and turned to."""
-        translation = foot.placement.translation
-        height = float(translation[2])
-        if self._sole_depth is not None:
-            height = foot.lowest + self._sole_depth
-        return pin.SE3(rotation, np.array([translation[0], translation[1], height]))
-
-    def contact_lost(self, key: str, placement: pin.SE3) -> None:
-        """A contact of the problem stopped touching, unplanned; ``placement`` is the foot's now.
-
-        Nothing by default (the foot stays a contact); the biped releases it."""
-
-    def contact_regained(self, key: str, placement: pin.SE3) -> None:
-        """A foot released by :meth:`contact_lost` touches again at ``placement``."""
+        """Whether a planned step is under way (:attr:`FootSchedule.stepping`)."""
+        return self.feet.stepping
 
     def foot_placement(self, key: str) -> pin.SE3:
         """Placement of a foot frame (a key of the spec's ``[feet]``) at the last computed state."""

@@ -1,11 +1,11 @@
 """ControlLoop: the one closed loop of every scenario, demo and the CLI.
 
-    for each control period dt:  measured = measurer.measure(plant.state())   (one kinematics pass)
+    for each control period dt:  measured = measurer.measure(plant.state())   (measure: one kinematics pass)
                                  pushes due at t go to the plant
                                  judge.observe(measured)           (the verdict, from the measurement)
-                                 controller.observe(measured)      (contact feedback)
-                                 hooks.before_step(measured)       (references, contact switches)
-                                 out = controller.compute(t, q, v)
+                                 hooks.before_step(measured)       (the scenario's references)
+                                 controller.observe(measured)      (decide: feedback, strategies, feet)
+                                 out = controller.compute(t, q, v) (act: the QP, the command)
                                  physics check of out, log
                                  hooks.after_step(measured, out)   (the scenario's measurements)
                                  plant.apply(command(out)); plant.advance(dt)
@@ -163,11 +163,13 @@ class ControlLoop:
         pushes: Forces on the base the plant applies during the run (:class:`Push`).
         check_every: Check the controller's solution against the physics
             (:func:`~tsid_py.physics.check_solution`: RNEA residual, contact forces, torque
-            limits) every ``check_every`` steps, 0 never. Every step by default: a check
-            (:class:`~tsid_py.physics.SolutionChecker`, kept for the run) costs about 0.4 of a
-            Talos control step in a MuJoCo loop, and a step it skips is a step nobody checked.
-            Steps 0, N, 2N, ... are checked; a held command (a failed solve) on one of them is
-            not checked.
+            limits) every ``check_every`` steps, 0 never; None: the plant's default
+            (:attr:`~tsid_py.loop.plant.Plant.check_every`: every step on the integrator, whose
+            robot does what was planned, so the check is the only witness of the physics; every
+            10th on a simulator, which measures the physics itself). A check
+            (:class:`~tsid_py.physics.SolutionChecker`, kept for the run) costs about half a
+            Talos control step. Steps 0, N, 2N, ... are checked; a held command (a failed solve)
+            on one of them is not checked.
         limits: The thresholds of the verdicts (:class:`~tsid_py.loop.verdict.VerdictLimits`).
         extend: Run past the requested steps until a pushed run's verdict is decided, for at most
             ``limits.settle_time`` after the last push ends.
@@ -181,12 +183,13 @@ class ControlLoop:
         log: RunLog | None = None,
         mode: str = "torque",
         pushes: tuple[Push, ...] = (),
-        check_every: int = 1,
+        check_every: int | None = None,
         limits: VerdictLimits | None = None,
         extend: bool = True,
     ) -> None:
         self.controller = controller
-        self.check_every = as_count("check_every", check_every, minimum=0)
+        if check_every is not None:
+            check_every = as_count("check_every", check_every, minimum=0)
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
         if self.dt > MAX_DT:
             raise InvalidParameterError(
@@ -194,6 +197,7 @@ class ControlLoop:
                 "(kp ~ 10-1000 1/s^2) are not stable at that period; TSID's examples run at 1-2 ms"
             )
         self.plant = IntegratorPlant(controller.robot) if plant is None else plant
+        self.check_every = self.plant.check_every if check_every is None else check_every
         self.log = RunLog() if log is None else log
         check_mode(mode)
         self.mode = mode
@@ -340,8 +344,8 @@ class _Run:
             self.judge.observe(state, controller.held_contact_frames(), controller.stepping)
             if self.judge.fell:
                 return False
-        controller.observe(state)
-        self.hooks.before_step(state)
+        self.hooks.before_step(state)  # the scenario's references (its inputs to the controller)
+        controller.observe(state)  # decide: contact feedback, the strategies, the feet
         start = time.perf_counter()
         try:
             out = controller.compute(t, q, v)

@@ -195,7 +195,7 @@ class Measurer:
                 measurement,
             )
         support = np.vstack(touching_points) if touching_points else _NO_POINTS
-        bodies = ()
+        bodies: tuple[str, ...] = ()
         if state.ground_bodies is not None:
             bodies = tuple(sorted(set(state.ground_bodies) - self._foot_bodies))
         tilt, height = 0.0, 0.0

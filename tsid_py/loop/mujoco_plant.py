@@ -17,7 +17,14 @@ import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.mujoco_model import actuated_joints, build_mujoco_model, mujoco_module
-from tsid_py.loop.plant import Command, ContactMeasurement, Plant, PlantState, servo_gains
+from tsid_py.loop.plant import (
+    SIMULATOR_CHECK_EVERY,
+    Command,
+    ContactMeasurement,
+    Plant,
+    PlantState,
+    servo_gains,
+)
 from tsid_py.robot_specs import Robot
 from tsid_py.validation import as_scalar, as_vector
 
@@ -47,6 +54,7 @@ class MujocoPlant(Plant):
     """
 
     name = "mujoco"
+    check_every = SIMULATOR_CHECK_EVERY  # MuJoCo measures the physics: the checks sample it
 
     def __init__(
         self,

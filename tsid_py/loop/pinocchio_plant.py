@@ -61,7 +61,14 @@ import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
 from tsid_py.loop.inertia import simulable
-from tsid_py.loop.plant import Command, ContactMeasurement, Plant, PlantState, servo_gains
+from tsid_py.loop.plant import (
+    SIMULATOR_CHECK_EVERY,
+    Command,
+    ContactMeasurement,
+    Plant,
+    PlantState,
+    servo_gains,
+)
 from tsid_py.robot_specs import Robot
 from tsid_py.validation import as_scalar, as_vector
 
@@ -116,6 +123,7 @@ class PinocchioPlant(Plant):
     """
 
     name = "pinocchio"
+    check_every = SIMULATOR_CHECK_EVERY  # constraint dynamics measure the physics: the checks sample it
 
     def __init__(
         self,

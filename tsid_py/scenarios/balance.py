@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tsid_py.controllers.biped import BipedController
-from tsid_py.controllers.recovery import RECOVERIES, RecoveryParams
+from tsid_py.controllers.strategies.push_recovery import RECOVERIES, RecoveryParams
 from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec, simulated_time
 from tsid_py.scenarios.runner import RunResult, run_biped
@@ -23,7 +23,7 @@ from tsid_py.trajectories import TrajectoryEuclidianConstant
 @dataclass(frozen=True)
 class BalanceParams(ScenarioParams):
     """Stand still for ``duration`` seconds with TSID's balance controller, or one that recovers
-    from pushes (:mod:`tsid_py.controllers.recovery`)."""
+    from pushes (:mod:`tsid_py.controllers.strategies.push_recovery`)."""
 
     robot: str = robot_spec("talos")
     duration: float = simulated_time(2.0)

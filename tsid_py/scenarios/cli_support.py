@@ -124,11 +124,12 @@ def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--check-every",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
         help="check the controller's solution against the physics (RNEA residual, contact forces, "
-        "torque limits) every N steps, 0 never (default: 1); a simulator measures the physics "
-        "itself, and the checks cost about half a Talos step",
+        "torque limits) every N steps, 0 never (default: every step on the integrator, every 10th "
+        "on the pinocchio and mujoco plants, which measure the physics themselves; a check costs "
+        "about half a Talos step)",
     )
 
 
@@ -144,8 +145,8 @@ def loop_setup(args: argparse.Namespace) -> LoopSetup:
     directory = log_directory(args)
     window = None if directory is not None else LOG_WINDOW
     plant, mode = getattr(args, "plant", "integrator"), getattr(args, "mode", "torque")
-    check_every = getattr(args, "check_every", 1)
-    if check_every < 0:
+    check_every = getattr(args, "check_every", None)
+    if check_every is not None and check_every < 0:
         raise InvalidParameterError(f"--check-every takes a number of steps >= 0, got {check_every}")
     extend = not getattr(args, "no_extend", False)
     return LoopSetup(plant, mode, pushes, window, directory, check_every, extend=extend)

@@ -40,19 +40,21 @@ class LoopSetup:
     streamed into an unnamed file in the directory ``log_dir`` (the whole run, memory flat in
     long runs); how often the physics checks the controller's solutions (``check_every``), the
     verdicts' thresholds (``limits``) and whether a pushed run goes on until its verdict is
-    decided (``extend``): see :class:`~tsid_py.loop.ControlLoop`."""
+    decided (``extend``): see :class:`~tsid_py.loop.ControlLoop` (``check_every`` None: every step
+    on the integrator, every 10th on a simulator)."""
 
     plant: str = "integrator"
     mode: str = "torque"
     pushes: tuple[Push, ...] = ()
     log_window: int | None = None
     log_dir: str | Path | None = None
-    check_every: int = 1
+    check_every: int | None = None  # None: the plant's default (Plant.check_every)
     limits: VerdictLimits | None = None
     extend: bool = True
 
     def __post_init__(self) -> None:
-        as_count("check_every", self.check_every)  # refused here, before a log or a plant is made
+        if self.check_every is not None:  # refused here, before a log or a plant is made
+            as_count("check_every", self.check_every)
 
     def loop(self, controller, dt: float, log: RunLog) -> ControlLoop:
         """The closed loop of ``controller`` on a new plant of this kind."""
@@ -90,6 +92,7 @@ class BalanceHooks(StepHooks):
 
     def __init__(self, controller, com_reference: Callable[[float], TrajectorySample], log: RunLog) -> None:
         self.controller, self.com_reference, self.log = controller, com_reference, log
+        self.recovery = controller.recovery if isinstance(controller, BipedController) else None
         self.feet_start = {key: c.reference.translation for key, c in controller.contacts.items()}
         self.force_sizes = {name: c.n_force for name, c in controller.formulation.contacts.items()}
         self.com_error_max, self.com_error_squares, self.foot_drift_max, self.steps = 0.0, 0.0, 0.0, 0
@@ -101,9 +104,8 @@ class BalanceHooks(StepHooks):
         self.controller.set_com_reference(self.reference)
 
     def after_step(self, state: MeasuredState, out: ControlOutput) -> None:
-        controller, log, reference = self.controller, self.log, cast(TrajectorySample, self.reference)
-        com = state.com
-        recovery = getattr(controller, "recovery", None)
+        log, reference, com = self.log, cast(TrajectorySample, self.reference), state.com
+        recovery = self.recovery
         target = reference.pos if recovery is None else recovery.resting_com()
         log.com.append(com)
         log.com_ref.append(target)
@@ -167,9 +169,8 @@ def run_biped(
         **setup.summary(),
         **outcome.summary(),
     }
-    recovery = getattr(controller, "recovery", None)
-    if recovery is not None:
-        summary.update(recovery.summary())
+    if hooks.recovery is not None:
+        summary.update(hooks.recovery.summary())
     return RunResult(summary, log, controller)
 
 

@@ -183,6 +183,7 @@ class Scenario:
         space = {p.name: p for p in self.parameters() if p.swept}
         defaults = LoopSetup()
         space.update({name: Parameter.plain(name, getattr(defaults, name)) for name in LOOP})
+        space["check_every"] = Parameter("check_every", "whole", None, "", {"help": "check_every"})
         return space
 
     # ------------------------------------------------------------------ docs

@@ -1,10 +1,11 @@
 """Closed-loop runs of a biped following a footstep plan: the shared loop of ``step`` and ``walk``.
 
-At every control step the loop sets the CoM reference from a CoM trajectory and switches the
-contacts from the plan: ``unload_duration`` before a lift-off the foot's contact starts
-unloading (:meth:`BipedController.remove_contact`), the foot then follows its swing trajectory,
-and at touch-down the contact comes back with a loading ramp of ``load_duration``
-(:meth:`BipedController.add_contact`). Every solution goes through the physics checks.
+At every control step the scenario sets the CoM reference from a CoM trajectory, and the plan is
+carried out by a strategy of the controller (:class:`~tsid_py.controllers.strategies.Footsteps`):
+``unload_duration`` before a lift-off the foot's contact starts unloading, the foot then follows
+its swing trajectory, and at touch-down the contact comes back with a loading ramp of
+``load_duration`` (:class:`~tsid_py.controllers.feet.FootSchedule`). Every solution goes through
+the physics checks.
 
 Measured at every step, besides the balance quantities: the ZMP of the contact forces and its
 margin inside the support polygon of the contacts, the CoM's margin inside its support region,
@@ -19,18 +20,17 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-import pinocchio as pin
 
 from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.controllers.strategies.footsteps import Footsteps
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GRAVITY, HullTracker, center_of_pressure
 from tsid_py.loop.control_loop import LoopOutcome, Observer, StepHooks, control_steps
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.measured import MeasuredState
-from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
+from tsid_py.planning.footsteps import SIDES, FootstepPlan
 from tsid_py.planning.support import sole_polygon
-from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.robot_specs import Robot, load_robot
 from tsid_py.scenarios.runner import LoopSetup, RunResult, summary_header
 from tsid_py.solvers import make_solver
@@ -82,46 +82,6 @@ class SteppingLog(RunLog):
         return out
 
 
-@dataclass
-class _Swing:
-    """One footstep being carried out: unload and lift, follow the swing trajectory, land."""
-
-    step: Footstep
-    trajectory: TrajectorySE3SwingFoot
-    lifted: bool = False
-    landed: bool = False
-
-    def update(
-        self, controller: BipedController, feet: dict[str, pin.SE3], t: float, unload: float, load: float
-    ) -> float | None:
-        """Switch the contact or set the foot reference at time t, the feet at ``feet``; the
-        touch-down error [m] when landing."""
-        step = self.step
-        if not self.lifted and t >= step.t_lift - unload - EVENT_TOLERANCE:
-            controller.remove_contact(step.side, unload, feet[step.side])
-            self.lifted = True
-        if not self.lifted or self.landed:
-            return None
-        if t < step.t_land - EVENT_TOLERANCE:
-            controller.set_foot_reference(step.side, self.trajectory.sample(t))
-            return None
-        placement = feet[step.side]
-        controller.add_contact(step.side, load, placement)
-        self.landed = True
-        return float(np.linalg.norm(placement.translation - step.target.translation))
-
-
-def _check_unloading_fits(plan: FootstepPlan, unload_duration: float) -> None:
-    """A foot starts unloading ``unload_duration`` before lift-off: not before the previous touch-down."""
-    for before, after in zip(plan.steps, plan.steps[1:], strict=False):
-        gap = after.t_lift - before.t_land
-        if gap < unload_duration - EVENT_TOLERANCE:
-            raise InvalidParameterError(
-                f"the double support before the lift-off at {after.t_lift:g} s lasts {gap:g} s, shorter than "
-                f"the {unload_duration:g} s unloading ramp: both feet would leave the ground"
-            )
-
-
 def run_footsteps(
     controller: BipedController,
     plan: FootstepPlan,
@@ -164,14 +124,11 @@ def run_footsteps(
     is that of the CoM reference, c - (c_z / g) ddc.
     """
     dt = as_scalar("dt", dt, minimum=0.0, strict=True)
-    swing_height = as_scalar("swing_height", swing_height, minimum=0.0)
-    unload_duration = as_scalar("unload_duration", unload_duration, minimum=0.0)
-    load_duration = as_scalar("load_duration", load_duration, minimum=0.0)
     if com_support not in ("contacts", "feet"):
         raise InvalidParameterError(f"com_support must be 'contacts' or 'feet', got {com_support!r}")
     if not isinstance(plan, FootstepPlan) or not callable(com_reference):
         raise InvalidParameterError("run_footsteps needs a FootstepPlan and a CoM reference function of t")
-    _check_unloading_fits(plan, unload_duration)
+    footsteps = Footsteps(plan, swing_height, unload_duration, load_duration)
     setup = setup or LoopSetup()
     log = setup.new_log(
         SteppingLog,
@@ -181,17 +138,18 @@ def run_footsteps(
         in_contact={side: [] for side in SIDES},
         footsteps=[(s.side, s.target.translation) for s in plan.steps],
     )
-    hooks = _Stepping(controller, plan, com_reference, log, swing_height, unload_duration, load_duration)
-    hooks.com_support, hooks.cop_task = com_support, cop_task
     steps = control_steps(plan.t_end, dt)
+    controller.add_strategy(footsteps)
+    hooks = _Stepping(controller, plan, com_reference, log, footsteps)
+    hooks.com_support, hooks.cop_task = com_support, cop_task
     outcome = setup.loop(controller, dt, log).run(steps, hooks, progress, scenario, observer)
     return RunResult({**hooks.summary(scenario, dt, outcome), **setup.summary()}, log, controller)
 
 
 class _Stepping(StepHooks):
-    """Before each step: the contact switches of the plan, the swing-foot and CoM references. After:
-    the ZMP and CoM margins in their supports, the feet's slip (how far a foot moved, as measured,
-    since it became a contact) and height, the force jumps."""
+    """Before each step: the CoM reference (and the CoP task's). After: the ZMP and CoM margins in
+    their supports, the feet's slip (how far a foot moved, as measured, since it became a contact)
+    and height, the force jumps."""
 
     def __init__(
         self,
@@ -199,17 +157,13 @@ class _Stepping(StepHooks):
         plan: FootstepPlan,
         com_reference: Callable[[float], TrajectorySample],
         log: SteppingLog,
-        swing_height: float,
-        unload: float,
-        load: float,
+        footsteps: Footsteps,
     ) -> None:
         self.controller, self.plan, self.com_reference, self.log = controller, plan, com_reference, log
+        self.footsteps = footsteps
         self.force_sizes = {c.name: c.n_force for c in controller.contacts.values()}
-        self.unload, self.load = unload, load
         self.com_support = "contacts"
         self.cop_task: TaskCopEquality | None = None
-        self.swings = [_Swing(s, s.swing_trajectory(swing_height)) for s in plan.steps]
-        self.touchdown: dict[str, float | None] = {side: None for side in SIDES}  # None: never swung
         self.lift_height, self.foot_drift, self.force_jump = 0.0, 0.0, 0.0
         self.hulls = {"active": HullTracker(), "feet": HullTracker()}  # of the supports, step to step
         self.contact_origin: dict[str, np.ndarray] = {}  # where each foot was when it became a contact
@@ -220,15 +174,8 @@ class _Stepping(StepHooks):
         self.com_error_max, self.com_error_squares, self.zmp_error_max, self.steps = 0.0, 0.0, 0.0, 0
 
     def before_step(self, state: MeasuredState) -> None:
-        controller, t = self.controller, state.t
-        feet = {side: state.feet[side].placement for side in SIDES}
-        for swing in self.swings:
-            error = swing.update(controller, feet, t, self.unload, self.load)
-            if error is not None:
-                side = swing.step.side
-                self.touchdown[side] = max(self.touchdown[side] or 0.0, error)
-        self.reference = reference = self.com_reference(t)
-        controller.set_com_reference(reference)
+        self.reference = reference = self.com_reference(state.t)
+        self.controller.set_com_reference(reference)
         self.zmp_ref = reference.pos[:2] - reference.pos[2] / GRAVITY * reference.acc[:2]
         if self.cop_task is not None:
             self.cop_task.set_reference(np.append(self.zmp_ref, 0.0))
@@ -290,13 +237,14 @@ class _Stepping(StepHooks):
             log.in_contact[side].append(side in active)
 
     def summary(self, scenario: str, dt: float, outcome: LoopOutcome) -> dict[str, object]:
-        plan, touchdown = self.plan, self.touchdown
+        plan, errors = self.plan, self.footsteps.touchdown_errors
+        touchdown = {side: max(errors[side]) if side in errors else None for side in SIDES}  # None: never
         robot = self.controller.robot
         weight = robot.total_mass * GRAVITY
         return {
             **summary_header(self.controller, scenario, dt, round(plan.t_end, 9)),
             "footsteps": len(plan.steps),
-            "footsteps_landed": sum(swing.landed for swing in self.swings),
+            "footsteps_landed": self.footsteps.landed,
             "com_error_max_m": self.com_error_max,
             "com_error_rms_m": float(np.sqrt(self.com_error_squares / max(self.steps, 1))),
             "foot_drift_max_m": self.foot_drift,

@@ -1,7 +1,10 @@
 """Push recovery for a standing biped: capture point feedback at the ankles, and a step when it must.
 
-:class:`PushRecovery` runs inside a :class:`~tsid_py.controllers.biped.BipedController` (its
-``recovery`` argument), before every control step, from the measured state:
+:class:`PushRecovery` is a strategy (:class:`~tsid_py.controllers.strategies.strategy.Strategy`)
+that a :class:`~tsid_py.controllers.biped.BipedController` adds for its ``recovery`` argument.
+At every control step it reads the measured state and the feet's phases and decides the CoM
+reference and the steps (:class:`~tsid_py.controllers.feet.StepRequest`); the controller applies
+them, and the feet (:class:`~tsid_py.controllers.feet.FootSchedule`) carry the steps out:
 
 - **ankle** (``recovery="ankle"``): the CoM task follows DCM feedback instead of a CoM PD
   (:func:`~tsid_py.planning.capture.dcm_feedback`, Englsberger et al. 2015): its reference
@@ -37,7 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError
+from tsid_py.controllers.feet import FootSchedule, StepRequest
+from tsid_py.controllers.strategies.strategy import Decision
+from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.geometry import SupportPolygon, convex_hull, flat_rotation, heading
 from tsid_py.loop.measured import MeasuredState
 from tsid_py.planning.capture import (
@@ -46,10 +51,11 @@ from tsid_py.planning.capture import (
     dcm_feedback,
     predicted_capture_point,
 )
-from tsid_py.planning.support import sole_center, sole_polygon
+from tsid_py.planning.support import as_placement, sole_center, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
-from tsid_py.robot_specs import SoleGeometry
-from tsid_py.trajectories import TrajectorySample, as_sample
+from tsid_py.robot_specs import Robot, SoleGeometry
+from tsid_py.trajectories import TrajectorySample
+from tsid_py.validation import lookup
 
 RECOVERIES = ("none", "ankle", "step")
 SIDES = ("right", "left")
@@ -126,27 +132,32 @@ class Step:
 
 
 @dataclass
-class _Swing:
-    side: str
-    trajectory: TrajectorySE3SwingFoot
-    landing: pin.SE3
-    t_land: float
+class _Catch:
+    """The recovery's own step under way: the request it made, and what it knows of it."""
 
-    lift: float
-    chosen: bool
+    request: StepRequest
+    chosen: bool  # a step it chose (to answer a lost balance); else a foot put back down
     # a foot put back: the stance sole's hull, and the support the two feet will make (when asked)
     after: tuple[np.ndarray, SupportPolygon] | None = None
+
+    @property
+    def side(self) -> str:
+        return self.request.side
+
+    @property
+    def landing(self) -> pin.SE3:
+        return self.request.trajectory.end
 
 
 @dataclass
 class _Measured:
-    """The balance quantities of the state a step starts from."""
+    """What the recovery reads of the measured state at one step."""
 
     com: list[float]  # [m]
     com_velocity: list[float]  # [m/s]
     omega: float
     xi: np.ndarray
-    margin: float  # of xi in the support polygon [m] (-inf: no foot stands)
+    margin: float  # of xi in the support polygon of the feet that stand [m] (-inf: none stands)
     feet: dict[str, pin.SE3]
     touching: dict[str, bool]
 
@@ -155,23 +166,28 @@ class _Measured:
 
 
 class PushRecovery:
-    """The recovery strategy of a biped controller (see the module docstring).
+    """The push recovery strategy of a biped (see the module docstring): at each step it reads
+    the measured state and the feet's phases, and decides the CoM reference and the steps.
 
     Args:
-        controller: The :class:`~tsid_py.controllers.biped.BipedController` it drives.
+        robot: The biped (its spec's ``[feet]`` right and left, and ``[sole]``).
+        feet: Where the feet stand at the start (``right``, ``left``: foot frames, world).
         mode: "ankle" or "step".
         params: Its gains, times and distances.
     """
 
-    def __init__(self, controller, mode: str, params: RecoveryParams | None = None) -> None:
+    def __init__(
+        self, robot: Robot, feet: dict[str, pin.SE3], mode: str, params: RecoveryParams | None = None
+    ) -> None:
         if mode not in RECOVERIES[1:]:
             raise InvalidParameterError(f"recovery must be one of {RECOVERIES}, got {mode!r}")
-        self.controller, self.mode = controller, mode
+        self.mode = mode
         self.params = params = params or RecoveryParams()
-        robot = controller.robot
+        if robot.spec.sole is None:
+            raise RobotSpecError(f"{robot.spec.name}: the push recovery needs the feet's [sole]")
         self.robot, self.sole = robot, robot.spec.sole
         leg = robot.leg_length()
-        feet = {side: controller.foot_placement(side) for side in SIDES}
+        feet = {side: as_placement(f"the {side} foot", lookup("foot", side, feet)).copy() for side in SIDES}
         width = float(
             np.linalg.norm(
                 sole_center(self.sole, feet["left"])[:2] - sole_center(self.sole, feet["right"])[:2]
@@ -190,72 +206,73 @@ class PushRecovery:
             @ (sole_center(self.sole, feet[side]) - sole_center(self.sole, feet[other]))[:2]
             for side, other in (("right", "left"), ("left", "right"))
         }
-        self._nominal_values = _nominal_floats(TrajectorySample(controller.com_initial))
-        self._rest = self._nominal_values[:2]  # where the CoM comes to rest (x-y) [m]
-        self._swing: _Swing | None = None
+        self._nominal_values: tuple[float, float, float, float, float] | None = None
+        self._rest = (0.0, 0.0)  # where the CoM comes to rest (x-y) [m]
+        self._catch: _Catch | None = None
 
         self.steps: list[Step] = []
         self.last: _Measured | None = None
-
-    # ------------------------------------------------------------------ inputs
-    def set_nominal(self, sample: TrajectorySample) -> None:
-        """The CoM reference the caller set (pos [m], vel [m/s], acc [m/s^2]; kept as a copy); the
-        recovery rests the CoM over it, moved with the feet."""
-        self._nominal_values = _nominal_floats(as_sample("CoM reference", sample, 3))
 
     @property
     def stepping_side(self) -> str | None:
         """The side of the foot of a step this recovery chose (unloading, swinging: it answers a
         lost balance), else None; a foot only put back down after a push lifted it is no such step."""
-        swing = self._swing
-        return swing.side if swing is not None and swing.chosen else None
+        catch = self._catch
+        return catch.side if catch is not None and catch.chosen else None
 
     # ------------------------------------------------------------------ one step
-    def update(self, state: MeasuredState) -> None:
-        """Before the controller solves at the measured state: steps and swings, then the CoM
-        reference."""
+    def decide(self, state: MeasuredState, feet: FootSchedule, com: TrajectorySample) -> Decision:
+        """The steps and the CoM reference at the measured state: DCM feedback toward ``com`` (the
+        nominal CoM, moved with the feet), a step when the capture point leaves the feet."""
+        self._nominal_values = _nominal_floats(com)
         t = state.t
-        measured = self.last = self._measure(state)
-        if self._swing is not None:
-            self._continue_swing(t, measured)
-        elif self.controller.released:
-            self._take_over(t, measured, next(iter(self.controller.released)), unload=0.0)
+        catch = self._catch
+        if catch is not None and feet.request(catch.side) is not catch.request:  # it landed
+            landing = next((ld for ld in reversed(feet.landings) if ld.request is catch.request), None)
+            if landing is not None:  # (else put down by hand: no step of its own)
+                where = landing.placement.translation.copy()
+                self.steps.append(Step(catch.side, catch.request.t_lift, landing.t, where, catch.chosen))
+            self._catch = None
+        measured = self.last = self._measure(state, feet)
+        request = None
+        if self._catch is not None:
+            request = self._continue(t, measured)
+        elif feet.released:
+            request = self._take_over(t, measured, min(feet.released), unload=0.0)
         elif measured.rolled and measured.standing:
-            self._take_over(t, measured, measured.rolled[0], unload=self.params.unload_time)
-
+            request = self._take_over(t, measured, measured.rolled[0], unload=self.params.unload_time)
         elif self.mode == "step" and len(measured.standing) == 2 and measured.margin < self.params.trigger:
-            self._start_step(t, measured, SIDES, unload=self.params.unload_time)
-        self._set_com_reference(measured)
+            request = self._start_step(t, measured, SIDES, unload=self.params.unload_time)
+        return Decision(self._com_reference(measured), () if request is None else (request,))
 
-    def _measure(self, state: MeasuredState) -> _Measured:
-        feet = {side: state.feet[side].placement for side in SIDES}
+    def _measure(self, state: MeasuredState, feet: FootSchedule) -> _Measured:
+        placements = {side: state.feet[side].placement for side in SIDES}
         touching = {side: state.feet[side].touching for side in SIDES}
         standing, rolled = [], []  # of the feet held in contact: flat and touching, or tilted
-        for side in self.controller.held_feet():
-            if feet[side].rotation[2, 2] < self._flat_enough:
+        for side in feet.held():
+            if placements[side].rotation[2, 2] < self._flat_enough:
                 rolled.append(side)
             elif touching[side]:
                 standing.append(side)
-        support = self._feet.at(self._placed(feet), standing).polygon
+        support = self._feet.at(self._placed(placements), standing).polygon
         margin = support.margin(state.capture_point) if support is not None else -math.inf
         com, velocity = state.com.tolist(), state.com_velocity.tolist()
         return _Measured(
-            com, velocity, state.omega, state.capture_point, margin, feet, touching, standing, rolled
+            com, velocity, state.omega, state.capture_point, margin, placements, touching, standing, rolled
         )
 
     def _placed(self, feet: dict[str, pin.SE3]) -> dict[str, pin.SE3]:
         """The feet where they stand, a swinging one where it lands."""
-        return feet if self._swing is None else {**feet, self._swing.side: self._swing.landing}
+        return feet if self._catch is None else {**feet, self._catch.side: self._catch.landing}
 
     # ------------------------------------------------------------------ steps
-    def _take_over(self, t: float, measured: _Measured, side: str, unload: float) -> None:
+    def _take_over(self, t: float, measured: _Measured, side: str, unload: float) -> StepRequest:
         """A foot the push lifted or rolled on an edge: it steps where the capture point needs it
         (step mode, when the other foot alone will not hold it), or goes down flat beside the other
         foot as they stood at the start (step mode: after a step, the trailing foot closes the
         stance), or where it is (ankle mode)."""
         if self.mode == "step" and len(measured.standing) == 1 and measured.margin < self.params.trigger:
-            self._start_step(t, measured, (side,), unload=unload)
-            return
+            return self._start_step(t, measured, (side,), unload=unload)
 
         placement = measured.feet[side]
         if self.mode == "step":
@@ -265,66 +282,81 @@ class PushRecovery:
                 sole_center(self.sole, stance)[:2]
                 + flat_rotation(heading(stance.rotation))[:2, :2] @ self._stance[side]
             )
-            self._begin(t, side, placement, self._landing(stance, centre), unload, chosen=False)
-            return
+            return self._begin(t, side, placement, self._landing(stance, centre), unload, chosen=False)
         down = self._landing(placement, sole_center(self.sole, placement)[:2])  # flat, where it is
-        self._begin(t, side, placement, down, unload, chosen=False)
+        return self._begin(t, side, placement, down, unload, chosen=False)
 
-    def _start_step(self, t: float, measured: _Measured, sides: tuple[str, ...], unload: float) -> None:
+    def _start_step(
+        self, t: float, measured: _Measured, sides: tuple[str, ...], unload: float
+    ) -> StepRequest:
         duration = unload + self.params.swing_time
         choice = choose_step(
             measured.xi, measured.omega, duration, self._soles(measured.feet), self.limits, sides
         )
         start = measured.feet[choice.side]
-        self._begin(t, choice.side, start, self._landing(start, choice.landing), unload, chosen=True)
+        return self._begin(t, choice.side, start, self._landing(start, choice.landing), unload, chosen=True)
 
-    def _begin(self, t: float, side: str, start: pin.SE3, end: pin.SE3, unload: float, chosen: bool) -> None:
-        lift = t + unload
+    def _begin(
+        self, t: float, side: str, start: pin.SE3, end: pin.SE3, unload: float, chosen: bool
+    ) -> StepRequest:
         trajectory = TrajectorySE3SwingFoot(
-            f"recovery-{side}", start, end, lift, self.params.swing_time, self.swing_height
+            f"recovery-{side}", start, end, t + unload, self.params.swing_time, self.swing_height
         )
-        self.controller.remove_contact(side, unload, start)
-        self._swing = _Swing(side, trajectory, end, lift + self.params.swing_time, lift, chosen)
+        request = self._request(side, trajectory, unload, chosen)
+        self._catch = _Catch(request, chosen)
+        return request
 
-    def _continue_swing(self, t: float, measured: _Measured) -> None:
-        swing, params, controller = self._swing, self.params, self.controller
-        assert swing is not None
-        replanning = t < swing.lift + params.replan * params.swing_time and len(measured.standing) == 1
-        if replanning and not swing.chosen and self.mode == "step":
-            swing.chosen = self._will_not_hold(swing, measured, swing.t_land - t)
-        if replanning and swing.chosen:
-            remaining = swing.t_land - t
-            choice = choose_step(
-                measured.xi, measured.omega, remaining, self._soles(measured.feet), self.limits, (swing.side,)
-            )
-            old = swing.trajectory
-            swing.landing = self._landing(old.start, choice.landing)
-            swing.trajectory = TrajectorySE3SwingFoot(
-                old.name, old.start, swing.landing, old.t0, old.duration, old.height
-            )
-        foot = measured.feet[swing.side]
-        if t < swing.t_land:
-            controller.set_foot_reference(swing.side, swing.trajectory.sample(t))
-        elif not measured.touching[swing.side]:  # late: on down until it touches
-            end = swing.landing
-            below = end.translation - np.array([0.0, 0.0, params.descent_speed * (t - swing.t_land)])
-            position = np.concatenate([below, end.rotation.ravel(order="F")])
-            velocity = np.array([0.0, 0.0, -params.descent_speed, 0.0, 0.0, 0.0])
-            controller.set_foot_reference(swing.side, TrajectorySample(position, velocity, tangent_size=6))
-        else:
-            controller.add_contact(swing.side, params.load_time, foot)
-            self.steps.append(Step(swing.side, swing.lift, t, foot.translation.copy(), swing.chosen))
-            self._swing = None
+    def _request(
+        self, side: str, trajectory: TrajectorySE3SwingFoot, unload: float, chosen: bool
+    ) -> StepRequest:
+        params = self.params
+        return StepRequest(
+            side,
+            trajectory,
+            unload=unload,
+            load=params.load_time,
+            land_on_touch=True,
+            descent_speed=params.descent_speed,
+            planned=not chosen,  # a chosen step answers a lost balance: the verdict goes on judging
+        )
 
-    def _will_not_hold(self, swing: _Swing, measured: _Measured, remaining: float) -> bool:
+    def _continue(self, t: float, measured: _Measured) -> StepRequest | None:
+        """A step under way: while the stance foot holds the robot alone, in the first ``replan``
+        of the swing, a foot put back steps instead when it would miss the capture point, and a
+        chosen step's landing follows the capture point (a new request for the same swing)."""
+        catch, params = self._catch, self.params
+        assert catch is not None
+        request = catch.request
+        replanning = t < request.t_lift + params.replan * params.swing_time and len(measured.standing) == 1
+        if not replanning:
+            return None
+        if not catch.chosen and self.mode == "step":
+            catch.chosen = self._will_not_hold(catch, measured, request.t_land - t)
+        if not catch.chosen:
+            return None
+        choice = choose_step(
+            measured.xi,
+            measured.omega,
+            request.t_land - t,
+            self._soles(measured.feet),
+            self.limits,
+            (catch.side,),
+        )
+        old = request.trajectory
+        landing = self._landing(old.start, choice.landing)
+        trajectory = TrajectorySE3SwingFoot(old.name, old.start, landing, old.t0, old.duration, old.height)
+        catch.request = self._request(catch.side, trajectory, request.unload, chosen=True)
+        return catch.request
+
+    def _will_not_hold(self, catch: _Catch, measured: _Measured, remaining: float) -> bool:
         """Whether a foot put back will miss the capture point: the capture point at its touch-down
         (the stance foot's CoP at its point nearest to it) outside the support the two feet will
         make (by more than ``trigger``). It then steps where the capture point needs it."""
-        if swing.after is None:  # the stance foot holds still in a swing: made once
+        if catch.after is None:  # the stance foot holds still in a swing: made once
             stance = sole_polygon(self.sole, measured.feet[measured.standing[0]])
-            landing = sole_polygon(self.sole, swing.landing)
-            swing.after = convex_hull(stance), SupportPolygon(np.vstack([stance, landing]))
-        stance_hull, after = swing.after
+            landing = sole_polygon(self.sole, catch.landing)
+            catch.after = convex_hull(stance), SupportPolygon(np.vstack([stance, landing]))
+        stance_hull, after = catch.after
         predicted = predicted_capture_point(measured.xi, measured.omega, remaining, stance_hull)
         return after.margin(predicted) < self.params.trigger
 
@@ -345,10 +377,11 @@ class PushRecovery:
         return pin.SE3(rotation, np.array([centre[0], centre[1], 0.0]) - offset)
 
     # ------------------------------------------------------------------ the CoM
-    def _set_com_reference(self, measured: _Measured) -> None:
+    def _com_reference(self, measured: _Measured) -> TrajectorySample:
         """DCM feedback toward the nominal CoM, moved with the feet (x-y; rest over where a swinging
         foot lands); the nominal height."""
         dx, dy = self._feet.at(self._placed(measured.feet), measured.standing).moved
+        assert self._nominal_values is not None
         x, y, z, z_dot, z_ddot = self._nominal_values
         rest = self._rest = (x + dx, y + dy)
         command = dcm_feedback(measured.com, measured.xi, measured.omega, rest, self.params.gain)
@@ -356,13 +389,13 @@ class PushRecovery:
         # x-y measured (position, velocity) and from the feedback (acceleration), z the nominal's
         (cx, cy, _), (vx, vy, _) = measured.com, measured.com_velocity
         ax, ay = command.com_acceleration.tolist()
-        position, velocity = np.array((cx, cy, z)), np.array((vx, vy, z_dot))
-        acceleration = np.array((ax, ay, z_ddot))
-        self.controller.com_task.set_reference(TrajectorySample._owning(position, velocity, acceleration))
+        return TrajectorySample(np.array((cx, cy, z)), np.array((vx, vy, z_dot)), np.array((ax, ay, z_ddot)))
 
     def resting_com(self) -> np.ndarray:
         """The CoM the robot comes to rest over now: the nominal one moved with the feet (where a
-        swinging foot lands) [m]."""
+        swinging foot lands) [m] (before the first decision: NaN)."""
+        if self._nominal_values is None:
+            return np.full(3, np.nan)
         return np.array([self._rest[0], self._rest[1], self._nominal_values[2]])
 
     def standing_feet(self, start: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -371,8 +404,8 @@ class PushRecovery:
         feet = dict(start)
         for step in self.steps:
             feet[step.foot] = step.landing.copy()
-        if self._swing is not None:
-            del feet[self._swing.side]
+        if self._catch is not None:
+            del feet[self._catch.side]
         return feet
 
     def summary(self) -> dict[str, object]:
