@@ -23,8 +23,8 @@ once per control step in :meth:`FootSchedule.advance`, after contact feedback
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import cast
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pinocchio as pin
