@@ -4,23 +4,27 @@
 
 Prints one JSON object. For the balance (in torque and position mode) and the 8-step walk (torque
 mode) at a 2 ms control period, MuJoCo at 1 kHz, the physics checks of the controller's solutions
-every step, every 10th and never: the real-time factor of the whole loop (median over the rounds),
-the controller's median step time, the CoM drift and the verdict. With the checks every step, the
-loop's own cost part by part, each as the median over the steps [us] and as a fraction of the
-controller's median step:
+at the plant's default rate (every 10th step on MuJoCo), every step and never: the real-time
+factor of the whole loop (median over the rounds), the controller's median step time, the CoM
+drift and the verdict. At the default rate, the loop's own cost part by part, each as the mean
+over the steps [us] (a part that runs one step in ten counts a tenth of its cost) and as a
+fraction of the controller's mean step:
 
 - ``plant_state``: the plant's state read (q, v, the contacts measured);
+- ``measure``: the measured state built from it (its one kinematics pass);
 - ``mujoco_step``: MuJoCo stepping the physics (the simulator, not the loop: not in the sum);
 - ``verdict``: the balance judge reading the measured state;
-- ``contact_feedback``: the controller taking in the measured contacts;
+- ``decide``: the controller taking in the measured state (contact feedback, its strategies, the
+  feet's steps);
 - ``check``: the physics check of the solution;
 - ``logging``: the log's record of the step;
 - ``scenario``: the scenario's hooks (its references before the step, its measurements after);
 - ``rest``: the rest of the loop (the position targets, the command; the step minus the parts).
 
-``loop_own_fraction`` sums all but ``mujoco_step`` and ``scenario`` (what a scenario measures is
-its own; the loop's: at most 0.25 of the controller's step). The largest
-pushes recovered: ``benchmarks/push_recovery.py``. Needs ``[sim]``.
+``loop_own_fraction`` sums all but ``mujoco_step``: the loop's own cost, at most 0.25 of the
+controller's step (issue 40). ``real_time_limit`` is the real-time factor of the controller's
+step and MuJoCo's alone. The largest pushes recovered: ``benchmarks/push_recovery.py``. Needs
+``[sim]``.
 """
 
 from __future__ import annotations
@@ -41,17 +45,20 @@ import numpy as np  # noqa: E402
 from machine import describe, emit  # noqa: E402
 
 from tsid_py.loop import control_loop  # noqa: E402
+from tsid_py.loop.measured import Measurer  # noqa: E402
 from tsid_py.loop.verdict import BalanceJudge  # noqa: E402
 from tsid_py.physics import SolutionChecker  # noqa: E402
 from tsid_py.scenarios import balance, walk  # noqa: E402
 from tsid_py.scenarios.runner import LoopSetup  # noqa: E402
 
+DT = 0.002  # [s] the scenarios' control period
 KEYS = ("real_time_factor", "step_time_median_us", "com_drift_max_m", "foot_drift_max_m", "verdict")
 PARTS = (
     "plant_state",
+    "measure",
     "mujoco_step",
     "verdict",
-    "contact_feedback",
+    "decide",
     "check",
     "logging",
     "scenario",
@@ -87,16 +94,18 @@ class _Clock:
         self.times["rest"][-1] = total - parts - self._step["controller"]
         self._step.clear()
 
-    def breakdown(self) -> dict[str, object]:
-        controller = float(np.median(self.times["controller"]))
-        medians = {part: float(np.median(self.times[part])) for part in PARTS}
-        own = sum(value for part, value in medians.items() if part not in ("mujoco_step", "scenario"))
+    def breakdown(self, dt: float) -> dict[str, object]:
+        controller = float(np.mean(self.times["controller"]))
+        means = {part: float(np.mean(self.times[part])) for part in PARTS}
+        own = sum(value for part, value in means.items() if part != "mujoco_step")
         return {
             "controller_step_us": 1e6 * controller,
-            **{f"{part}_us": 1e6 * value for part, value in medians.items()},
-            **{f"{part}_fraction": value / controller for part, value in medians.items()},
+            **{f"{part}_us": 1e6 * value for part, value in means.items()},
+            **{f"{part}_fraction": value / controller for part, value in means.items()},
             "loop_own_us": 1e6 * own,
             "loop_own_fraction": own / controller,
+            "real_time_factor": dt / float(np.mean(self.times["step"])),
+            "real_time_limit": dt / (controller + means["mujoco_step"]),
         }
 
 
@@ -106,11 +115,12 @@ def clocked(clock: _Clock):
     judge's and the check's functions, taken off after)."""
     run_class, loop_run = control_loop._Run, control_loop.ControlLoop.run
     step, observe, check = run_class.step, BalanceJudge.observe, SolutionChecker.check
+    measure = Measurer.measure
 
     def run(loop, steps, hooks=None, *args, **kwargs):
         controller, plant, log = loop.controller, loop.plant, loop.log
         controller.compute = clock.timed("controller", controller.compute)
-        controller.observe = clock.timed("contact_feedback", controller.observe)
+        controller.observe = clock.timed("decide", controller.observe)
         plant.state = clock.timed("plant_state", plant.state)
         plant.advance = clock.timed("mujoco_step", plant.advance)
         log.record_step = clock.timed("logging", log.record_step)
@@ -129,14 +139,15 @@ def clocked(clock: _Clock):
     run_class.step = timed_step
     BalanceJudge.observe = clock.timed("verdict", observe)
     SolutionChecker.check = clock.timed("check", check)
+    Measurer.measure = clock.timed("measure", measure)
     try:
         yield clock
     finally:
         control_loop.ControlLoop.run, run_class.step = loop_run, step
-        BalanceJudge.observe, SolutionChecker.check = observe, check
+        BalanceJudge.observe, SolutionChecker.check, Measurer.measure = observe, check, measure
 
 
-def run_scenario(name: str, duration: float, mode: str, check_every: int) -> dict[str, Any]:
+def run_scenario(name: str, duration: float, mode: str, check_every: int | None) -> dict[str, Any]:
     if name == "balance":
         return balance.run(duration=duration, plant="mujoco", mode=mode, check_every=check_every).summary
     return walk.run(setup=LoopSetup("mujoco", mode=mode, check_every=check_every)).summary
@@ -151,15 +162,20 @@ def main() -> None:
     out: dict[str, object] = {"machine": describe(), "load_average_before": os.getloadavg()}
     cases = [("balance", "torque"), ("balance", "position"), ("walk", "torque")]
     for name, mode in cases:
-        for check_every in (1, 10, 0):  # the loop's physics checks: every step, every 10th, none
+        for check_every in (None, 1, 0):  # the physics checks: the plant's default (10), every step, none
             runs = [run_scenario(name, args.duration, mode, check_every) for _ in range(args.rounds)]
             result = {key: runs[-1].get(key) for key in KEYS}  # (the walk has no CoM drift)
             for key in ("real_time_factor", "step_time_median_us"):
                 result[key] = float(np.median([run[key] for run in runs]))
-            out[f"{name}_{mode}_check_every_{check_every}"] = result
-        with clocked(_Clock()) as clock:
-            run_scenario(name, args.duration, mode, 1)
-        out[f"{name}_{mode}_breakdown"] = clock.breakdown()
+            out[f"{name}_{mode}_check_every_{'default' if check_every is None else check_every}"] = result
+        breakdowns = []
+        for _ in range(args.rounds):
+            with clocked(_Clock()) as clock:
+                run_scenario(name, args.duration, mode, None)
+            breakdowns.append(clock.breakdown(DT))
+        out[f"{name}_{mode}_breakdown"] = {
+            key: float(np.median([b[key] for b in breakdowns])) for key in breakdowns[0]
+        }
     out["load_average_after"] = os.getloadavg()
     emit(out, args.out)
 

@@ -62,6 +62,7 @@ def _hull(points: np.ndarray) -> np.ndarray:
 
 _DIRECTIONS = np.array([[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]], dtype=float)
 _PREVIOUS = np.array([7, 0, 1, 2, 3, 4, 5, 6])
+_LEFT = np.array([-1.0, 1.0])  # (e_y, e_x) * this: an edge's left normal (-e_y, e_x)
 
 
 def _edges(corners: np.ndarray) -> np.ndarray:
@@ -158,9 +159,10 @@ class HullTracker:
         if kept is not None and kept.size >= 3 and kept.max() < points.shape[0]:
             corners = points[kept]
             edges = _edges(corners)
-            turns = edges[:, 0] * (points[:, None, 1] - corners[:, 1]) - edges[:, 1] * (
-                points[:, None, 0] - corners[:, 0]
-            )
+            # z of edge x (point - corner) for every point and edge, as one product: the points
+            # against each edge's left normal (-e_y, e_x), less the corners' own
+            normals = edges[:, ::-1] * _LEFT
+            turns = points @ normals.T - (normals * corners).sum(axis=1)
             if turns.min() >= -COLLINEAR_TOLERANCE and (edges * edges).sum(axis=1).min() > 0.0:
                 return kept, corners, edges  # (two kept corners now one point: an edge of no length)
         self._indices = _hull(points)

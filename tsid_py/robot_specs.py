@@ -13,6 +13,7 @@ import importlib.resources
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
@@ -68,14 +69,22 @@ class SoleGeometry:
     lz: float = 0.0
 
     def corners(self) -> np.ndarray:
-        """The 3x4 matrix of corner positions in the foot frame, ordered (-x-y, -x+y, +x-y, +x+y)."""
-        return np.array(
+        """The 3x4 matrix of corner positions in the foot frame, ordered (-x-y, -x+y, +x-y, +x+y)
+        (a new array)."""
+        return self.local_corners.copy()
+
+    @cached_property
+    def local_corners(self) -> np.ndarray:
+        """:meth:`corners`, made once and read-only (for the sole-to-world map at every step)."""
+        corners = np.array(
             [
                 [-self.lxn, -self.lxn, self.lxp, self.lxp],
                 [-self.lyn, self.lyp, -self.lyn, self.lyp],
                 [-self.lz, -self.lz, -self.lz, -self.lz],
             ]
         )
+        corners.flags.writeable = False
+        return corners
 
 
 # The keys a spec file may have, by table ("" the top level); [feet] names its feet freely, and

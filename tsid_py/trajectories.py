@@ -166,7 +166,12 @@ def vector_to_se3(vector: object, name: str = "SE3 vector") -> pin.SE3:
         NonFiniteError: It holds NaN or infinity.
     """
     vector = as_vector(name, vector, 12)
-    rotation = vector[3:].reshape(3, 3, order="F")
+    return pin.SE3(_checked_rotation(name, vector[3:].reshape(3, 3, order="F")), vector[:3])
+
+
+def _checked_rotation(name: str, rotation: np.ndarray) -> np.ndarray:
+    """``rotation`` if it is a rotation matrix (orthonormal, determinant +1, to 1e-5), else a
+    DimensionError (NaN entries too: they fail the comparisons)."""
     gram = rotation.T.dot(rotation)
     gram.ravel()[::4] -= 1.0  # R^T R - I
     (a, b, c), (d, e, f), (g, h, i) = rotation.tolist()
@@ -177,7 +182,7 @@ def vector_to_se3(vector: object, name: str = "SE3 vector") -> pin.SE3:
             f"the rotation of {name} must be a rotation matrix (orthonormal, determinant +1), "
             f"got {rotation.tolist()}"
         )
-    return pin.SE3(rotation, vector[:3])
+    return rotation
 
 
 def as_se3(name: str, placement: object) -> pin.SE3:
@@ -190,7 +195,10 @@ def as_se3(name: str, placement: object) -> pin.SE3:
     """
     if not isinstance(placement, pin.SE3):
         raise InvalidParameterError(f"{name} must be a pinocchio.SE3, got {type(placement).__name__}")
-    return vector_to_se3(se3_to_vector(placement), name)
+    translation, rotation = placement.translation, placement.rotation  # (copies, from the bindings)
+    if not (np.isfinite(translation).all() and np.isfinite(rotation).all()):
+        as_vector(name, se3_to_vector(placement), 12)  # raises NonFiniteError naming the entry
+    return pin.SE3(_checked_rotation(name, rotation), translation)
 
 
 def min_jerk_shape(s: float) -> tuple[float, float, float]:

@@ -36,7 +36,7 @@ def sole_corners(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:
     """The sole's four corners in the world (4 x 3) [m], in :meth:`SoleGeometry.corners`' order:
     the one map from a sole to the world (the measured state, the polygons, the footsteps)."""
     sole, placement = as_sole(sole), as_placement("foot placement", placement)
-    return (placement.rotation @ sole.corners() + placement.translation[:, None]).T
+    return (placement.rotation @ sole.local_corners + placement.translation[:, None]).T
 
 
 def sole_polygon(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:

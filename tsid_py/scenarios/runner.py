@@ -8,6 +8,7 @@ held.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,13 +111,13 @@ class BalanceHooks(StepHooks):
         log.com.append(com)
         log.com_ref.append(target)
         log.record_forces(out.forces, self.force_sizes)
-        self.step_error = error = float(np.linalg.norm(com - target))
+        self.step_error = error = math.dist(com, target)
         self.com_error_max = max(self.com_error_max, error)
         self.com_error_squares += error * error
         self.steps += 1
         feet = self.feet_start if recovery is None else recovery.standing_feet(self.feet_start)
         self.step_drift = max(
-            (float(np.linalg.norm(state.feet[key].placement.translation - at)) for key, at in feet.items()),
+            (math.dist(state.feet[key].placement.translation, at) for key, at in feet.items()),
             default=0.0,
         )
         self.foot_drift_max = max(self.foot_drift_max, self.step_drift)
