@@ -5,6 +5,8 @@ Points are in the world frame [m]; the ground is a plane of normal ``GROUND_NORM
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from tsid_py.errors import InvalidParameterError
@@ -152,19 +154,18 @@ class HullTracker:
         """:func:`convex_hull_indices` of checked points (n x 2, finite)."""
         return self._corners(points)[0]
 
-    def _corners(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The hull's indices, its corners and, when the kept hull still holds, its edges (else
-        None: the hull was computed again) of checked points (n x 2, finite)."""
+    def _corners(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, _Lines | None]:
+        """The hull's indices, its corners and, when the kept hull still holds, its edges' lines
+        (else None: the hull was computed again) of checked points (n x 2, finite)."""
         kept = self._indices
         if kept is not None and kept.size >= 3 and kept.max() < points.shape[0]:
             corners = points[kept]
-            edges = _edges(corners)
+            lines = _lines(corners)
             # z of edge x (point - corner) for every point and edge, as one product: the points
             # against each edge's left normal (-e_y, e_x), less the corners' own
-            normals = edges[:, ::-1] * _LEFT
-            turns = points @ normals.T - (normals * corners).sum(axis=1)
-            if turns.min() >= -COLLINEAR_TOLERANCE and (edges * edges).sum(axis=1).min() > 0.0:
-                return kept, corners, edges  # (two kept corners now one point: an edge of no length)
+            turns = points @ lines.normals.T - lines.offsets
+            if turns.min() >= -COLLINEAR_TOLERANCE and lines.squares.min() > 0.0:
+                return kept, corners, lines  # (two kept corners now one point: an edge of no length)
         self._indices = _hull(points)
         self._indices.flags.writeable = False  # handed out: the tracker keeps it
         return self._indices, points[self._indices], None
@@ -174,19 +175,31 @@ class HullTracker:
         checked ground points (n x 2 or n x 3, finite; n = 0: -inf)."""
         if points.shape[0] == 0:
             return -np.inf
-        _, corners, edges = self._corners(points[:, :2])
+        _, corners, lines = self._corners(points[:, :2])
         if corners.shape[0] >= 3:
-            edges = _edges(corners) if edges is None else edges
-            lengths = np.sqrt((edges * edges).sum(axis=1))
-            distances = (
-                edges[:, 0] * (point[1] - corners[:, 1]) - edges[:, 1] * (point[0] - corners[:, 0])
-            ) / lengths
-            return float(distances.min())
+            lines = _lines(corners) if lines is None else lines
+            # each edge's signed distance: its left normal . (point - corner) / |edge|
+            return float(((lines.normals @ point[:2] - lines.offsets) / np.sqrt(lines.squares)).min())
         start, end = corners[0], corners[-1]
         along = end - start
         length2 = float(along @ along)
         s = 0.0 if length2 == 0.0 else float(np.clip((point[:2] - start) @ along / length2, 0.0, 1.0))
         return -float(np.linalg.norm(point[:2] - start - s * along))
+
+
+class _Lines(NamedTuple):
+    """A polygon's edge lines: each edge's left normal (-e_y, e_x) (k x 2, not unit), its
+    normal . corner (k) and its squared length (k)."""
+
+    normals: np.ndarray
+    offsets: np.ndarray
+    squares: np.ndarray
+
+
+def _lines(corners: np.ndarray) -> _Lines:
+    edges = _edges(corners)
+    normals = edges[:, ::-1] * _LEFT
+    return _Lines(normals, (normals * corners).sum(axis=1), (edges * edges).sum(axis=1))
 
 
 def support_margin(point: object, support: object, hulls: HullTracker | None = None) -> float:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
@@ -45,9 +45,8 @@ TOUCH_TOLERANCE = 5e-3  # [m] a foot this close to the ground touches it, where 
 MIN_PENDULUM_HEIGHT = 1e-3  # [m] the least CoM height of the pendulum (a CoM at or under the ground)
 
 
-@dataclass(frozen=True)
-class FootState:
-    """One foot as measured.
+class FootState(NamedTuple):
+    """One foot as measured (a named tuple: made for every foot at every step).
 
     Attributes:
         frame: The foot's frame (the spec's ``[feet]`` value).
@@ -75,10 +74,9 @@ class FootState:
         return float(self.corners[:, 2].min())
 
 
-@dataclass(frozen=True)
-class MeasuredState:
-    """What one control step knows of the robot (arrays read-only: the state is shared by every
-    reader of the step).
+class MeasuredState(NamedTuple):
+    """What one control step knows of the robot (a named tuple, its arrays read-only: the state is
+    shared by every reader of the step; ``state._replace(...)`` makes another).
 
     Attributes:
         t: Time [s].
@@ -146,7 +144,7 @@ class Measurer:
         self._sole = getattr(spec, "sole", None)
         self._below = np.array([0.0, 0.0, float(getattr(spec, "point_foot_radius", 0.0))])
         q0 = robot.neutral_configuration() if q0 is None else np.asarray(q0, dtype=float)
-        self._up = base_rotation(q0).T[:, 2] if self._floating else None  # the world's up, base frame
+        self._up = base_up(q0) if self._floating else (0.0, 0.0, 1.0)  # the world's up, base frame
         self._hulls = HullTracker()  # the support of one step is much like the last one's
 
     @property
@@ -200,8 +198,8 @@ class Measurer:
             bodies = tuple(sorted(set(state.ground_bodies) - self._foot_bodies))
         tilt, height = 0.0, 0.0
         if self._floating:
-            cosine = float(base_rotation(q)[2] @ self._up)
-            tilt, height = math.acos(min(1.0, max(-1.0, cosine))), float(q[2])
+            (a, b, c), (d, e, f) = base_up(q), self._up
+            tilt, height = math.acos(min(1.0, max(-1.0, a * d + b * e + c * f))), float(q[2])
         return MeasuredState(
             float(state.t),
             _frozen(q),
@@ -230,7 +228,10 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def base_rotation(q: np.ndarray) -> np.ndarray:
-    """The free-flyer base's rotation matrix (q's quaternion x, y, z, w, normalized)."""
-    x, y, z, w = (float(c) for c in q[3:7])
-    return pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
+def base_up(q: np.ndarray) -> tuple[float, float, float]:
+    """The world's up in the free-flyer base's frame: the last row of its rotation matrix R (q's
+    quaternion x, y, z, w, normalized), R^T e_z = (2 (xz - wy), 2 (yz + wx), 1 - 2 (x^2 + y^2)) / n
+    for a quaternion of squared norm n (floats: a tilt is their dot product with the reference's)."""
+    x, y, z, w = q[3:7].tolist()
+    n = x * x + y * y + z * z + w * w
+    return 2.0 * (x * z - w * y) / n, 2.0 * (y * z + w * x) / n, 1.0 - 2.0 * (x * x + y * y) / n
