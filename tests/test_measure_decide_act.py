@@ -260,7 +260,7 @@ def test_a_mujoco_step_places_the_joints_at_most_three_times(monkeypatch, recove
     )
     assert len(passes) > 300 and set(passes) == {2, 4}
     checked = [k for k, count in enumerate(passes) if count == 4]
-    assert np.all(np.diff(checked) == 10)  # the checks, every 10th step
+    assert set(np.diff(checked).tolist()) == {10}  # exact: step indices, every 10th checked
     assert sum(passes) / len(passes) == pytest.approx(2.2, abs=0.01) and sum(passes) / len(passes) <= 3
     if recovery == "step":
         assert summaries[0]["steps_taken"]  # it stepped within the counted steps
