@@ -110,6 +110,7 @@ SPEC_KEYS: dict[str, tuple[str, ...]] = {
         "motors",
         "self_collision",
         "walk",
+        "sensors",
     ),
     "sole": ("lxp", "lxn", "lyp", "lyn", "lz"),
     "walk": ("step_length", "swing_height"),
@@ -166,6 +167,7 @@ class RobotSpec:
     effort_scaling: float = 1.0  # the actuators' torque limits = this x the URDF's effort limits
     motors: dict[str, object] = field(default_factory=dict)  # tau_max [N m], v_max [rad/s]: na or scalar
     self_collision: dict[str, object] = field(default_factory=dict)  # pairs: [[link or geometry, ...]]
+    sensors: dict[str, object] = field(default_factory=dict)  # tsid_py.loop.sensing.SensorParams' keys
     walk: dict[str, float] = field(default_factory=dict)  # the walk scenario's step_length, swing_height [m]
     directory: Path | None = None  # where the spec file was, when given by path (else robots/)
 
@@ -216,6 +218,7 @@ class RobotSpec:
                 point_foot_radius=float(raw.get("point_foot_radius", 0.0)),
                 biped=dict(raw.get("biped", {})),
                 quadruped=dict(raw.get("quadruped", {})),
+                sensors=dict(raw.get("sensors", {})),
                 servo=dict(raw.get("servo", {})),
                 motors={
                     k: _read_only(v) if isinstance(v, list) else v for k, v in raw.get("motors", {}).items()

@@ -1,17 +1,24 @@
 """ControlLoop: the one closed loop of every scenario, demo and the CLI.
 
-    for each control period dt:  measured = measurer.measure(plant.state())   (measure: one kinematics pass)
+    for each control period dt:  truth = measurer.measure(plant.state())       (one kinematics pass)
+                                 measured = truth, or with sensing="robot" the measured state of
+                                     estimator.update(sensors.read(plant's state))
                                  pushes due at t go to the plant
-                                 judge.observe(measured)           (the verdict, from the measurement)
-                                 hooks.before_step(measured)       (the scenario's references)
+                                 judge.observe(truth)              (the verdict, from the plant)
+                                 hooks.before_step(truth)          (the scenario's references)
                                  controller.observe(measured)      (decide: feedback, strategies, feet)
-                                 out = controller.compute(t, q, v) (act: the QP, the command)
+                                 out = controller.compute(t, q, v) (act: the QP, the command; the
+                                                                    measured t, q, v)
                                  physics check of out, log
                                  hooks.after_step(measured, out)   (the scenario's measurements)
                                  plant.apply(command(out)); plant.advance(dt)
 
 Every part of the step reads the one :class:`~tsid_py.loop.measured.MeasuredState` (CoM, capture
-point, feet, which touch, the support polygon), built once from what the plant measured.
+point, feet, which touch, the support polygon), built once from what the plant measured. With
+``sensing="robot"`` (:mod:`tsid_py.loop.sensing`) the controller's is built from what the robot's
+sensors read, through an estimator (:mod:`tsid_py.loop.estimation`), and its commands reach the
+plant ``SensorParams.latency`` periods later; the truth goes to the judge, the scenario's hooks,
+the log and nowhere else.
 
 The command is the torque (``mode="torque"``), or in ``mode="position"`` the joint targets one
 period ahead, v_des = v + dv dt and q_des = q (+) v_des dt on the manifold from the measured state,
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -43,9 +51,11 @@ import numpy as np
 from tsid_py.errors import InvalidParameterError, SimulationDivergedError, SolverFailedError
 from tsid_py.integration import integrate
 from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
+from tsid_py.loop.estimation import ESTIMATORS, EstimateErrors, KinematicInertialEstimator
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.measured import MeasuredState, Measurer
 from tsid_py.loop.plant import Command, IntegratorPlant, Plant, Push, check_mode
+from tsid_py.loop.sensing import SENSINGS, RobotSensors, SensorParams
 from tsid_py.loop.verdict import BalanceJudge, Verdict, VerdictLimits
 from tsid_py.physics import SolutionChecker, WorstChecks
 from tsid_py.progress import progress_bar
@@ -104,6 +114,8 @@ class LoopOutcome:
     verdict: Verdict | None = None
     push_verdicts: list[Verdict] = field(default_factory=list)
     contacts_not_touching: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    sensing: str = "truth"
+    estimate: dict[str, object] = field(default_factory=dict)  # with robot sensing: its errors
 
     @property
     def fell(self) -> bool:
@@ -132,6 +144,8 @@ class LoopOutcome:
                 for frame, episodes in sorted(self.contacts_not_touching.items())
                 for since, duration in episodes
             ],
+            "sensing": self.sensing,
+            **self.estimate,
             "real_time_factor": self.simulated_time / self.wall_time if self.wall_time > 0 else None,
             "physics_checks": self.checks.count,
             **self.checks.summary(),
@@ -173,6 +187,13 @@ class ControlLoop:
         limits: The thresholds of the verdicts (:class:`~tsid_py.loop.verdict.VerdictLimits`).
         extend: Run past the requested steps until a pushed run's verdict is decided, for at most
             ``limits.settle_time`` after the last push ends.
+        sensing: "truth" (the controller gets the plant's state, as TSID's exercises do) or
+            "robot" (what a robot has: encoders, an IMU and the feet's force/torque sensors read
+            through :class:`~tsid_py.loop.estimation.KinematicInertialEstimator`, and commands a
+            latency late; :mod:`tsid_py.loop.sensing`).
+        sensors: The sensors' numbers with robot sensing (the spec's ``[sensors]`` by default).
+        estimator: The base-state estimator of robot sensing (one of
+            :data:`~tsid_py.loop.estimation.ESTIMATORS`).
     """
 
     def __init__(
@@ -186,6 +207,9 @@ class ControlLoop:
         check_every: int | None = None,
         limits: VerdictLimits | None = None,
         extend: bool = True,
+        sensing: str = "truth",
+        sensors: SensorParams | None = None,
+        estimator: str = "kinematic-inertial",
     ) -> None:
         self.controller = controller
         if check_every is not None:
@@ -206,6 +230,23 @@ class ControlLoop:
             raise InvalidParameterError(f"limits must be a VerdictLimits, got {type(limits).__name__}")
         self.limits = limits or VerdictLimits()
         self.extend = bool(extend)
+        if sensing not in SENSINGS:
+            raise InvalidParameterError(f"sensing must be one of {', '.join(SENSINGS)}, got {sensing!r}")
+        if sensing == "robot" and isinstance(self.plant, IntegratorPlant):
+            raise InvalidParameterError(
+                "robot sensing needs a plant with physics that measures the feet's forces (pinocchio, "
+                "mujoco): the integrator's robot does what was planned"
+            )
+        if sensors is not None and not isinstance(sensors, SensorParams):
+            raise InvalidParameterError(f"sensors must be a SensorParams, got {type(sensors).__name__}")
+        if estimator not in ESTIMATORS:
+            raise InvalidParameterError(
+                f"estimator must be one of {', '.join(ESTIMATORS)}, got {estimator!r}"
+            )
+        self.sensing, self.estimator = sensing, estimator
+        self.sensors = (
+            sensors if sensors is not None or sensing == "truth" else SensorParams.for_robot(controller.robot)
+        )
         self._ran = False
 
     def run(
@@ -300,6 +341,13 @@ class _Run:
         self.judge = BalanceJudge(robot, q0, loop.limits, windows) if legged else None
         self.measurer = Measurer(robot, q0)
         self.calm_from = max((end for _, end in windows), default=0.0)
+        self.sensors: RobotSensors | None = None
+        if loop.sensing == "robot":  # the controller's state from the robot's sensors, estimated
+            self.sensors = RobotSensors(robot, loop.dt, loop.sensors)
+            self.estimator = KinematicInertialEstimator(robot, q0, loop.dt, self.sensors.params)
+            self.controller_measurer = Measurer(robot, q0)
+            self.errors = EstimateErrors()
+        self.commands: deque[Command] = deque()  # computed, not yet taken by the motors (latency)
         loop.plant.reset(q0, robot.zero_velocity())
         self.t_start: float | None = None
 
@@ -320,6 +368,9 @@ class _Run:
             outcome.contacts_not_touching = {
                 frame: list(episodes) for frame, episodes in self.judge.contacts_not_touching.items()
             }
+        outcome.sensing = self.loop.sensing
+        if self.sensors is not None:
+            outcome.estimate = self.errors.summary(self.estimator.name)
         return outcome
 
     def undecided(self) -> bool:
@@ -332,20 +383,26 @@ class _Run:
     def step(self) -> bool:
         """One control step; False when the run ends here (the robot fell, or a QP failed)."""
         loop, outcome, robot, controller = self.loop, self.outcome, self.robot, self.loop.controller
-        state = self.measurer.measure(loop.plant.state())  # measure: the kinematics once
-        t, q, v = state.t, state.q, state.v
+        plant_state = loop.plant.state()
+        state = self.measurer.measure(plant_state)  # measure: the kinematics once (the truth)
+        measured = state  # what the controller gets
+        if self.sensors is not None:  # what the robot's sensors read, estimated
+            estimate = self.estimator.update(self.sensors.read(plant_state))
+            measured = self.controller_measurer.measure(estimate)
+            self.errors.add(state, measured)
+        t, q, v = measured.t, measured.q, measured.v
         if self.t_start is None:
             self.t_start = t
         outcome.simulated_time = t - self.t_start
         while self.pushes and self.pushes[0].t <= t + 1e-9:
             push = self.pushes.pop(0)
             loop.plant.push(np.array(push.force), push.duration)
-        if self.judge is not None:  # the truth: every plant here reports its true state
+        if self.judge is not None:  # the truth: the plant's state
             self.judge.observe(state, controller.held_contact_frames(), controller.stepping)
             if self.judge.fell:
                 return False
         self.hooks.before_step(state)  # the scenario's references (its inputs to the controller)
-        controller.observe(state)  # decide: contact feedback, the strategies, the feet
+        controller.observe(measured)  # decide: contact feedback, the strategies, the feet
         start = time.perf_counter()
         try:
             out = controller.compute(t, q, v)
@@ -355,7 +412,8 @@ class _Run:
             return False
         outcome.step_times.append(time.perf_counter() - start)
         outcome.qp_failures += out.held
-        # every check_every-th step (a held command solved another state: nothing to check)
+        # every check_every-th step (a held command solved another state: nothing to check), at the
+        # state the controller solved at: the check witnesses the controller's own numbers
         if not out.held and loop.check_every and outcome.steps % loop.check_every == 0:
             active = controller.formulation.contacts
             contacts = {name: (active[name], f) for name, f in out.forces.items()}
@@ -364,7 +422,7 @@ class _Run:
         q_des, v_des = integrate(
             robot, q, v, out.dv, loop.dt
         )  # the plan for t + dt: logged, position targets
-        loop.log.record_step(t, q, v, out, state.contacts, q_des)
+        loop.log.record_step(state.t, state.q, state.v, out, plant_state.contacts, q_des)  # the truth
         if self.judge is not None:  # what the verdict saw, for plots and replays
             loop.log.capture_point.append(state.capture_point)
             loop.log.capture_margin.append(state.margin)
@@ -374,7 +432,11 @@ class _Run:
         self.hooks.after_step(state, out)
         if self.observer is not None:
             self.observer(controller, loop.log)
-        loop.plant.apply(_command(loop.mode, robot, out, q_des, v_des))
+        commands = self.commands  # a command reaches the motors `latency` periods after it was made
+        commands.append(_command(loop.mode, robot, out, q_des, v_des))
+        while len(commands) > (0 if self.sensors is None else self.sensors.params.latency) + 1:
+            commands.popleft()
+        loop.plant.apply(commands[0])
         try:
             loop.plant.advance(loop.dt)
         except SimulationDivergedError as error:

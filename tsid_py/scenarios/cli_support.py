@@ -19,8 +19,10 @@ from tsid_py.command import (
 )
 from tsid_py.errors import InvalidParameterError, SimulationDivergedError
 from tsid_py.loop.control_loop import check_pushes, failure_of
+from tsid_py.loop.estimation import ESTIMATORS
 from tsid_py.loop.plant import COMMAND_MODES, Push
 from tsid_py.loop.plants import PLANTS
+from tsid_py.loop.sensing import SENSINGS
 from tsid_py.outputs import check_output_dir, check_output_file
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.threads import limit_blas_threads
@@ -122,6 +124,22 @@ def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop a pushed run at --duration even when its verdict is still undecided",
     )
     group.add_argument(
+        "--sensing",
+        choices=SENSINGS,
+        default="truth",
+        help="what the controller gets: the plant's state (truth, the default: TSID's exercises, and "
+        "parity with the C++ TSID), or what a robot has (robot: encoders, an IMU and the feet's "
+        "force/torque sensors with the spec's [sensors] noise, through the kinematic-inertial "
+        "estimator, commands one period late); the verdict is always the plant's",
+    )
+    group.add_argument(
+        "--estimator",
+        choices=ESTIMATORS,
+        default="kinematic-inertial",
+        help="the base-state estimator of --sensing robot (kinematic-inertial: the IMU's orientation, "
+        "the stance feet's kinematics fused with the accelerometer; docs/concepts/sensing.md)",
+    )
+    group.add_argument(
         "--check-every",
         type=int,
         default=None,
@@ -149,7 +167,18 @@ def loop_setup(args: argparse.Namespace) -> LoopSetup:
     if check_every is not None and check_every < 0:
         raise InvalidParameterError(f"--check-every takes a number of steps >= 0, got {check_every}")
     extend = not getattr(args, "no_extend", False)
-    return LoopSetup(plant, mode, pushes, window, directory, check_every, extend=extend)
+    sensing, estimator = getattr(args, "sensing", "truth"), getattr(args, "estimator", "kinematic-inertial")
+    return LoopSetup(
+        plant,
+        mode,
+        pushes,
+        window,
+        directory,
+        check_every,
+        extend=extend,
+        sensing=sensing,
+        estimator=estimator,
+    )
 
 
 def log_directory(args: argparse.Namespace) -> Path | None:

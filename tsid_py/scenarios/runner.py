@@ -26,6 +26,7 @@ from tsid_py.loop.log import RunLog
 from tsid_py.loop.measured import MeasuredState
 from tsid_py.loop.plant import Push
 from tsid_py.loop.plants import make_plant
+from tsid_py.loop.sensing import SENSINGS
 from tsid_py.loop.verdict import VerdictLimits
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_count, as_scalar
@@ -52,16 +53,30 @@ class LoopSetup:
     check_every: int | None = None  # None: the plant's default (Plant.check_every)
     limits: VerdictLimits | None = None
     extend: bool = True
+    sensing: str = "truth"
+    estimator: str = "kinematic-inertial"
 
     def __post_init__(self) -> None:
         if self.check_every is not None:  # refused here, before a log or a plant is made
             as_count("check_every", self.check_every)
+        if self.sensing not in SENSINGS:
+            raise InvalidParameterError(f"sensing must be one of {', '.join(SENSINGS)}, got {self.sensing!r}")
 
     def loop(self, controller, dt: float, log: RunLog) -> ControlLoop:
         """The closed loop of ``controller`` on a new plant of this kind."""
         plant = make_plant(self.plant, controller.robot)
         return ControlLoop(
-            controller, dt, plant, log, self.mode, self.pushes, self.check_every, self.limits, self.extend
+            controller,
+            dt,
+            plant,
+            log,
+            self.mode,
+            self.pushes,
+            self.check_every,
+            self.limits,
+            self.extend,
+            sensing=self.sensing,
+            estimator=self.estimator,
         )
 
     def new_log(self, kind: type[L] = RunLog, **series: Any) -> L:  # type: ignore[assignment]
@@ -69,7 +84,12 @@ class LoopSetup:
         return kind(**series, window=self.log_window, stream_dir=self.log_dir)
 
     def summary(self) -> dict[str, object]:
-        return {"plant": self.plant, "mode": self.mode, "pushes": [p.text() for p in self.pushes]}
+        return {
+            "plant": self.plant,
+            "mode": self.mode,
+            "pushes": [p.text() for p in self.pushes],
+            "sensing": self.sensing,
+        }
 
 
 @dataclass

@@ -25,7 +25,7 @@ from tsid_py.scenarios.parameters import Parameter, ScenarioParams, parameters
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 
 COMMON = ("robot", "duration", "dt", "backend")  # the options every scenario lists first
-LOOP = ("plant", "mode", "check_every")  # run() keywords of the LoopSetup a sweep may vary
+LOOP = ("plant", "mode", "check_every", "sensing")  # run() keywords of the LoopSetup a sweep may vary
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ class Scenario:
         mode: str | None = None,
         check_every: int | None = None,
         push: Push | None = None,
+        sensing: str | None = None,
         **keywords: object,
     ) -> RunResult:
         """Run the scenario with its parameters as arguments and return the summary and the
@@ -92,11 +93,13 @@ class Scenario:
             progress: Show a progress bar on stderr.
             observer: Called with (controller, log) after every logged step (e.g. a live viewer).
             setup: The whole loop set-up (:class:`LoopSetup`), instead of ``plant``, ``mode``,
-                ``check_every`` and ``push``.
+                ``check_every``, ``sensing`` and ``push``.
             plant, mode: What the controller drives (:data:`~tsid_py.loop.plants.PLANTS`) and
                 how ("torque" or "position"); by default the integrator, torque commands.
             check_every: Check the solutions against the physics every N steps (0 never).
             push: One push on the base (scenarios with ``push``).
+            sensing: What the controller gets: "truth" (the default) or "robot" (sensors, an
+                estimator, latency: :mod:`tsid_py.loop.sensing`).
 
         Raises:
             InvalidParameterError: an unknown parameter, a push to a scenario that takes none, or
@@ -113,11 +116,11 @@ class Scenario:
                 f"push must be a tsid_py.loop.Push((fx, fy, fz), t, duration), got {type(push).__name__} "
                 "(several pushes: setup=LoopSetup(plant, pushes=...))"
             )
-        loop = {"plant": plant, "mode": mode, "check_every": check_every}
+        loop = {"plant": plant, "mode": mode, "check_every": check_every, "sensing": sensing}
         given = {key: value for key, value in loop.items() if value is not None}
         if setup is not None and (given or push is not None):
             raise InvalidParameterError(
-                f"{self.name}.run takes plant, mode, check_every and push, or a setup, not both"
+                f"{self.name}.run takes plant, mode, check_every, sensing and push, or a setup, not both"
             )
         if setup is None:
             setup = LoopSetup(pushes=() if push is None else (push,), **given)  # type: ignore[arg-type]

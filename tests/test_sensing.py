@@ -1,0 +1,267 @@
+"""What a robot measures: the sensors' readings against the truth they are made from, the
+kinematic-inertial estimator on known motions, and a closed loop in which the controller never
+reads the simulator's truth."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tsid
+from tsid_py.controllers import BipedController
+from tsid_py.geometry import GRAVITY
+from tsid_py.loop import ContactMeasurement, ControlLoop, PlantState
+from tsid_py.loop.estimation import EstimatorParams, KinematicInertialEstimator
+from tsid_py.loop.sensing import RobotSensors, SensorParams
+
+DT = 0.002
+STEP = 2 * math.pi / 2**19  # the default encoders' resolution [rad]
+QUIET = SensorParams(
+    gyro_noise=0.0,
+    gyro_bias_walk=0.0,
+    accel_noise=0.0,
+    accel_bias_walk=0.0,
+    force_noise=0.0,
+    torque_noise=0.0,
+)
+
+
+def _standing(talos):
+    """Talos standing at its q0, each foot carrying half its weight (the ground's wrench, world)."""
+    q0 = BipedController(talos).q0
+    half = np.array([0.0, 0.0, 0.5 * talos.total_mass * GRAVITY, 0.0, 0.0, 0.0])
+    contacts = {frame: ContactMeasurement(half, True) for frame in talos.spec.feet.values()}
+    return q0, contacts
+
+
+# ------------------------------------------------------------------ the sensors
+def test_the_sensors_read_the_truth_within_their_resolution_and_noise(talos, rng):
+    q0, contacts = _standing(talos)
+    v = 0.1 * rng.standard_normal(talos.nv)
+    sensors = RobotSensors(talos, DT, SensorParams(seed=3))
+    reading = sensors.read(PlantState(0.0, q0, v, contacts))
+    assert np.abs(reading.joints - q0[7:]).max() <= STEP / 2 + 1e-15  # quantized, no noise by default
+    np.testing.assert_allclose(reading.gyro, v[3:6], atol=6 * sensors.params.gyro_noise / math.sqrt(DT))
+    # at the first reading the base is taken at rest: the accelerometer reads g up, in the base frame
+    rotation = pin.Quaternion(q0[6], q0[3], q0[4], q0[5]).toRotationMatrix()
+    expected = rotation.T @ np.array([0.0, 0.0, GRAVITY])
+    np.testing.assert_allclose(
+        reading.accelerometer, expected, atol=6 * sensors.params.accel_noise / math.sqrt(DT)
+    )
+    frame = talos.spec.feet["left"]
+    data = talos.create_data()
+    pin.forwardKinematics(talos.model, data, q0)
+    foot = pin.updateFramePlacement(talos.model, data, talos.frame_id(frame)).rotation
+    np.testing.assert_allclose(foot @ reading.wrenches[frame][:3], contacts[frame].wrench[:3], atol=6 * 0.25)
+
+
+def test_the_accelerometer_reads_the_bases_acceleration_less_gravity(talos):
+    """Two readings of a base accelerating at a known rate (world axes): the specific force."""
+    q0, contacts = _standing(talos)
+    sensors = RobotSensors(talos, DT, QUIET)
+    v = talos.zero_velocity()
+    sensors.read(PlantState(0.0, q0, v, contacts))
+    rotation = pin.Quaternion(q0[6], q0[3], q0[4], q0[5]).toRotationMatrix()
+    acceleration = np.array([0.5, -0.2, 1.0])  # world [m/s^2]
+    v[:3] = rotation.T @ (acceleration * DT)
+    reading = sensors.read(PlantState(DT, q0, v, contacts))
+    np.testing.assert_allclose(
+        reading.accelerometer, rotation.T @ (acceleration + [0.0, 0.0, GRAVITY]), atol=1e-9
+    )
+
+
+def test_the_same_seed_reads_the_same_and_another_differs(talos, rng):
+    q0, contacts = _standing(talos)
+    state = PlantState(0.0, q0, 0.1 * rng.standard_normal(talos.nv), contacts)
+    a, b, c = (RobotSensors(talos, DT, SensorParams(seed=s)).read(state) for s in (1, 1, 2))
+    np.testing.assert_array_equal(a.gyro, b.gyro)  # exact: the same seed draws the same noise
+    assert np.abs(a.gyro - c.gyro).max() > 0.0
+
+
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ({"latency": -1}, "latency"),
+        ({"encoder_bits": 0}, "encoder_bits"),
+        ({"gyro_noise": float("nan")}, "gyro_noise"),
+        ({"velocity_cutoff": 0.0}, "velocity_cutoff"),
+    ],
+)
+def test_bad_sensor_numbers_are_refused(bad, words):
+    with pytest.raises(tsid.errors.TsidError, match=words):
+        SensorParams(**bad)
+
+
+def test_a_spec_sets_the_sensors_and_an_unknown_key_is_named(talos):
+    import dataclasses
+
+    spec = dataclasses.replace(talos.spec, sensors={"latency": 2, "force_noise": 1.0})
+    assert SensorParams.for_robot(tsid.robot_specs.Robot(spec)).latency == 2
+    wrong = tsid.robot_specs.Robot(dataclasses.replace(talos.spec, sensors={"latancy": 2}))
+    with pytest.raises(tsid.errors.RobotSpecError, match="latancy"):
+        SensorParams.for_robot(wrong)
+
+
+# ------------------------------------------------------------------ the estimator
+def test_the_estimator_holds_a_robot_at_rest_where_it_stands(talos):
+    """Noise-free readings of Talos at rest: the estimate stays at q0, at rest."""
+    q0, contacts = _standing(talos)
+    sensors = RobotSensors(talos, DT, QUIET)
+    estimator = KinematicInertialEstimator(talos, q0, DT, QUIET)
+    for k in range(200):
+        estimate = estimator.update(sensors.read(PlantState(k * DT, q0, talos.zero_velocity(), contacts)))
+    assert all(c.touching for c in estimate.contacts.values())
+    np.testing.assert_allclose(estimate.q[7:], q0[7:], atol=STEP / 2 + 1e-15)  # the encoders' resolution
+    np.testing.assert_allclose(estimate.q[:7], q0[:7], atol=1e-5)  # the base through the legs' kinematics
+    np.testing.assert_allclose(estimate.v, 0.0, atol=1e-6)
+
+
+def test_the_legs_odometry_follows_a_base_moving_over_feet_that_stand_still(talos):
+    """Talos's base moves sideways at 5 cm/s over its feet (the feet held where they stand, the legs
+    moving to keep them there: a true motion with feet still); the estimated base follows it."""
+    q0, contacts = _standing(talos)
+    controller = BipedController(talos)
+    feet = {side: controller.foot_placement(side) for side in ("right", "left")}
+    sensors = RobotSensors(talos, DT, QUIET)
+    estimator = KinematicInertialEstimator(talos, q0, DT, QUIET)
+    q, data = q0.copy(), talos.create_data()
+    speed = np.array([0.0, 0.05, 0.0])
+    previous = q.copy()
+    for k in range(250):  # 0.5 s: the base moves 2.5 cm, the legs' inverse kinematics keep the feet
+        target = q0[:3] + speed * k * DT
+        q = _base_at(talos, q, target, feet, data)
+        v = pin.difference(talos.model, previous, q) / DT if k else talos.zero_velocity()
+        previous = q.copy()
+        estimate = estimator.update(sensors.read(PlantState(k * DT, q, v, contacts)))
+    np.testing.assert_allclose(estimate.q[:3], q[:3], atol=2e-4)
+    rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+    np.testing.assert_allclose(rotation @ estimate.v[:3], speed, atol=5e-3)
+
+
+def _base_at(talos, q, position, feet, data):
+    """q with the base at ``position`` and the legs' joints moved (Gauss-Newton on the feet's
+    placements) so that the feet stay where they are."""
+    q = q.copy()
+    q[:3] = position
+    model = talos.model
+    for _ in range(20):
+        pin.computeJointJacobians(model, data, q)
+        errors, jacobians = [], []
+        for side, target in feet.items():
+            frame = talos.frame_id(talos.spec.feet[side])
+            placement = pin.updateFramePlacement(model, data, frame)
+            errors.append(pin.log6(placement.actInv(target)).vector)
+            jacobians.append(pin.getFrameJacobian(model, data, frame, pin.LOCAL)[:, 6:])
+        error = np.concatenate(errors)
+        if np.abs(error).max() < 1e-12:
+            break
+        step = np.linalg.lstsq(np.vstack(jacobians), error, rcond=None)[0]
+        q = pin.integrate(model, q, np.concatenate([np.zeros(6), step]))
+    return q
+
+
+def test_the_tilt_filter_pulls_a_wrong_tilt_back_at_its_gain(talos):
+    """An estimate started 2 deg off in roll at rest converges toward the accelerometer's gravity:
+    the error decays as exp(-tilt_gain t)."""
+    q0, contacts = _standing(talos)
+    tilted = q0.copy()
+    tilted[3:7] = (
+        pin.Quaternion(q0[6], q0[3], q0[4], q0[5]) * pin.Quaternion(pin.rpy.rpyToMatrix(0.035, 0, 0))
+    ).coeffs()
+    gain = 2.0
+    estimator = KinematicInertialEstimator(talos, tilted, DT, QUIET, EstimatorParams(tilt_gain=gain))
+    sensors = RobotSensors(talos, DT, QUIET)
+    true = pin.Quaternion(q0[6], q0[3], q0[4], q0[5]).toRotationMatrix()
+
+    def error(estimate):
+        rotation = pin.Quaternion(estimate.q[6], *estimate.q[3:6]).toRotationMatrix()
+        return float(np.linalg.norm(pin.log3(true.T @ rotation)))
+
+    first = error(estimator.update(sensors.read(PlantState(0.0, q0, talos.zero_velocity(), contacts))))
+    for k in range(1, 250):
+        last = error(estimator.update(sensors.read(PlantState(k * DT, q0, talos.zero_velocity(), contacts))))
+    assert last == pytest.approx(first * math.exp(-gain * 249 * DT), rel=0.05)
+
+
+def test_bad_input_to_the_estimator_is_refused(talos, ur5):
+    q0, _ = _standing(talos)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="floating base"):
+        KinematicInertialEstimator(ur5, ur5.neutral_configuration(), DT)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="Reading"):
+        KinematicInertialEstimator(talos, q0, DT).update(PlantState(0.0, q0, talos.zero_velocity()))
+    with pytest.raises(tsid.errors.InvalidParameterError, match="tilt_gain"):
+        EstimatorParams(tilt_gain=-1.0)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="plant with physics"):
+        ControlLoop(BipedController(talos), DT, sensing="robot")
+    with pytest.raises(tsid.errors.InvalidParameterError, match="sensing"):
+        ControlLoop(BipedController(talos), DT, sensing="perfect")
+
+
+# ------------------------------------------------------------------ the closed loop
+@pytest.mark.slow
+def test_with_robot_sensing_the_controller_never_reads_the_truth(talos, monkeypatch):
+    """In MuJoCo with robot sensing, the plant's true state is replaced with NaN as soon as the
+    sensors and the judge have read it: the controller, which gets only the estimate, runs on, and
+    the robot stands (the verdict, from the truth); the controller was handed the estimate, never
+    the truth."""
+    pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
+    from tsid_py.loop import verdict
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+
+    truths = []
+    plant = MujocoPlant(talos)
+    state = plant.state
+
+    def kept_state():
+        truth = state()
+        truths.append(truth)
+        return truth
+
+    plant.state = kept_state  # type: ignore[method-assign]
+    observe = verdict.BalanceJudge.observe
+
+    judged = []
+
+    def judge_then_poison(self, sample, *args):
+        observe(self, sample, *args)
+        judged.append(sample.q.copy())  # the truth the judge read (the measured state's copy)
+        truth = truths[-1]  # read by the sensors and measured for the judge: nothing may read it now
+        truth.q[:] = np.nan
+        truth.v[:] = np.nan
+        for measured in truth.contacts.values():
+            measured.wrench[:] = np.nan
+
+    monkeypatch.setattr(verdict.BalanceJudge, "observe", judge_then_poison)
+    controller = BipedController(talos)
+    given = []
+    compute = controller.compute
+
+    def spied(t, q, v):
+        given.append((q.copy(), judged[-1]))
+        return compute(t, q, v)
+
+    controller.compute = spied  # type: ignore[method-assign]
+    outcome = ControlLoop(controller, DT, plant, sensing="robot").run(750)
+    summary = outcome.summary()
+    assert summary["verdict"] == "recovered" and summary["qp_failures"] == 0 and len(given) == 750
+    assert all(np.isfinite(q).all() for q, _ in given)  # the estimate, never the NaN truth
+    assert not any(np.array_equal(q, truth) for q, truth in given)  # exact: never the truth itself
+    assert summary["sensing"] == "robot" and summary["estimate_position_error_max_m"] < 0.01
+
+
+@pytest.mark.slow
+def test_truth_sensing_is_todays_loop_and_robot_sensing_holds_talos_in_mujoco():
+    """Balance in MuJoCo: truth sensing's summary has no estimate; robot sensing holds Talos, its
+    CoM within 2 mm of the reference (the truth's), the estimate within 1 cm and 1 deg."""
+    pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
+    from tsid_py.scenarios import balance
+    from tsid_py.scenarios.runner import LoopSetup
+
+    truth = balance.run(duration=2.0, setup=LoopSetup("mujoco")).summary
+    robot = balance.run(duration=2.0, setup=LoopSetup("mujoco", sensing="robot")).summary
+    assert truth["sensing"] == "truth" and "estimator" not in truth
+    assert robot["verdict"] == "recovered" and robot["com_error_max_m"] < 2e-3
+    assert robot["estimate_position_error_max_m"] < 0.01 and robot["estimate_orientation_error_max_deg"] < 1.0

@@ -1,0 +1,194 @@
+"""A floating base's state from what a robot measures: a kinematic-inertial estimator.
+
+:class:`KinematicInertialEstimator` is the simple estimator of humanoid robots (Flayols et al.
+2017, "Experimental evaluation of simple estimators for humanoid robots"; the filter of the
+orientation is Mahony et al. 2008's), chosen for being exact where its assumptions hold (feet that
+stand still do not slip) and having two gains a user can reason about:
+
+- **joints**: the encoders' positions; their velocities the encoders' differences through a
+  first-order low-pass filter (``SensorParams.velocity_cutoff``);
+- **orientation**: the gyroscope integrated on SO(3), R <- R exp(omega dt), its tilt pulled
+  toward the accelerometer's gravity direction at ``tilt_gain`` [1/s] (a complementary filter:
+  the gyroscope above ~tilt_gain / (2 pi) Hz, the accelerometer below); yaw is the gyroscope's
+  alone, and drifts with its bias;
+- **contacts**: a foot touches when its force/torque sensor's normal force is above
+  ``contact_threshold`` of the robot's weight;
+- **base velocity**: leg odometry, each touching foot held still: its velocity
+  J_base v_base + J_joints q_dot = 0 solved for the base's linear velocity (the gyroscope gives
+  the angular one), averaged over the touching feet, fused with the accelerometer's integral at
+  ``velocity_gain`` [1/s] (the accelerometer above, the legs below);
+- **base position**: each touching foot anchored where it was when it touched; the base is where
+  the anchored feet put it through the kinematics (their mean); with no foot down, the velocity
+  integrated.
+
+The estimate is a :class:`~tsid_py.loop.plant.PlantState` (q, v in Pinocchio's conventions, and
+the feet's contacts as the sensors say), what a controller takes. It needs the configuration the
+robot starts from (a robot knows where it is put down).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from tsid_py.errors import InvalidParameterError
+from tsid_py.geometry import GRAVITY
+from tsid_py.loop.measured import MeasuredState
+from tsid_py.loop.plant import ContactMeasurement, PlantState
+from tsid_py.loop.sensing import Reading, SensorParams
+from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.validation import as_scalar, as_vector
+
+ESTIMATORS = ("kinematic-inertial",)  # the estimators ControlLoop(estimator=...) and --estimator name
+
+
+@dataclass(frozen=True)
+class EstimatorParams:
+    """The estimator's gains [1/s] (:mod:`tsid_py.loop.estimation`)."""
+
+    tilt_gain: float = 0.05
+    velocity_gain: float = 20.0
+
+    def __post_init__(self) -> None:
+        for name in ("tilt_gain", "velocity_gain"):
+            as_scalar(f"EstimatorParams.{name}", getattr(self, name), minimum=0.0)
+
+
+class KinematicInertialEstimator:
+    """The base's state from joint encoders, a base IMU and the feet's force/torque sensors (see
+    the module docstring).
+
+    Args:
+        robot: The robot (its spec's ``[feet]`` are the feet it stands on).
+        q0: The configuration it starts from, at rest.
+        dt: The control period [s].
+        sensors: The sensors' numbers (the velocity filter's cut-off, the contact threshold).
+        params: The gains.
+    """
+
+    name = "kinematic-inertial"
+
+    def __init__(
+        self,
+        robot: RobotWrapper,
+        q0: np.ndarray,
+        dt: float,
+        sensors: SensorParams | None = None,
+        params: EstimatorParams | None = None,
+    ) -> None:
+        if robot.is_fixed_base:
+            raise InvalidParameterError(f"{robot.name}: a base-state estimator needs a floating base")
+        spec = getattr(robot, "spec", None)
+        feet = dict(getattr(spec, "feet", None) or {})
+        if not feet:
+            raise InvalidParameterError(
+                f"{robot.name}: the kinematic-inertial estimator needs the spec's [feet]"
+            )
+        self.robot, self.dt = robot, as_scalar("dt", dt, minimum=0.0, strict=True)
+        self.sensors = sensors or SensorParams.for_robot(robot)
+        self.params = params or EstimatorParams()
+        self._data = robot.create_data()
+        self._feet = [(frame, robot.frame_id(frame)) for frame in feet.values()]
+        self._threshold = self.sensors.contact_threshold * robot.total_mass * GRAVITY
+        cutoff = 2.0 * np.pi * self.sensors.velocity_cutoff
+        self._alpha = self.dt * cutoff / (1.0 + self.dt * cutoff)  # the low-pass filter's weight
+        q0 = as_vector("q0", q0, robot.nq)
+        self._rotation = pin.Quaternion(q0[6], q0[3], q0[4], q0[5]).normalized().toRotationMatrix()
+        self._position = q0[:3].copy()
+        self._velocity = np.zeros(3)  # the base's, world [m/s]
+        self._joints, self._joint_velocities = q0[7:].copy(), np.zeros(robot.nv - 6)
+        self._anchors: dict[str, np.ndarray] = {}  # touching feet: where each was when it touched
+        self._first = True
+
+    def update(self, reading: Reading) -> PlantState:
+        """The estimated state at a reading (its t, q, v, and the feet's contacts)."""
+        if not isinstance(reading, Reading):
+            raise InvalidParameterError(f"the estimator takes a Reading, got {type(reading).__name__}")
+        robot, dt, p = self.robot, self.dt, self.params
+        joints = as_vector("joint positions", reading.joints, robot.nq - 7)
+        if not self._first:
+            raw = (joints - self._joints) / dt
+            self._joint_velocities += self._alpha * (raw - self._joint_velocities)
+        self._joints = joints.copy()
+
+        # orientation: the gyroscope, its tilt pulled toward the accelerometer's gravity
+        gyro, specific = reading.gyro, reading.accelerometer
+        norm = float(np.linalg.norm(specific))
+        up = self._rotation[2]  # the world's up in the base frame, as estimated
+        correction = np.zeros(3)
+        if norm > 0.0:
+            correction = p.tilt_gain * np.cross(specific / norm, up)
+        self._rotation = self._rotation @ pin.exp3((gyro + correction) * dt)
+
+        # the feet: which touch, and the kinematics at the estimated orientation, base at the origin
+        q = np.concatenate([np.zeros(3), pin.Quaternion(self._rotation).coeffs(), joints])
+        v = np.concatenate([np.zeros(3), gyro, self._joint_velocities])
+        model, data = robot.model, self._data
+        pin.computeJointJacobians(model, data, q)
+        touching, contacts, velocities, positions = [], {}, [], []
+        for frame, frame_id in self._feet:
+            wrench = reading.wrenches.get(frame, np.zeros(6))
+            foot = pin.updateFramePlacement(model, data, frame_id)
+            world = np.concatenate([foot.rotation @ wrench[:3], foot.rotation @ wrench[3:]])
+            touches = float(world[2]) > self._threshold
+            contacts[frame] = ContactMeasurement(world, touches)
+            if not touches:
+                self._anchors.pop(frame, None)
+                continue
+            touching.append(frame)
+            jacobian = pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED)[:3]
+            # the foot still: J[:, :3] v_lin + J[:, 3:] (omega, q_dot) = 0, v_lin in the base frame
+            velocities.append(-np.linalg.solve(jacobian[:, :3], jacobian[:, 3:] @ v[3:]))
+            positions.append((frame, foot.translation.copy()))
+
+        # the base's velocity: the accelerometer's integral, pulled toward the legs' odometry
+        acceleration = self._rotation @ specific - np.array([0.0, 0.0, GRAVITY])
+        predicted = self._velocity + dt * acceleration
+        if velocities:
+            odometry = self._rotation @ np.mean(velocities, axis=0)
+            predicted += min(1.0, p.velocity_gain * dt) * (odometry - predicted)
+        self._velocity = predicted
+
+        # the base's position: where the anchored feet put it, else the velocity integrated
+        if positions:
+            for frame, relative in positions:
+                self._anchors.setdefault(frame, self._position + relative)
+            self._position = np.mean([self._anchors[f] - relative for f, relative in positions], axis=0)
+        else:
+            self._position = self._position + dt * self._velocity
+        self._first = False
+
+        q[:3] = self._position
+        v[:3] = self._rotation.T @ self._velocity
+        return PlantState(reading.t, q, v, contacts)
+
+
+class EstimateErrors:
+    """An estimate's errors against the truth over a run: the base's position (largest) [m], its
+    orientation (largest angle) [deg] and its linear velocity (world, root mean square) [m/s]."""
+
+    def __init__(self) -> None:
+        self.position, self.orientation, self.squares, self.steps = 0.0, 0.0, 0.0, 0
+
+    def add(self, truth: MeasuredState, estimate: MeasuredState) -> None:
+        true_rotation, rotation = _rotation(truth.q), _rotation(estimate.q)
+        self.position = max(self.position, float(np.linalg.norm(estimate.q[:3] - truth.q[:3])))
+        angle = float(np.linalg.norm(pin.log3(true_rotation.T @ rotation)))
+        self.orientation = max(self.orientation, np.degrees(angle))
+        error = rotation @ estimate.v[:3] - true_rotation @ truth.v[:3]
+        self.squares += float(error @ error)
+        self.steps += 1
+
+    def summary(self, estimator: str) -> dict[str, object]:
+        return {
+            "estimator": estimator,
+            "estimate_position_error_max_m": self.position,
+            "estimate_orientation_error_max_deg": self.orientation,
+            "estimate_velocity_rms_m_s": float(np.sqrt(self.squares / max(self.steps, 1))),
+        }
+
+
+def _rotation(q: np.ndarray) -> np.ndarray:
+    return pin.Quaternion(q[6], q[3], q[4], q[5]).normalized().toRotationMatrix()
