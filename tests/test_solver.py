@@ -210,6 +210,35 @@ def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, 
         tsid.step_blas_threads(2)
 
 
+def test_the_one_thread_guard_keeps_a_functions_parameters_and_reads_the_counts_it_sets():
+    """A plain function's guard has its parameters (keywords work); any other keeps *args; inside,
+    every count is 1 whether it was or not; the counts read without a call agree with OpenBLAS's."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from tsid_py import threads
+
+    def counts() -> list[int]:
+        return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+    @threads.one_blas_thread
+    def plain(a, b):
+        return a, b, counts()
+
+    @threads.one_blas_thread
+    def with_default(a, b=2, *rest, c=3):
+        return a, b, rest, c, counts()
+
+    assert plain.__name__ == "plain" and plain.__code__.co_varnames[:2] == ("a", "b")
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert plain(1, b=2)[:2] == (1, 2) and set(plain(b=1, a=0)[2]) == {1}
+        assert with_default(1, 5, 6, c=7)[:4] == (1, 5, (6,), 7) and set(with_default(0)[4]) == {1}
+        assert set(counts()) == {2}
+    state = threads._STATE
+    for library in state.libraries or ():
+        if library.count is not None:
+            assert library.count.value == library.read()
+
+
 @pytest.mark.parametrize("where", ["b_eq", "A_eq", "lb", "ub", "A_in", "cost"])
 def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
     """quadprog drops a NaN row as if it were met: the solver reports an error naming the rows,
