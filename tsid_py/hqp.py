@@ -132,6 +132,23 @@ class HqpData:
         self.id = id
         self._counter, self._rows = counter, rows
 
+    @classmethod
+    def _view(
+        cls,
+        levels: Sequence[Sequence[WeightedConstraint]],
+        n_var: int,
+        nv: int,
+        id: ProblemId,  # noqa: A002 (the problem's identity)
+        counter: StepCounter,
+        rows: DenseRows,
+    ) -> HqpData:
+        """A formulation's problem, made at every control step: ``HqpData(levels, n_var, nv,
+        id=id, counter=counter, rows=rows)`` without the call's keywords (its levels are its own:
+        nothing to check)."""
+        hqp = cls.__new__(cls)
+        hqp._levels, hqp.n_var, hqp.nv, hqp.id, hqp._counter, hqp._rows = levels, n_var, nv, id, counter, rows
+        return hqp
+
     @property
     def levels(self) -> Sequence[Sequence[WeightedConstraint]]:
         """The levels.

@@ -48,6 +48,7 @@ class _TaskSlot:
 
 
 _LAYOUT_KEYS = itertools.count(1)  # the problem layouts' names, unique in the process
+_new_id = tuple.__new__  # a ProblemId made at every step: tuple.__new__(ProblemId, (layout, step))
 
 
 class Workspace:
@@ -266,8 +267,8 @@ class Workspace:
     def problem(self) -> HqpData:
         """The problem of the last step: read-only views of this workspace's buffers, with its
         identity (this layout, this step) and the rows the dense QP builder forms its QP from."""
-        step = ProblemId(self.layout, self.counter.step)
-        return HqpData(self._hqp_levels, self.n, self.nv, id=step, counter=self.counter, rows=self._dense)
+        step = _new_id(ProblemId, (self.layout, self.counter.step))
+        return HqpData._view(self._hqp_levels, self.n, self.nv, step, self.counter, self._dense)
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,8 @@ def solve_with_active_set(
     c = qp.constraints
     E, e = c.A_eq, c.b_eq
     if rows.size:
-        held_bounds = np.where(sides > 0, c.lb[rows], c.ub[rows])
+        lower, upper = c.lb[rows], c.ub[rows]  # the rows' bounds, read once (also the sides' check below)
+        held_bounds = np.where(sides > 0, lower, upper)
         if not math.isfinite(held_bounds.dot(held_bounds)):
             return None  # a row held at an infinite bound (a guess from another QP of this shape)
         E = np.concatenate([E, c.A_in[rows]])
@@ -79,7 +80,7 @@ def solve_with_active_set(
     if rows.size:
         held = multipliers[n_eq:]
         tolerance = DUAL_TOLERANCE * (1.0 + np.abs(multipliers).max())
-        one_sided = c.lb[rows] != c.ub[rows]
+        one_sided = lower != upper
         if c.pinned is not None:
             one_sided &= ~c.pinned[rows]
         if np.count_nonzero((sides * held < -tolerance) & one_sided):
