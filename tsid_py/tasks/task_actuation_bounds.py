@@ -23,6 +23,7 @@ class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
         super().__init__(name, robot)
         self._lower_bound = np.full(robot.na, -np.inf)
         self._upper_bound = np.full(robot.na, np.inf)
+        self._bounds = (self._lower_bound, self._upper_bound)  # the pair a fill keeps, made when set
         self.mask = np.ones(robot.na)
 
     def set_bounds(self, lower: object, upper: object) -> None:
@@ -39,17 +40,20 @@ class TaskActuationBounds(MaskedActuatedJoints, TaskActuation):
         upper = as_vector("upper torque bounds", upper, self.robot.na, finite=False)
         check_bounds(self.name, lower, upper)
         self._lower_bound, self._upper_bound = lower, upper
+        self._bounds = (lower, upper)
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
-        if not self.refilling(out):  # the selection changes only with the mask
+        last = self._last
+        filled = last.out  # refilling(out), inline: this runs every control step
+        if filled is None or filled() is not out:  # the selection changes only with the mask
             out.matrix[...] = self._selection
-        self._last.bounds = (self._lower_bound, self._upper_bound)  # set_bounds replaces them
+        last.bounds = lower, upper = self._bounds  # set_bounds replaces them
         if self._all_rows:
-            out.lower_bound[...] = self._lower_bound
-            out.upper_bound[...] = self._upper_bound
+            out.lower_bound[...] = lower
+            out.upper_bound[...] = upper
         else:
-            out.lower_bound[...] = self._lower_bound[self._rows]
-            out.upper_bound[...] = self._upper_bound[self._rows]
+            out.lower_bound[...] = lower[self._rows]
+            out.upper_bound[...] = upper[self._rows]
 
     def _last_constraint(self) -> ConstraintInequality:
         """The selection and the bounds of the last computation, on the masked joints."""

@@ -86,6 +86,7 @@ class TaskJointPosture(TaskMotionTracking):
         desired -= self._kd * velocity_error
         last.position_error, last.velocity_error = position_error, velocity_error
         last.desired_acceleration, last.jacobian = desired, self._jacobian
-        if not self.refilling(out):  # the selection changes only with the mask
+        filled = last.out  # refilling(out), inline: this runs every control step
+        if filled is None or filled() is not out:  # the selection changes only with the mask
             out.matrix[...] = self._selection
         out.vector[...] = desired if self._all_rows else desired[self._rows]
