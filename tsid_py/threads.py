@@ -43,7 +43,7 @@ class _Blas(NamedTuple):
 
     read: Callable[[], int]
     write: Callable[[int], object]
-    count: ctypes.c_int | None = None  # the count itself, read without a call (see find_libraries)
+    counter: ctypes.c_int | None = None  # the count itself, read without a call (see find_libraries)
 
 
 class _StepThreads:
@@ -58,7 +58,7 @@ class _StepThreads:
     def find(self) -> list[_Blas]:
         """Find the libraries (:meth:`find_libraries`) and the fast path's counts."""
         libraries = self.libraries = self.find_libraries()
-        counts = [library.count for library in libraries]
+        counts = [library.counter for library in libraries]
         self.counts = None if None in counts else tuple(counts)  # type: ignore[arg-type]  # checked
         return libraries
 
@@ -197,7 +197,7 @@ def _on_one_thread(state: _StepThreads, function: Callable[..., Any], args: Any,
 def _check_counts(state: _StepThreads) -> None:
     """Drop the fast path if a library's C int does not read what its function does."""
     for library in state.libraries or ():
-        if library.count is not None and library.count.value != library.read():
+        if library.counter is not None and library.counter.value != library.read():
             state.counts = None
             return
 
