@@ -303,3 +303,183 @@ def test_no_strategy_reads_a_private_name():
             ):
                 private.append(f"{path.name}:{node.lineno} .{node.attr}")
     assert private == []
+
+
+# ------------------------------------------------------------------ the feet, step by step
+def _at(controller, t, q=None, contacts=None):
+    """The controller's measured state at t (q0 at rest by default; contacts as a plant says)."""
+    robot = controller.robot
+    q = controller.q0 if q is None else q
+    return controller.measurer.measure(PlantState(t, q, robot.zero_velocity(), contacts or {}))
+
+
+def _swing(controller, t0=0.1, duration=0.4, dy=0.05):
+    start = controller.foot_placement("left")
+    return TrajectorySE3SwingFoot("s", start, _sideways(start, dy), t0, duration, 0.03)
+
+
+def test_a_step_lands_where_the_foot_is_measured_and_its_strategy_sees_it_at_once(talos):
+    """At the planned touch-down the contact comes back where the foot is measured (here 1 cm off
+    the plan: the whole robot moved), the Landing says so, and a strategy reads it at that step."""
+    controller = BipedController(talos)
+    feet = controller.feet
+    feet.request_step(StepRequest("left", _swing(controller)), _at(controller, 0.05))  # (no unloading
+    assert feet.phase("left") == "unloading" and controller.stepping  # ramp: the contact leaves at once)
+    feet.drive(_at(controller, 0.2))
+    assert feet.phase("left") == "swing" and feet.landings == ()
+    q = controller.q0
+    q[1] += 0.01
+    landed = _at(controller, 0.5, q)
+    (landing,) = feet.land(landed)
+    measured = landed.feet["left"].translation
+    np.testing.assert_allclose(landing.placement.translation, measured, atol=1e-12)
+    assert np.linalg.norm(landing.placement.translation - landing.request.trajectory.end.translation) > 0.009
+    assert feet.phase("left") == "stance" and feet.landed == 1 and not controller.stepping
+    np.testing.assert_allclose(controller.contacts["left"].reference.translation, measured, atol=1e-12)
+
+
+def test_a_step_that_lands_on_touch_goes_on_down_and_one_that_does_not_lands_on_time(talos):
+    controller = BipedController(talos)
+    feet, frame = controller.feet, talos.spec.feet["left"]
+    air = {frame: tsid.loop.ContactMeasurement(np.zeros(6), False)}  # the plant: it does not touch
+    feet.request_step(StepRequest("left", _swing(controller), land_on_touch=True), _at(controller, 0.1))
+    assert feet.land(_at(controller, 0.6, contacts=air)) == ()
+    feet.drive(_at(controller, 0.6, contacts=air))
+    assert feet.phase("left") == "landing"
+    below = controller.foot_tasks["left"].reference_placement.translation[2]
+    assert below == pytest.approx(_swing(controller).end.translation[2] - 0.2 * 0.1, abs=1e-12)  # 0.1 s late
+    touch = {frame: tsid.loop.ContactMeasurement(np.zeros(6), True)}
+    assert len(feet.land(_at(controller, 0.62, contacts=touch))) == 1
+    other = BipedController(talos)  # the same step landing on time: down at 0.5 s, touching or not
+    other.feet.request_step(StepRequest("left", _swing(other)), _at(other, 0.1))
+    assert len(other.feet.land(_at(other, 0.5, contacts=air))) == 1
+
+
+def test_footsteps_count_a_landing_at_the_step_it_happens(talos):
+    """The footstep plan's strategy reads a touch-down at its control step (the run's last step
+    too), with its distance from the target."""
+    from tsid_py.controllers import Footsteps
+    from tsid_py.planning.footsteps import Footstep, FootstepPlan
+
+    controller = BipedController(talos)
+    start = controller.foot_placement("left")
+    right = controller.foot_placement("right")
+    steps = [Footstep("left", start, start, 0.2, 0.4)]
+    zmp = np.zeros((2, 2))
+    plan = FootstepPlan(talos.spec.sole, {"right": right, "left": start}, steps, [0.0, 0.5], zmp, 0.5)
+    footsteps = Footsteps(plan, 0.02, 0.0, 0.1)
+    controller.add_strategy(footsteps)
+    for t in (0.1, 0.2, 0.3):
+        controller.observe(_at(controller, t))
+    assert footsteps.landed == 0 and controller.feet.phase("left") == "swing"
+    controller.observe(_at(controller, 0.4))
+    assert footsteps.landed == 1 and footsteps.touchdown_errors["left"] == [pytest.approx(0.0, abs=1e-9)]
+
+
+def test_a_com_reference_a_strategy_gave_once_gives_way_to_the_callers(talos):
+    class Once:
+        def __init__(self):
+            self.calls = 0
+
+        def decide(self, state, feet, com):
+            self.calls += 1
+            return Decision(TrajectorySample(com.pos + 0.1) if self.calls == 1 else None)
+
+    controller = BipedController(talos)
+    controller.add_strategy(Once())
+    nominal = controller.com_initial
+    controller.observe(_at(controller, 0.0))
+    np.testing.assert_allclose(controller.com_task.reference.pos, nominal + 0.1, atol=1e-12)
+    controller.observe(_at(controller, 0.002))
+    np.testing.assert_allclose(controller.com_task.reference.pos, nominal, atol=1e-12)
+
+
+def test_a_chosen_step_follows_the_capture_point_only_early_in_its_swing(talos):
+    """Within the first ``replan`` of the swing a chosen step's landing follows the capture point
+    (a new request for the same swing); past it, the landing holds."""
+    controller = BipedController(talos, recovery="step")
+    recovery, q0 = controller.recovery, controller.q0
+
+    def pushed(t, speed):  # the whole robot moving forward at ``speed`` [m/s]
+        v = talos.zero_velocity()
+        rotation = pin.Quaternion(q0[6], *q0[3:6]).toRotationMatrix()
+        v[:3] = rotation.T @ np.array([speed, 0.0, 0.0])
+        controller.observe(PlantState(t, q0, v))
+
+    pushed(0.5, 0.4)
+    side = recovery.stepping_side
+    first = controller.feet.request(side)
+    lift, swing = first.t_lift, recovery.params.swing_time
+    pushed(lift + 0.3 * swing, 0.7)  # early: it follows a harder push forward
+    early = controller.feet.request(side)
+    further = early.trajectory.end.translation[0] - first.trajectory.end.translation[0]
+    assert early is not first and further > 0.1 and early.trajectory.t0 == first.trajectory.t0  # exact: kept
+    pushed(lift + 0.8 * swing, 0.9)  # late: it holds
+    assert controller.feet.request(side) is early
+
+
+def test_the_feet_hand_out_nothing_of_their_own(talos):
+    controller = BipedController(talos)
+    swing = _swing(controller)
+    request = StepRequest("left", swing)
+    controller.feet.request_step(request, _at(controller, 0.05))
+    swing.duration = 50.0  # the caller's trajectory changes: the step does not
+    assert controller.feet.request("left").t_land == pytest.approx(0.5, abs=1e-12)
+    (landing,) = controller.feet.land(_at(controller, 0.5))
+    landing.placement.translation[0] += 1.0
+    assert abs(controller.feet.landings[0].placement.translation[0] - landing.placement.translation[0]) < 1.0
+    measured = _at(controller, 0.6)
+    measured.feet["left"].placement.translation[0] += 1.0  # a copy
+    assert measured.feet["left"].translation[0] == pytest.approx(
+        controller.foot_placement("left").translation[0]
+    )
+    with pytest.raises(ValueError, match="read-only"):
+        measured.feet["left"].translation[0] = 0.0
+
+
+def test_the_measured_state_keeps_its_own_copy_of_the_plants_contacts(talos):
+    q0, frame = BipedController(talos).q0, talos.spec.feet["left"]
+    points = np.array([[0.0, 0.1, 0.0], [0.1, 0.1, 0.0], [0.1, 0.2, 0.0]])
+    contact = tsid.loop.ContactMeasurement(np.ones(6), True, points=points)
+    measured = Measurer(talos, q0).measure(PlantState(0.0, q0, talos.zero_velocity(), {frame: contact}))
+    points[0, 0], contact.wrench[2] = 5.0, 99.0  # the plant's arrays change: the measured state's do not
+    assert measured.feet["left"].ground[0, 0] == pytest.approx(0.0, abs=1e-15)
+    assert measured.contacts[frame].wrench[2] == pytest.approx(1.0, abs=1e-15)
+    assert points.flags.writeable and contact.wrench.flags.writeable  # the plant's are left as they were
+
+
+@pytest.mark.parametrize(
+    "make, error, words",
+    [
+        (lambda c: StepRequest(3, _swing(c)), tsid.errors.InvalidParameterError, "side"),
+        (
+            lambda c: StepRequest("left", _swing(c), planned=None),
+            tsid.errors.InvalidParameterError,
+            "planned",
+        ),
+        (
+            lambda c: c.add_strategy(type("D", (), {"decide": 3})()),
+            tsid.errors.InvalidParameterError,
+            "decide",
+        ),
+        (
+            lambda c: c.add_strategy(type("D", (), {"decide": lambda self: 0})()),
+            tsid.errors.InvalidParameterError,
+            "decide",
+        ),
+        (lambda c: Measurer(None), tsid.errors.InvalidParameterError, "RobotWrapper"),
+        (lambda c: Measurer(c.robot, [1.0, 2.0]), tsid.errors.DimensionError, "q"),
+    ],
+)
+def test_bad_input_to_the_feet_and_strategies_is_named(talos, make, error, words):
+    with pytest.raises(error, match=words):
+        make(BipedController(talos))
+
+
+def test_a_quadrupeds_feet_take_no_step(solo12):
+    controller = tsid.controllers.QuadrupedController(solo12)
+    key = next(iter(solo12.spec.feet))
+    start = controller.foot_placement(key)
+    swing = TrajectorySE3SwingFoot("s", start, start, 0.1, 0.2, 0.02)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="no foot task: it stays down"):
+        controller.feet.request_step(StepRequest(key, swing), _at(controller, 0.0))

@@ -235,8 +235,8 @@ def test_the_one_thread_guard_keeps_a_functions_parameters_and_reads_the_counts_
         assert set(counts()) == {2}
     state = threads._STATE
     for library in state.libraries or ():
-        if library.count is not None:
-            assert library.count.value == library.read()
+        if library.counter is not None:
+            assert library.counter.value == library.read()
 
 
 @pytest.mark.parametrize("where", ["b_eq", "A_eq", "lb", "ub", "A_in", "cost"])

@@ -195,7 +195,7 @@ def as_se3(name: str, placement: object) -> pin.SE3:
     """
     if not isinstance(placement, pin.SE3):
         raise InvalidParameterError(f"{name} must be a pinocchio.SE3, got {type(placement).__name__}")
-    translation, rotation = placement.translation, placement.rotation  # (copies, from the bindings)
+    translation, rotation = placement.translation, placement.rotation  # (views: pin.SE3 copies them)
     if not (np.isfinite(translation).all() and np.isfinite(rotation).all()):
         as_vector(name, se3_to_vector(placement), 12)  # raises NonFiniteError naming the entry
     return pin.SE3(_checked_rotation(name, rotation), translation)

@@ -139,7 +139,7 @@ class BipedController(LeggedController):
         effort = robot.effort_limit()
         self._add_torque_bounds(np.where(effort > 0, params.tau_max_scaling * effort, np.inf))
         self.set_static_force_references()
-        self._schedule_feet(params.w_force_reg, params.w_foot, release_lost=True)
+        self._schedule_feet(params.w_force_reg, params.w_foot)
         self.recovery: PushRecovery | None = None
         if recovery != "none":
             feet = {side: self.foot_placement(side) for side in ("right", "left")}

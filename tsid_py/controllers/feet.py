@@ -16,8 +16,9 @@ Each foot of a :class:`~tsid_py.controllers.legged.LeggedController` is in one p
 Only this object adds or removes contacts and foot tasks. A step is asked for with a
 :class:`StepRequest` (:meth:`FootSchedule.request_step`): unload, swing along the trajectory,
 land (at the planned time, or when the foot touches), load. Strategies ask; the schedule acts,
-once per control step in :meth:`FootSchedule.advance`, after contact feedback
-(:meth:`FootSchedule.feedback`).
+once per control step: contact feedback (:meth:`FootSchedule.feedback`), the steps due put down
+(:meth:`FootSchedule.land`), then, after the strategies' requests, the swing references
+(:meth:`FootSchedule.drive`).
 """
 
 from __future__ import annotations
@@ -72,10 +73,27 @@ class StepRequest:
     planned: bool = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.trajectory, TrajectorySE3SwingFoot):
+        if not isinstance(self.side, str):
+            raise InvalidParameterError(f"a step's side must be a foot's name, got {self.side!r}")
+        trajectory = self.trajectory
+        if not isinstance(trajectory, TrajectorySE3SwingFoot):
             raise InvalidParameterError(
-                f"a step's trajectory must be a TrajectorySE3SwingFoot, got {type(self.trajectory).__name__}"
+                f"a step's trajectory must be a TrajectorySE3SwingFoot, got {type(trajectory).__name__}"
             )
+        for name in ("land_on_touch", "planned"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidParameterError(
+                    f"StepRequest.{name} must be True or False, got {getattr(self, name)!r}"
+                )
+        own = TrajectorySE3SwingFoot(  # its own: the caller's may change after
+            trajectory.name,
+            trajectory.start,
+            trajectory.end,
+            trajectory.t0,
+            trajectory.duration,
+            trajectory.height,
+        )
+        object.__setattr__(self, "trajectory", own)
         for name in ("unload", "load"):
             object.__setattr__(self, name, as_scalar(name, getattr(self, name), minimum=0.0))
         object.__setattr__(
@@ -93,14 +111,18 @@ class StepRequest:
         return self.trajectory.t0 + self.trajectory.duration
 
 
-@dataclass(frozen=True)
 class Landing:
     """A step's foot back on the ground: its request, when its contact came back [s] and where the
-    foot frame was measured then (world)."""
+    foot frame was measured then (world; a copy at each read)."""
 
-    request: StepRequest
-    t: float
-    placement: pin.SE3
+    __slots__ = ("_placement", "request", "t")
+
+    def __init__(self, request: StepRequest, t: float, placement: pin.SE3) -> None:
+        self.request, self.t, self._placement = request, float(t), pin.SE3(placement)
+
+    @property
+    def placement(self) -> pin.SE3:
+        return pin.SE3(self._placement)
 
     @property
     def side(self) -> str:
@@ -140,7 +162,7 @@ class FootSchedule:
         self._counts = dict.fromkeys(contacts, 0)  # measured steps a contact is lost (or back)
         self._landed: dict[str, float] = {}  # contacts that touched since they were added: when [s]
         self._landing_rotation: dict[str, np.ndarray] = {}  # and their rotation then, flat (yaw only)
-        self.landings: list[Landing] = []  # every step's touch-down, in order
+        self._landings: list[Landing] = []  # every step's touch-down, in order
 
     # ------------------------------------------------------------------ queries
     def phase(self, side: str) -> str:
@@ -225,12 +247,14 @@ class FootSchedule:
 
     # ------------------------------------------------------------------ steps
     def request_step(self, request: StepRequest, state: MeasuredState) -> None:
-        """Start (or, for a foot carrying out a step, retarget) a step; :meth:`advance` carries it
-        out. A foot in stance starts unloading now, held where it is measured; a foot contact
-        feedback released is taken over (it swings from where it is)."""
+        """Start (or, for a foot carrying out a step, retarget) a step; :meth:`drive` and
+        :meth:`land` carry it out. A foot in stance starts unloading now, held where it is
+        measured; a foot contact feedback released is taken over (it swings from where it is)."""
         if not isinstance(request, StepRequest):
             raise InvalidParameterError(f"request_step needs a StepRequest, got {type(request).__name__}")
         side = request.side
+        if side in self._phase and side not in self._tasks:
+            raise InvalidParameterError(f"the {side} foot has no foot task: it stays down (no step for it)")
         phase = self.phase(side)
         if phase == "stance":
             self.lift(side, request.unload, state.feet[side].placement)
@@ -241,29 +265,49 @@ class FootSchedule:
         self._requests[side] = request
         self._phase[side] = "unloading" if state.t < request.t_lift - EVENT_TOLERANCE else "swing"
 
-    def advance(self, state: MeasuredState) -> list[Landing]:
-        """Carry the steps under way on at the measured state: the swing references, the landings
-        (the contact back where the foot is measured, loaded over the request's ``load``). The
-        touch-downs of this step."""
+    def land(self, state: MeasuredState) -> tuple[Landing, ...]:
+        """Put down the feet whose step is due at the measured state: past its planned touch-down
+        (and touching, for a step that lands on touch), the contact comes back where the foot is
+        measured, loaded over the request's ``load``. The touch-downs of this step (also in
+        :attr:`landings`). Called before the strategies decide, so that they see them."""
         landed = []
         for side, request in list(self._requests.items()):
-            t = state.t
+            if state.t < request.t_land - EVENT_TOLERANCE:
+                continue
+            foot = state.feet[side]
+            if request.land_on_touch and not foot.touching:
+                continue  # late: on down until it touches (drive)
+            self.put_down(side, request.load, foot.placement)
+            landed.append(Landing(request, state.t, foot.placement))
+        self._landings.extend(landed)
+        return tuple(landed)
+
+    def drive(self, state: MeasuredState) -> None:
+        """The foot tasks' references of the steps under way at the measured state: the swing
+        trajectory's sample, or, past the planned touch-down of a step that lands on touch, the
+        landing placement going on down at its ``descent_speed``. Called after the strategies'
+        requests."""
+        t = state.t
+        for side, request in self._requests.items():
             if t < request.t_land - EVENT_TOLERANCE:
                 self._phase[side] = "unloading" if t < request.t_lift - EVENT_TOLERANCE else "swing"
                 self._tasks[side].set_reference(request.trajectory.sample(t))
-                continue
-            foot = state.feet[side]
-            if request.land_on_touch and not foot.touching:  # late: on down until it touches
+            else:
                 self._phase[side] = "landing"
                 self._tasks[side].set_reference(_descending(request, t))
-                continue
-            self.put_down(side, request.load, foot.placement)
-            landed.append(Landing(request, t, pin.SE3(foot.placement)))
-        self.landings.extend(landed)
-        return landed
+
+    @property
+    def landings(self) -> tuple[Landing, ...]:
+        """Every step's touch-down so far, in order (a new tuple)."""
+        return tuple(self._landings)
+
+    @property
+    def landed(self) -> int:
+        """How many steps have touched down (the length of :attr:`landings`)."""
+        return len(self._landings)
 
     # ------------------------------------------------------------------ contact feedback
-    def feedback(self, state: MeasuredState, release_lost: bool) -> None:
+    def feedback(self, state: MeasuredState) -> None:
         """Contact feedback, from a plant that measures its contacts (nothing otherwise).
 
         Each contact of the problem that touches is re-anchored where it is measured on the ground
@@ -273,11 +317,12 @@ class FootSchedule:
         contact of the problem that stops touching for :data:`CONTACT_DEBOUNCE` measured steps,
         after it touched once since it was added (a contact added for a planned touch-down first
         waits for the foot to land) and :data:`CONTACT_SETTLE` after its touch-down (a landing
-        foot bounces), was lost unplanned (a push lifted the foot): with ``release_lost`` (and a
-        foot task, and another foot in contact: the last one stays) it is released, its contact
-        unloaded over :data:`CONTACT_RAMP`; a foot released that way that touches again for as
-        many steps is put back where it landed. (The debounce is no touch rule: the feet touch as
-        the measured state says; it is how long the feet wait before they act on a change.)
+        foot bounces), was lost unplanned (a push lifted the foot): a foot with a task (a
+        quadruped's have none: they stay down), while another foot is in contact (the last one
+        stays), is released, its contact unloaded over :data:`CONTACT_RAMP`; a foot released that
+        way that touches again for as many steps is put back where it landed. (The debounce is no
+        touch rule: the feet touch as the measured state says; it is how long the feet wait before
+        they act on a change.)
         """
         if not state.measures_contacts:
             return
@@ -291,15 +336,15 @@ class FootSchedule:
                 counts[key] = 0
                 if key not in self._landed:
                     self._landed[key] = state.t
-                    self._landing_rotation[key] = flat_rotation(heading(foot.placement.rotation))
+                    self._landing_rotation[key] = flat_rotation(heading(foot.rotation))
                 contact.set_reference(self._on_ground(foot, self._landing_rotation[key]))
             elif active and (key not in self._landed or state.t - self._landed[key] < CONTACT_SETTLE):
                 counts[key] = 0  # added by a plan and not down yet, or just landed (it may bounce)
-            elif (active and release_lost) or (self._phase[key] == "released" and touching):
+            elif active or (self._phase[key] == "released" and touching):
                 counts[key] += 1
                 if counts[key] >= CONTACT_DEBOUNCE:
                     counts[key] = 0
-                    (self._release if active else self._regain)(key, pin.SE3(foot.placement))
+                    (self._release if active else self._regain)(key, foot.placement)
             else:
                 counts[key] = 0
 
@@ -324,7 +369,7 @@ class FootSchedule:
         was measured (a sole sunk a millimetre into soft ground stays there; the ground is flat).
         A foot that a push rolls on an edge, where it can pivot, is then held back flat and facing
         as it landed instead of where it rolled and turned to."""
-        translation = foot.placement.translation
+        translation = foot.translation
         height = float(translation[2]) if self._sole_depth is None else foot.lowest + self._sole_depth
         return pin.SE3(rotation, np.array([translation[0], translation[1], height]))
 

@@ -9,6 +9,8 @@ they decide (the feet's steps, the CoM reference) in one place; :meth:`Controlle
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pinocchio as pin
 
@@ -57,12 +59,11 @@ class LeggedController(Controller):
         self.foot_tasks: dict[str, TaskSE3Equality] = {}
         self._strategies: list[Strategy] = []
         self._com_reference: TrajectorySample  # the caller's (set_com_reference)
-        self._release_lost = False  # whether contact feedback releases a foot lost unplanned
+        self._com_decided = False  # whether a strategy set the CoM task's reference at the last step
 
-    def _schedule_feet(self, force_reg_weight: float, foot_weight: float, release_lost: bool) -> None:
+    def _schedule_feet(self, force_reg_weight: float, foot_weight: float) -> None:
         """The feet's phases, over the contacts and foot tasks made (:class:`FootSchedule`)."""
         sole = self.robot.spec.sole
-        self._release_lost = release_lost
         self.feet = FootSchedule(
             self.formulation,
             self._contacts,
@@ -113,10 +114,13 @@ class LeggedController(Controller):
     def add_strategy(self, strategy: Strategy) -> None:
         """A strategy that decides at every :meth:`observe`, after those added before
         (:class:`~tsid_py.controllers.strategies.strategy.Strategy`)."""
-        if not isinstance(strategy, Strategy):
+        decide = getattr(strategy, "decide", None)
+        try:
+            inspect.signature(decide).bind(None, None, None)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
             raise InvalidParameterError(
                 f"a strategy needs a decide(state, feet, com) method, got {type(strategy).__name__}"
-            )
+            ) from None
         self._strategies.append(strategy)
 
     @property
@@ -127,13 +131,15 @@ class LeggedController(Controller):
     # ------------------------------------------------------------ measure, decide, act
     def observe(self, state: MeasuredState | PlantState) -> None:
         """Take in the step's measured state (a plant's state is measured first, with
-        :attr:`measurer`) and act on it: contact feedback (:meth:`FootSchedule.feedback`), then
-        each strategy's decision, applied here and nowhere else: the steps it asks for go to the
-        feet (:meth:`FootSchedule.request_step`), its CoM reference to the CoM task; then the feet
-        carry their steps on (:meth:`FootSchedule.advance`)."""
+        :attr:`measurer`) and act on it: contact feedback (:meth:`FootSchedule.feedback`), the
+        steps due put down (:meth:`FootSchedule.land`), then each strategy's decision, applied
+        here and nowhere else: the steps it asks for go to the feet
+        (:meth:`FootSchedule.request_step`), its CoM reference to the CoM task (the caller's when
+        no strategy gives one); then the feet's swing references (:meth:`FootSchedule.drive`)."""
         measured = self.measured = state if isinstance(state, MeasuredState) else self.measurer.measure(state)
         feet = self.feet
-        feet.feedback(measured, self._release_lost)
+        feet.feedback(measured)
+        feet.land(measured)
         com = self._com_reference
         decided = False
         for strategy in self._strategies:
@@ -146,9 +152,10 @@ class LeggedController(Controller):
                 feet.request_step(request, measured)
             if decision.com is not None:
                 com, decided = decision.com, True
-        feet.advance(measured)
-        if decided:
+        feet.drive(measured)
+        if decided or self._com_decided:  # (a strategy's; or the caller's back after one)
             self.com_task.set_reference(com)
+        self._com_decided = decided
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray) -> ControlOutput:
         """One control step at (t, q, v) (:meth:`Controller.compute`); with strategies, the state

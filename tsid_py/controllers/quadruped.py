@@ -72,7 +72,7 @@ class QuadrupedController(LeggedController):
             self.formulation.add_rigid_contact(contact, force_reg_weight=params.w_force_reg)
             self._contacts[key] = contact
         self._add_com_and_posture(params.kp_com, params.w_com, params.kp_posture, params.w_posture)
-        self._schedule_feet(params.w_force_reg, 0.0, release_lost=False)  # its feet stay down
+        self._schedule_feet(params.w_force_reg, 0.0)  # no foot tasks: its feet stay down
         self._add_torque_bounds(
             robot.effort_limit() if params.tau_max is None else np.full(robot.na, params.tau_max)
         )

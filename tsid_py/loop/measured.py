@@ -50,23 +50,31 @@ class FootState(NamedTuple):
 
     Attributes:
         frame: The foot's frame (the spec's ``[feet]`` value).
-        placement: The frame's placement in the world (its own copy).
+        translation, rotation: The frame's placement in the world (``placement``: a new
+            ``pinocchio.SE3`` of them at each read).
         velocity: The frame's spatial velocity, linear then angular, in world axes at the frame's
             origin (Pinocchio's LOCAL_WORLD_ALIGNED) [m/s, rad/s].
         corners: The sole's corners in the world (4 x 3) [m]; a point foot's ground point (1 x 3).
         touching: Whether it touches the ground (the touch rule of the module docstring).
         ground: Where it touches the ground (k x 3, world) [m]: the plant's points where it
             measured them, else ``corners``; empty when it does not touch.
-        measurement: What the plant measured at its frame (None: the plant measures no contacts).
+        measurement: What the plant measured at its frame, the measured state's own copy (None:
+            the plant measures no contact there).
     """
 
     frame: str
-    placement: pin.SE3
+    translation: np.ndarray
+    rotation: np.ndarray
     velocity: np.ndarray
     corners: np.ndarray
     touching: bool
     ground: np.ndarray
     measurement: ContactMeasurement | None
+
+    @property
+    def placement(self) -> pin.SE3:
+        """The frame's placement in the world (a new ``pinocchio.SE3``)."""
+        return pin.SE3(self.rotation, self.translation)
 
     @property
     def lowest(self) -> float:
@@ -131,6 +139,8 @@ class Measurer:
     """
 
     def __init__(self, robot: RobotWrapper, q0: np.ndarray | None = None) -> None:
+        if not isinstance(robot, RobotWrapper):
+            raise InvalidParameterError(f"Measurer needs a RobotWrapper, got {type(robot).__name__}")
         self.robot = robot
         self._data = robot.create_data()
         model = robot.model
@@ -143,7 +153,7 @@ class Measurer:
         )
         self._sole = getattr(spec, "sole", None)
         self._below = np.array([0.0, 0.0, float(getattr(spec, "point_foot_radius", 0.0))])
-        q0 = robot.neutral_configuration() if q0 is None else np.asarray(q0, dtype=float)
+        q0 = robot.neutral_configuration() if q0 is None else robot.check_state(q0, robot.zero_velocity())[0]
         self._up = base_up(q0) if self._floating else (0.0, 0.0, 1.0)  # the world's up, base frame
         self._hulls = HullTracker()  # the support of one step is much like the last one's
 
@@ -164,7 +174,7 @@ class Measurer:
         com, velocity = data.com[0].copy(), data.vcom[0].copy()
         omega = pendulum_frequency(max(float(com[2]), MIN_PENDULUM_HEIGHT))
         xi = capture_point(com, velocity, omega)
-        contacts = state.contacts
+        contacts = {frame: _own(measured) for frame, measured in state.contacts.items()}
         feet, touching_points = {}, []
         for key, frame, frame_id in self._feet:
             placement = pin.updateFramePlacement(model, data, frame_id)
@@ -180,12 +190,13 @@ class Measurer:
                 touching = float(corners[:, 2].min()) <= TOUCH_TOLERANCE
             ground = corners
             if touching and measurement is not None and measurement.points is not None:
-                ground = np.asarray(measurement.points, dtype=float).reshape(-1, 3)
+                ground = measurement.points  # (the measured state's own copy, read-only)
             if touching:
                 touching_points.append(ground)
             feet[key] = FootState(
                 frame,
-                placement,
+                _frozen(placement.translation.copy()),
+                _frozen(placement.rotation.copy()),
                 _frozen(speed),
                 _frozen(corners),
                 touching,
@@ -213,13 +224,22 @@ class Measurer:
             self._hulls.margin(xi, support),
             tilt,
             height,
-            MappingProxyType(dict(contacts)),
+            MappingProxyType(contacts),
             bodies,
         )
 
 
 _NO_POINTS = np.zeros((0, 3))
 _NO_POINTS.flags.writeable = False
+
+
+def _own(measured: ContactMeasurement) -> ContactMeasurement:
+    """A copy of a plant's contact measurement, its arrays read-only (the measured state's own)."""
+    points = measured.points
+    if points is not None:
+        points = _frozen(np.array(points, dtype=float).reshape(-1, 3))
+    wrench = _frozen(np.array(measured.wrench, dtype=float))
+    return ContactMeasurement(wrench, bool(measured.touching), float(measured.friction_ratio), points)
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

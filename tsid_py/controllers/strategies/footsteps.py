@@ -51,14 +51,15 @@ class Footsteps:
         self.landed = 0
 
     def decide(self, state: MeasuredState, feet: FootSchedule, com: TrajectorySample) -> Decision:
-        for landing in feet.landings[self._seen :]:
-            step = self._asked.pop(id(landing.request), None)
-            if step is not None:
-                target = cast(pin.SE3, step.target)
-                error = float(np.linalg.norm(landing.placement.translation - target.translation))
-                self.touchdown_errors.setdefault(step.side, []).append(error)
-                self.landed += 1
-        self._seen = len(feet.landings)
+        if feet.landed > self._seen:  # touch-downs since the last step: the errors of those it asked for
+            for landing in feet.landings[self._seen :]:
+                step = self._asked.pop(id(landing.request), None)
+                if step is not None:
+                    target = cast(pin.SE3, step.target)
+                    error = float(np.linalg.norm(landing.placement.translation - target.translation))
+                    self.touchdown_errors.setdefault(step.side, []).append(error)
+                    self.landed += 1
+            self._seen = feet.landed
         requests = []
         while self._waiting and state.t >= self._waiting[0].t_lift - self.unload - EVENT_TOLERANCE:
             step = self._waiting.pop(0)

@@ -159,7 +159,6 @@ class _Measured:
     xi: np.ndarray
     margin: float  # of xi in the support polygon of the feet that stand [m] (-inf: none stands)
     feet: dict[str, pin.SE3]
-    touching: dict[str, bool]
 
     standing: list[str]
     rolled: list[str]  # in contact, tilted on an edge
@@ -181,6 +180,13 @@ class PushRecovery:
     ) -> None:
         if mode not in RECOVERIES[1:]:
             raise InvalidParameterError(f"recovery must be one of {RECOVERIES}, got {mode!r}")
+        if not isinstance(robot, Robot) or not isinstance(feet, dict):
+            raise InvalidParameterError(
+                "PushRecovery needs a Robot and its feet's placements by side (a dict), got "
+                f"{type(robot).__name__} and {type(feet).__name__}"
+            )
+        if params is not None and not isinstance(params, RecoveryParams):
+            raise InvalidParameterError(f"params must be a RecoveryParams, got {type(params).__name__}")
         self.mode = mode
         self.params = params = params or RecoveryParams()
         if robot.spec.sole is None:
@@ -247,18 +253,17 @@ class PushRecovery:
 
     def _measure(self, state: MeasuredState, feet: FootSchedule) -> _Measured:
         placements = {side: state.feet[side].placement for side in SIDES}
-        touching = {side: state.feet[side].touching for side in SIDES}
         standing, rolled = [], []  # of the feet held in contact: flat and touching, or tilted
         for side in feet.held():
             if placements[side].rotation[2, 2] < self._flat_enough:
                 rolled.append(side)
-            elif touching[side]:
+            elif state.feet[side].touching:
                 standing.append(side)
         support = self._feet.at(self._placed(placements), standing).polygon
         margin = support.margin(state.capture_point) if support is not None else -math.inf
         com, velocity = state.com.tolist(), state.com_velocity.tolist()
         return _Measured(
-            com, velocity, state.omega, state.capture_point, margin, placements, touching, standing, rolled
+            com, velocity, state.omega, state.capture_point, margin, placements, standing, rolled
         )
 
     def _placed(self, feet: dict[str, pin.SE3]) -> dict[str, pin.SE3]:
