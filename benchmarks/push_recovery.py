@@ -1,20 +1,26 @@
-"""The largest push Talos recovers from in MuJoCo, by direction: bisection on the run's verdict.
+"""The largest push Talos recovers from in MuJoCo, by direction: on a grid of forces, or by bisection.
 
     python benchmarks/push_recovery.py [--recovery none,step] [--directions +x,-x,+y,-y]
-                                       [--range 0 1000] [--resolution 5] [--duration 0.1] [--at 1.0]
-                                       [--mode torque] [--grid 50] [--params JSON] [--out FILE]
+                                       [--range 0 1000] [--grid 25 | --resolution 5]
+                                       [--duration 0.1] [--at 1.0] [--mode torque]
+                                       [--sensing truth,robot] [--params JSON] [--out FILE]
 
 A push of ``--duration`` s at t = ``--at`` s on the base, along each direction; each run goes on
 until its verdict is decided (fell, or recovered: at rest again after the push), 5 s after the
-push at most (:mod:`tsid_py.loop.verdict`). Bisection keeps a force that was recovered below and
-one that was not above, to ``--resolution``; both ends are checked before it starts. Each
-recovery mode of the balance controller (``--recovery``: none, ankle, step;
-:mod:`tsid_py.controllers.strategies.push_recovery`) is measured in the same run, and ``--grid N``
-also runs every N newtons below the largest recovered force: a push there that was not recovered is reported
-(the bisection assumed the verdict changes once). ``--params`` overrides RecoveryParams (JSON).
-Prints one JSON object (and writes it to ``--out``): per mode and direction the largest recovered
-force, the smallest force not recovered and its verdict, the ratio to the first mode's, and every
-run's force, verdict, steps and times. Needs ``[sim]``.
+push at most (:mod:`tsid_py.loop.verdict`). With ``--grid G`` the largest recovered push means
+what it says: the forces G, 2G, ... are run upward, and the figure is the largest force below
+which every grid force recovered; the scan goes on until three forces in a row are not recovered
+(or the range ends), and the forces recovered above the first loss are reported
+(``recovered_above_n``: a band where the outcome is not monotone in the force). Without it,
+bisection keeps a force that was recovered below and one that was not above, to
+``--resolution``, both ends checked first: it assumes that the outcome changes once with the
+force, which it does not always. Each recovery mode of the balance controller (``--recovery``:
+none, ankle, step; :mod:`tsid_py.controllers.strategies.push_recovery`) is measured in the same
+run, and with ``--sensing truth,robot`` each with the controller fed the plant's state and with
+robot sensing (:mod:`tsid_py.loop.sensing`), robot's over truth's given. ``--params`` overrides
+RecoveryParams (JSON). Prints one JSON object (and writes it to ``--out``): per sensing, mode and
+direction the largest recovered force, the smallest force not recovered and its verdict, the
+ratios, and every run's force, verdict, steps and times. Needs ``[sim]``.
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dic
         mode=args.mode,
         push=push_along(direction, force, args.at, args.duration),
         check_every=10,  # every 10th step checked against the physics: torques within limits
+        sensing=args.sensing_now,
         recovery=args.recovery_mode,
         recovery_params=args.recovery_params if args.recovery_mode != "none" else None,
     ).summary
@@ -75,7 +82,33 @@ def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dic
     return summary["verdict"] == "recovered"
 
 
+def grid_limit(direction: str, args: argparse.Namespace) -> dict[str, object]:
+    """The largest force below which every force of the grid recovered (see the docstring)."""
+    runs: list[dict] = []
+    grid, high = args.grid, args.range[1]
+    first_loss, misses, force = None, 0, grid
+    while force <= high + 1e-9 and misses < 3:
+        recovered = judge(direction, force, args, runs)
+        misses = 0 if recovered else misses + 1
+        if not recovered and first_loss is None:
+            first_loss = force
+        force += grid
+    if first_loss is None:
+        return {"largest_recovered_n": high, "note": f"every force up to {high} N recovered", "runs": runs}
+    failed = next(run for run in runs if run["force_n"] == first_loss)
+    above = [run["force_n"] for run in runs if run["force_n"] > first_loss and run["verdict"] == "recovered"]
+    return {
+        "largest_recovered_n": first_loss - grid if first_loss > grid else None,
+        "smallest_not_recovered_n": first_loss,
+        "its_verdict": failed["verdict"],
+        "recovered_above_n": above,
+        "runs": runs,
+    }
+
+
 def largest_recovered(direction: str, args: argparse.Namespace) -> dict[str, object]:
+    if args.grid:
+        return grid_limit(direction, args)
     runs: list[dict] = []
     low, high = args.range
     if not judge(direction, low, args, runs):
@@ -86,17 +119,10 @@ def largest_recovered(direction: str, args: argparse.Namespace) -> dict[str, obj
         middle = 0.5 * (low + high)
         low, high = (middle, high) if judge(direction, middle, args, runs) else (low, middle)
     failed = next(run for run in runs if run["force_n"] == high)
-    below = []
-    if args.grid:
-        done = {run["force_n"] for run in runs}
-        for force in [args.grid * k for k in range(1, int(low // args.grid) + 1)]:
-            if force not in done and not judge(direction, force, args, runs):
-                below.append(force)
     return {
         "largest_recovered_n": low,
         "smallest_not_recovered_n": high,
         "its_verdict": failed["verdict"],
-        "not_recovered_below_n": below,
         "runs": runs,
     }
 
@@ -110,7 +136,10 @@ def main() -> None:
     parser.add_argument("--at", type=float, default=1.0, help="when the push starts [s]")
     parser.add_argument("--mode", choices=("torque", "position"), default="torque")
     parser.add_argument("--recovery", default="none,step", help="the controller's modes, comma separated")
-    parser.add_argument("--grid", type=float, default=0.0, help="also run every GRID N below the largest [N]")
+    parser.add_argument(
+        "--grid", type=float, default=0.0, help="scan GRID, 2 GRID, ... instead of bisecting [N]"
+    )
+    parser.add_argument("--sensing", default="truth", help="truth, robot or both (comma separated)")
     parser.add_argument("--params", default="", help="RecoveryParams overrides, as JSON")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -128,16 +157,30 @@ def main() -> None:
         "mode": args.mode,
         "push": {"duration_s": args.duration, "at_s": args.at, "resolution_n": args.resolution},
         "params": args.params,
-        "recovery": {},
+        "sensing": args.sensing,
     }
-    for mode in modes:
-        args.recovery_mode = mode
-        out["recovery"][mode] = {direction: largest_recovered(direction, args) for direction in directions}  # type: ignore[index]
-    first = out["recovery"][modes[0]]  # type: ignore[index]
-    for mode in modes[1:]:
-        for direction, result in out["recovery"][mode].items():  # type: ignore[index]
-            base = first[direction]["largest_recovered_n"]
-            result["ratio_to_" + modes[0]] = result["largest_recovered_n"] / base if base else None
+    sensings = [s.strip() for s in args.sensing.split(",")]
+    for sensing in sensings:
+        args.sensing_now = sensing
+        results: dict = out.setdefault(
+            "recovery" if sensing == "truth" else f"recovery_{sensing}_sensing", {}
+        )  # type: ignore[assignment]
+        for mode in modes:
+            args.recovery_mode = mode
+            results[mode] = {direction: largest_recovered(direction, args) for direction in directions}
+        for mode in modes[1:]:
+            for direction, result in results[mode].items():
+                base, this = (
+                    results[modes[0]][direction]["largest_recovered_n"],
+                    result["largest_recovered_n"],
+                )
+                result["ratio_to_" + modes[0]] = this / base if base and this is not None else None
+    if "truth" in sensings and "robot" in sensings:
+        truth, robot = out["recovery"], out["recovery_robot_sensing"]
+        for mode in modes:
+            for direction, result in robot[mode].items():  # type: ignore[index]
+                base, this = truth[mode][direction]["largest_recovered_n"], result["largest_recovered_n"]  # type: ignore[index]
+                result["ratio_to_truth"] = this / base if base and this is not None else None
     out["wall_s"] = time.perf_counter() - started
     emit(out, args.out)
 
