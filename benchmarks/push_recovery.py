@@ -37,7 +37,7 @@ from pathlib import Path  # noqa: E402
 
 from machine import describe, emit  # noqa: E402
 
-from tsid_py.controllers.strategies.push_recovery import RecoveryParams  # noqa: E402
+from tsid_py.controllers import RecoveryParams  # noqa: E402
 from tsid_py.loop import Push  # noqa: E402
 from tsid_py.scenarios import balance  # noqa: E402
 
@@ -54,15 +54,16 @@ def push_along(direction: str, force: float, at: float, duration: float) -> Push
 def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dict]) -> bool:
     """Run one push; True when its verdict is ``recovered``."""
     started = time.perf_counter()
+    sensing = {} if args.sensing_now == "truth" else {"sensing": args.sensing_now}  # (older trees: none)
     summary = balance.run(
         duration=args.at + args.duration + 0.5,
         plant="mujoco",
         mode=args.mode,
         push=push_along(direction, force, args.at, args.duration),
         check_every=10,  # every 10th step checked against the physics: torques within limits
-        sensing=args.sensing_now,
         recovery=args.recovery_mode,
         recovery_params=args.recovery_params if args.recovery_mode != "none" else None,
+        **sensing,
     ).summary
     runs.append(
         {
