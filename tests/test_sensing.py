@@ -13,7 +13,7 @@ import pytest
 import tsid_py as tsid
 from tsid_py.controllers import BipedController
 from tsid_py.geometry import GRAVITY
-from tsid_py.loop import ContactMeasurement, ControlLoop, PlantState
+from tsid_py.loop import ContactMeasurement, ControlLoop, Measurer, PlantState
 from tsid_py.loop.estimation import EstimatorParams, KinematicInertialEstimator
 from tsid_py.loop.sensing import RobotSensors, SensorParams
 
@@ -29,6 +29,11 @@ QUIET = SensorParams(
 )
 
 
+def _truth(talos, *state):
+    """The loop's measured state of a true ``PlantState(*state)``: what the sensors read."""
+    return Measurer(talos).measure(PlantState(*state))
+
+
 def _standing(talos):
     """Talos standing at its q0, each foot carrying half its weight (the ground's wrench, world)."""
     q0 = BipedController(talos).q0
@@ -42,7 +47,7 @@ def test_the_sensors_read_the_truth_within_their_resolution_and_noise(talos, rng
     q0, contacts = _standing(talos)
     v = 0.1 * rng.standard_normal(talos.nv)
     sensors = RobotSensors(talos, DT, SensorParams(seed=3))
-    reading = sensors.read(PlantState(0.0, q0, v, contacts))
+    reading = sensors.read(_truth(talos, 0.0, q0, v, contacts))
     assert np.abs(reading.joints - q0[7:]).max() <= STEP / 2 + 1e-15  # quantized, no noise by default
     np.testing.assert_allclose(reading.gyro, v[3:6], atol=6 * sensors.params.gyro_noise / math.sqrt(DT))
     # at the first reading the base is taken at rest: the accelerometer reads g up, in the base frame
@@ -63,11 +68,11 @@ def test_the_accelerometer_reads_the_bases_acceleration_less_gravity(talos):
     q0, contacts = _standing(talos)
     sensors = RobotSensors(talos, DT, QUIET)
     v = talos.zero_velocity()
-    sensors.read(PlantState(0.0, q0, v, contacts))
+    sensors.read(_truth(talos, 0.0, q0, v, contacts))
     rotation = pin.Quaternion(q0[6], q0[3], q0[4], q0[5]).toRotationMatrix()
     acceleration = np.array([0.5, -0.2, 1.0])  # world [m/s^2]
     v[:3] = rotation.T @ (acceleration * DT)
-    reading = sensors.read(PlantState(DT, q0, v, contacts))
+    reading = sensors.read(_truth(talos, DT, q0, v, contacts))
     np.testing.assert_allclose(
         reading.accelerometer, rotation.T @ (acceleration + [0.0, 0.0, GRAVITY]), atol=1e-9
     )
@@ -76,7 +81,8 @@ def test_the_accelerometer_reads_the_bases_acceleration_less_gravity(talos):
 def test_the_same_seed_reads_the_same_and_another_differs(talos, rng):
     q0, contacts = _standing(talos)
     state = PlantState(0.0, q0, 0.1 * rng.standard_normal(talos.nv), contacts)
-    a, b, c = (RobotSensors(talos, DT, SensorParams(seed=s)).read(state) for s in (1, 1, 2))
+    truth = Measurer(talos).measure(state)
+    a, b, c = (RobotSensors(talos, DT, SensorParams(seed=s)).read(truth) for s in (1, 1, 2))
     np.testing.assert_array_equal(a.gyro, b.gyro)  # exact: the same seed draws the same noise
     assert np.abs(a.gyro - c.gyro).max() > 0.0
 
@@ -112,7 +118,7 @@ def test_the_estimator_holds_a_robot_at_rest_where_it_stands(talos):
     sensors = RobotSensors(talos, DT, QUIET)
     estimator = KinematicInertialEstimator(talos, q0, DT, QUIET)
     for k in range(200):
-        estimate = estimator.update(sensors.read(PlantState(k * DT, q0, talos.zero_velocity(), contacts)))
+        estimate = estimator.update(sensors.read(_truth(talos, k * DT, q0, talos.zero_velocity(), contacts)))
     assert all(c.touching for c in estimate.contacts.values())
     np.testing.assert_allclose(estimate.q[7:], q0[7:], atol=STEP / 2 + 1e-15)  # the encoders' resolution
     np.testing.assert_allclose(estimate.q[:7], q0[:7], atol=1e-5)  # the base through the legs' kinematics
@@ -135,7 +141,7 @@ def test_the_legs_odometry_follows_a_base_moving_over_feet_that_stand_still(talo
         q = _base_at(talos, q, target, feet, data)
         v = pin.difference(talos.model, previous, q) / DT if k else talos.zero_velocity()
         previous = q.copy()
-        estimate = estimator.update(sensors.read(PlantState(k * DT, q, v, contacts)))
+        estimate = estimator.update(sensors.read(_truth(talos, k * DT, q, v, contacts)))
     np.testing.assert_allclose(estimate.q[:3], q[:3], atol=2e-4)
     rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
     np.testing.assert_allclose(rotation @ estimate.v[:3], speed, atol=5e-3)
@@ -180,9 +186,11 @@ def test_the_tilt_filter_pulls_a_wrong_tilt_back_at_its_gain(talos):
         rotation = pin.Quaternion(estimate.q[6], *estimate.q[3:6]).toRotationMatrix()
         return float(np.linalg.norm(pin.log3(true.T @ rotation)))
 
-    first = error(estimator.update(sensors.read(PlantState(0.0, q0, talos.zero_velocity(), contacts))))
+    first = error(estimator.update(sensors.read(_truth(talos, 0.0, q0, talos.zero_velocity(), contacts))))
     for k in range(1, 250):
-        last = error(estimator.update(sensors.read(PlantState(k * DT, q0, talos.zero_velocity(), contacts))))
+        last = error(
+            estimator.update(sensors.read(_truth(talos, k * DT, q0, talos.zero_velocity(), contacts)))
+        )
     assert last == pytest.approx(first * math.exp(-gain * 249 * DT), rel=0.05)
 
 
@@ -192,6 +200,8 @@ def test_bad_input_to_the_estimator_is_refused(talos, ur5):
         KinematicInertialEstimator(ur5, ur5.neutral_configuration(), DT)
     with pytest.raises(tsid.errors.InvalidParameterError, match="Reading"):
         KinematicInertialEstimator(talos, q0, DT).update(PlantState(0.0, q0, talos.zero_velocity()))
+    with pytest.raises(tsid.errors.InvalidParameterError, match="MeasuredState"):
+        RobotSensors(talos, DT).read(PlantState(0.0, q0, talos.zero_velocity()))
     with pytest.raises(tsid.errors.InvalidParameterError, match="tilt_gain"):
         EstimatorParams(tilt_gain=-1.0)
     with pytest.raises(tsid.errors.InvalidParameterError, match="plant with physics"):

@@ -387,7 +387,7 @@ class _Run:
         state = self.measurer.measure(plant_state)  # measure: the kinematics once (the truth)
         measured = state  # what the controller gets
         if self.sensors is not None:  # what the robot's sensors read, estimated
-            estimate = self.estimator.update(self.sensors.read(plant_state))
+            estimate = self.estimator.update(self.sensors.read(state))
             measured = self.controller_measurer.measure(estimate)
             self.errors.add(state, measured)
         t, q, v = measured.t, measured.q, measured.v

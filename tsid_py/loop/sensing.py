@@ -23,7 +23,7 @@ import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GRAVITY
-from tsid_py.loop.plant import PlantState
+from tsid_py.loop.measured import MeasuredState
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_scalar
 
@@ -135,11 +135,6 @@ class RobotSensors:
         self.robot, self.dt = robot, as_scalar("dt", dt, minimum=0.0, strict=True)
         self.params = params or SensorParams.for_robot(robot)
         self._rng = np.random.default_rng(self.params.seed)
-        self._data = robot.create_data()
-        spec = getattr(robot, "spec", None)
-        self._feet = [
-            (frame, robot.frame_id(frame)) for frame in (getattr(spec, "feet", None) or {}).values()
-        ]
         rate = math.sqrt(1.0 / self.dt)  # white noise of density d sampled every dt: std d sqrt(1 / dt)
         p = self.params
         self._gyro_std, self._accel_std = p.gyro_noise * rate, p.accel_noise * rate
@@ -151,10 +146,17 @@ class RobotSensors:
         self._gyro_bias, self._accel_bias = np.zeros(3), np.zeros(3)
         self._velocity: np.ndarray | None = None  # the base's last true world velocity [m/s]
 
-    def read(self, state: PlantState) -> Reading:
-        """The sensors' reading of a true state (a plant's ``state()``)."""
-        robot, rng, p = self.robot, self._rng, self.params
-        q, v = robot.check_state(state.q, state.v)
+    def read(self, state: MeasuredState) -> Reading:
+        """The sensors' reading of the true state, as the loop measured it (a
+        :class:`~tsid_py.loop.measured.MeasuredState` of the plant's state: its feet's frames give
+        the force/torque sensors' axes, with no kinematics pass of their own)."""
+        if not isinstance(state, MeasuredState):
+            raise InvalidParameterError(
+                "the sensors read a MeasuredState (Measurer.measure of the plant's state), got "
+                f"{type(state).__name__}"
+            )
+        rng, p = self._rng, self.params
+        q, v = state.q, state.v
         joints = q[7:]
         joints = np.round(joints / self._step) * self._step + p.encoder_noise * rng.standard_normal(
             joints.shape[0]
@@ -169,14 +171,11 @@ class RobotSensors:
         gyro = v[3:6] + self._gyro_bias + self._gyro_std * rng.standard_normal(3)
         accelerometer = specific + self._accel_bias + self._accel_std * rng.standard_normal(3)
         wrenches = {}
-        if self._feet:
-            pin.forwardKinematics(robot.model, self._data, q)
-        for frame, frame_id in self._feet:
-            measured = state.contacts.get(frame)
+        for foot in state.feet.values():
             wrench = np.zeros(6)
-            if measured is not None:
-                to_foot = pin.updateFramePlacement(robot.model, self._data, frame_id).rotation.T
-                wrench[:3] = to_foot @ measured.wrench[:3] + p.force_noise * rng.standard_normal(3)
-                wrench[3:] = to_foot @ measured.wrench[3:] + p.torque_noise * rng.standard_normal(3)
-            wrenches[frame] = wrench
+            if foot.measurement is not None:
+                to_foot, measured = foot.rotation.T, foot.measurement.wrench
+                wrench[:3] = to_foot @ measured[:3] + p.force_noise * rng.standard_normal(3)
+                wrench[3:] = to_foot @ measured[3:] + p.torque_noise * rng.standard_normal(3)
+            wrenches[foot.frame] = wrench
         return Reading(float(state.t), joints, gyro, accelerometer, wrenches)
