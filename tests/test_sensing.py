@@ -269,9 +269,20 @@ def test_truth_sensing_is_todays_loop_and_robot_sensing_holds_talos_in_mujoco():
     pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
     from tsid_py.scenarios import balance
     from tsid_py.scenarios.runner import LoopSetup
+    from tsid_py.viz.plots import estimate_figure, estimate_series
 
-    truth = balance.run(duration=2.0, setup=LoopSetup("mujoco")).summary
-    robot = balance.run(duration=2.0, setup=LoopSetup("mujoco", sensing="robot")).summary
+    truth_run = balance.run(duration=2.0, setup=LoopSetup("mujoco"))
+    robot_run = balance.run(duration=2.0, setup=LoopSetup("mujoco", sensing="robot"))
+    truth, robot = truth_run.summary, robot_run.summary
     assert truth["sensing"] == "truth" and "estimator" not in truth
     assert robot["verdict"] == "recovered" and robot["com_error_max_m"] < 2e-3
     assert robot["estimate_position_error_max_m"] < 0.01 and robot["estimate_orientation_error_max_deg"] < 1.0
+    # the log keeps the estimate beside the truth; the plot's errors are the summary's
+    assert estimate_series(truth_run) is None and estimate_figure(truth_run) is None
+    errors = estimate_series(robot_run)
+    largest = np.linalg.norm(errors["position"], axis=1).max()
+    assert largest == pytest.approx(robot["estimate_position_error_max_m"], rel=1e-9)
+    assert np.degrees(errors["orientation"].max()) == pytest.approx(
+        robot["estimate_orientation_error_max_deg"], rel=1e-6
+    )
+    assert estimate_figure(robot_run) is not None

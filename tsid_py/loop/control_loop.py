@@ -426,6 +426,9 @@ class _Run:
         if self.judge is not None:  # what the verdict saw, for plots and replays
             loop.log.capture_point.append(state.capture_point)
             loop.log.capture_margin.append(state.margin)
+        if self.sensors is not None:  # what the controller was given, beside the truth
+            loop.log.q_estimate.append(q)
+            loop.log.v_estimate.append(v)
 
         outcome.steps += 1
         outcome.simulated_time = t + loop.dt - self.t_start

@@ -58,6 +58,8 @@ class RunLog:
         capture_point, capture_margin: The measured capture point (x-y) [m] and how far it is
             inside the support polygon of the feet that touch [m] (negative: outside), as the
             run's verdict judged them (legged robots: :mod:`tsid_py.loop.verdict`).
+        q_estimate, v_estimate: With robot sensing, the state the controller was given (the
+            estimator's), beside the true q and v (:mod:`tsid_py.loop.sensing`).
         forces: Each contact's force variables as the QP planned them [N], by contact name.
         wrenches: The ground wrench each contact frame measured, as the plant reported it at the
             start of the step (the outcome of the previous command): world axes, at the frame's
@@ -82,6 +84,8 @@ class RunLog:
     com_ref: MutableSequence[np.ndarray] = field(default_factory=list)
     capture_point: MutableSequence[np.ndarray] = field(default_factory=list)
     capture_margin: MutableSequence[float] = field(default_factory=list)
+    q_estimate: MutableSequence[np.ndarray] = field(default_factory=list)
+    v_estimate: MutableSequence[np.ndarray] = field(default_factory=list)
 
     forces: dict[str, MutableSequence[np.ndarray]] = field(default_factory=dict)
     wrenches: dict[str, MutableSequence[np.ndarray]] = field(default_factory=dict)

@@ -447,6 +447,45 @@ def capture_point_figure(result):
     return figure
 
 
+def estimate_series(result) -> dict[str, np.ndarray] | None:
+    """With robot sensing: the estimate's errors against the truth over time, the base's position
+    (x, y, z) [m], orientation (angle) [rad] and linear velocity (x, y, z, world) [m/s]; None
+    without an estimate in the log."""
+    log = plotted(result).log
+    q, v = _series(log, "q_estimate"), _series(log, "v_estimate")
+    true_q, true_v = _series(log, "q"), _series(log, "v")
+    if q is None or v is None or true_q is None or true_v is None:
+        return None
+    angles, velocity = np.empty(len(q)), np.empty((len(q), 3))
+    for k in range(len(q)):
+        rotation = pin.Quaternion(q[k, 6], *q[k, 3:6]).normalized().toRotationMatrix()
+        true = pin.Quaternion(true_q[k, 6], *true_q[k, 3:6]).normalized().toRotationMatrix()
+        angles[k] = np.linalg.norm(pin.log3(true.T @ rotation))
+        velocity[k] = rotation @ v[k, :3] - true @ true_v[k, :3]
+    return {"position": q[:, :3] - true_q[:, :3], "orientation": angles, "velocity": velocity}
+
+
+def estimate_figure(result):
+    """The estimator's errors against the truth over time (robot sensing): the base's position
+    [mm], orientation [deg] and linear velocity [mm/s]."""
+    errors = estimate_series(result)
+    if errors is None:
+        return None
+    result = plotted(result)
+    figure, axes = _figure(3, _title(result, "the estimate against the truth"))
+    t = np.asarray(result.log.t, dtype=float)
+    for k, axis in enumerate("xyz"):
+        axes[0].plot(t, 1e3 * errors["position"][:, k], label=f"base {axis}")
+        axes[2].plot(t, 1e3 * errors["velocity"][:, k], label=f"velocity {axis}")
+    axes[0].set_ylabel("position error [mm]")
+    axes[1].plot(t, np.degrees(errors["orientation"]), color="tab:purple", label="orientation")
+    axes[1].set_ylabel("orientation error [deg]")
+    axes[2].set_ylabel("velocity error [mm/s]")
+    axes[2].set_xlabel("time [s]")
+    finish(axes)
+    return figure
+
+
 def outcome_figure(result):
     """The scenario's own picture of its outcome (a sweep's error against its parameter, a heat map,
     a top view with the target), when its result draws one (``result.outcome_figure()``)."""
@@ -462,6 +501,7 @@ FIGURES = {
     "top_view": top_view_figure,
     "foot_heights": foot_heights_figure,
     "capture_point": capture_point_figure,
+    "estimate": estimate_figure,
     "outcome": outcome_figure,
 }
 
