@@ -95,8 +95,15 @@ def test_the_physics_checks_can_be_spaced_out(talos, monkeypatch):
     for step, q in zip((0, 5, 10), checked_states, strict=True):
         np.testing.assert_array_equal(q, outcome.log.q[step])  # exact: copies
     assert 0 < spaced["dynamics_residual_max"] <= every["dynamics_residual_max"]
-    never = ControlLoop(BipedController(talos), DT, check_every=0).run(12).summary()
+    unchecked = ControlLoop(BipedController(talos), DT, check_every=0).run(12)
+    never = unchecked.summary()
     assert never["physics_checks"] == 0 and np.isnan(never["dynamics_residual_max"])
+    # the torque ratio is an outcome of every step, whatever the check's rate
+    tau_max = BipedController(talos).tau_max
+    limited = np.isfinite(tau_max)
+    worst = max(float(np.max(np.abs(tau[limited]) / tau_max[limited])) for tau in unchecked.log.tau)
+    assert never["max_torque_ratio"] == pytest.approx(worst, rel=1e-12) and worst > 0.0
+    assert never["max_torque_ratio"] == pytest.approx(every["max_torque_ratio"], rel=1e-9)
     assert never["steps"] == spaced["steps"] == 12
     for bad in (-1, 1.5, True, "2"):
         with pytest.raises(tsid.errors.InvalidParameterError, match="check_every"):

@@ -177,10 +177,7 @@ class SolutionChecker:
             pyramid = max(float(mapped[layout.pyramid].max(initial=0.0)), 0.0)
             f_min, f_max = layout.normal_bounds
             bounds = max(float(np.maximum(f_min - totals, totals - f_max).max()), 0.0)
-        torque_ratio = 0.0
-        if self._limits is not None:
-            limited, tau_max = self._limits
-            torque_ratio = float(np.max(np.abs(tau[limited]) / tau_max, initial=0.0))
+        torque_ratio = self.torque_ratio(tau)
         fext = self._joint_forces(layout, mapped, contacts, q)
         return SolutionCheck(
             dynamics_residual=self._residual(q, v, dv, tau, fext, external),
@@ -190,6 +187,14 @@ class SolutionChecker:
             max_normal_bound_violation=bounds,
             max_torque_ratio=torque_ratio,
         )
+
+    def torque_ratio(self, tau: np.ndarray) -> float:
+        """max |tau_i| / tau_max_i over the joints with a finite limit (0 if none): cheap enough
+        for every step, where the whole check samples."""
+        if self._limits is None:
+            return 0.0
+        limited, tau_max = self._limits
+        return float(np.max(np.abs(tau[limited]) / tau_max, initial=0.0))
 
     def _contacts(self, contacts: dict[str, tuple[ContactBase, np.ndarray]]) -> _ContactLayout:
         """The :class:`_ContactLayout` of these contacts, made again when one of them changed (its
@@ -370,6 +375,12 @@ class WorstChecks:
     def __init__(self) -> None:
         self.count = 0
         self._worst = {key: float("nan") for key in self._WORST}
+        self._torque = float("nan")  # the torque ratio of every step, when given (torque)
+
+    def torque(self, ratio: float) -> None:
+        """A step's torque ratio, whether its solution is checked or not: the summary's
+        ``max_torque_ratio`` is then the worst of every step, not of the checked ones."""
+        self._torque = ratio if self._torque != self._torque else max(self._torque, ratio)  # (NaN: none yet)
 
     def add(self, check: SolutionCheck) -> None:
         for key, (name, worst) in self._WORST.items():
@@ -378,4 +389,7 @@ class WorstChecks:
         self.count += 1
 
     def summary(self) -> dict[str, float]:
-        return dict(self._worst)
+        worst = dict(self._worst)
+        if self._torque == self._torque:  # (not NaN: given at every step)
+            worst["max_torque_ratio"] = self._torque
+        return worst

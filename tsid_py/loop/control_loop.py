@@ -412,6 +412,8 @@ class _Run:
             return False
         outcome.step_times.append(time.perf_counter() - start)
         outcome.qp_failures += out.held
+        if not out.held:  # the torque ratio at every step: an outcome, whatever the check's rate
+            outcome.checks.torque(self.checker.torque_ratio(out.tau))
         # every check_every-th step (a held command solved another state: nothing to check), at the
         # state the controller solved at: the check witnesses the controller's own numbers
         if not out.held and loop.check_every and outcome.steps % loop.check_every == 0:
