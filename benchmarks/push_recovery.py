@@ -3,6 +3,7 @@
     python benchmarks/push_recovery.py [--recovery none,step] [--directions +x,-x,+y,-y]
                                        [--range 0 1000] [--grid 25 | --resolution 5]
                                        [--duration 0.1] [--at 1.0] [--mode torque]
+                                       [--plant mujoco|mujoco-urdf] [--contacts plant|none]
                                        [--sensing truth,robot] [--params JSON] [--out FILE]
 
 A push of ``--duration`` s at t = ``--at`` s on the base, along each direction; each run goes on
@@ -18,7 +19,10 @@ force, which it does not always. Each recovery mode of the balance controller (`
 none, ankle, step; :mod:`tsid_py.controllers.strategies.push_recovery`) is measured in the same
 run, and with ``--sensing truth,robot`` each with the controller fed the plant's state and with
 robot sensing (:mod:`tsid_py.loop.sensing`), robot's over truth's given. ``--params`` overrides
-RecoveryParams (JSON). Prints one JSON object (and writes it to ``--out``): per sensing, mode and
+RecoveryParams (JSON). ``--plant mujoco-urdf`` runs Talos in a MuJoCo model built another way
+(MuJoCo's URDF importer, box feet under the soles, no damping), and ``--contacts none`` in a
+user's own loop whose controller gets no contact measurements (issue 41: the recovery must not be
+worse than none there). Prints one JSON object (and writes it to ``--out``): per sensing, mode and
 direction the largest recovered force, the smallest force not recovered and its verdict, the
 ratios, and every run's force, verdict, steps and times. Needs ``[sim]``.
 """
@@ -37,8 +41,11 @@ from pathlib import Path  # noqa: E402
 
 from machine import describe, emit  # noqa: E402
 
-from tsid_py.controllers import RecoveryParams  # noqa: E402
-from tsid_py.loop import Push  # noqa: E402
+import tsid_py as tsid  # noqa: E402
+from tsid_py.controllers import BipedController, RecoveryParams  # noqa: E402
+from tsid_py.errors import SolverFailedError  # noqa: E402
+from tsid_py.loop import BalanceJudge, Command, PlantState, Push  # noqa: E402
+from tsid_py.loop.plants import make_plant  # noqa: E402
 from tsid_py.scenarios import balance  # noqa: E402
 
 AXES = {"x": 0, "y": 1}
@@ -57,7 +64,7 @@ def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dic
     sensing = {} if args.sensing_now == "truth" else {"sensing": args.sensing_now}  # (older trees: none)
     summary = balance.run(
         duration=args.at + args.duration + 0.5,
-        plant="mujoco",
+        plant=args.plant,
         mode=args.mode,
         push=push_along(direction, force, args.at, args.duration),
         check_every=10,  # every 10th step checked against the physics: torques within limits
@@ -83,8 +90,50 @@ def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dic
     return summary["verdict"] == "recovered"
 
 
-def grid_limit(direction: str, args: argparse.Namespace) -> dict[str, object]:
-    """The largest force below which every force of the grid recovered (see the docstring)."""
+def judge_without_contacts(direction: str, force: float, args: argparse.Namespace, runs: list[dict]) -> bool:
+    """Run one push in a user's own loop whose controller gets no contact measurements
+    (``PlantState(t, q, v)``, as in docs/guides/embedding.md), judged from the plant's full state
+    until decided, 5 s after the push at most; a failed QP counts as a fall. True when recovered."""
+    started = time.perf_counter()
+    robot = tsid.load_robot("talos")
+    controller = BipedController(robot, recovery=args.recovery_mode, recovery_params=args.recovery_params)
+    plant = make_plant(args.plant, robot)
+    plant.reset(controller.q0, robot.zero_velocity())
+    push, dt = push_along(direction, force, args.at, args.duration), 0.002
+    judge = BalanceJudge(robot, controller.q0, disturbances=[(push.t, push.t + push.duration)])
+    failed = None
+    for k in range(int(round((push.t + push.duration + 5.0) / dt))):
+        state = plant.state()
+        if k == int(round(push.t / dt)):
+            plant.push(push.force, push.duration)
+        judge.observe(judge.measure(state), controller.held_contact_frames(), controller.stepping)
+        if judge.decided():
+            break
+        controller.observe(controller.measurer.measure(PlantState(state.t, state.q, state.v)))
+        try:
+            out = controller.compute(state.t, state.q, state.v)
+        except SolverFailedError:
+            failed = state.t
+            break
+        plant.apply(Command(out.tau, out.dv))
+        plant.advance(dt)
+    verdict = judge.verdict()
+    name = "fell" if failed is not None else verdict.verdict
+    runs.append(
+        {
+            "force_n": force,
+            "verdict": name,
+            "reason": f"the QP failed at {failed:.3f} s" if failed is not None else verdict.reason,
+            "simulated_s": judge.t_end,
+            "wall_s": time.perf_counter() - started,
+        }
+    )
+    return name == "recovered"
+
+
+def grid_limit(direction: str, args: argparse.Namespace, judge=judge) -> dict[str, object]:
+    """The largest force below which every force of the grid recovered (see the docstring); each
+    force run by ``judge(direction, force, args, runs)`` (this module's: the balance scenario)."""
     runs: list[dict] = []
     grid, high = args.grid, args.range[1]
     first_loss, misses, force = None, 0, grid
@@ -108,6 +157,8 @@ def grid_limit(direction: str, args: argparse.Namespace) -> dict[str, object]:
 
 
 def largest_recovered(direction: str, args: argparse.Namespace) -> dict[str, object]:
+    if args.contacts == "none":
+        return grid_limit(direction, args, judge_without_contacts)
     if args.grid:
         return grid_limit(direction, args)
     runs: list[dict] = []
@@ -136,6 +187,18 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=0.1, help="of the push [s]")
     parser.add_argument("--at", type=float, default=1.0, help="when the push starts [s]")
     parser.add_argument("--mode", choices=("torque", "position"), default="torque")
+    parser.add_argument(
+        "--plant",
+        choices=("mujoco", "mujoco-urdf"),
+        default="mujoco",
+        help="the MuJoCo model: the library's, or built another way (tsid_py.loop.plants)",
+    )
+    parser.add_argument(
+        "--contacts",
+        choices=("plant", "none"),
+        default="plant",
+        help="none: a user's own loop whose controller gets no contact measurements (on --grid)",
+    )
     parser.add_argument("--recovery", default="none,step", help="the controller's modes, comma separated")
     parser.add_argument(
         "--grid", type=float, default=0.0, help="scan GRID, 2 GRID, ... instead of bisecting [N]"
@@ -145,6 +208,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     modes = [m.strip() for m in args.recovery.split(",")]
+    if args.contacts == "none" and (not args.grid or args.mode != "torque" or args.sensing != "truth"):
+        parser.error("--contacts none runs a torque-mode grid with truth sensing: give --grid")
     args.recovery_params = RecoveryParams(**json.loads(args.params)) if args.params else None
     directions = [d.strip() for d in args.directions.split(",")]
     for direction in directions:
@@ -154,7 +219,8 @@ def main() -> None:
     out: dict[str, object] = {
         "machine": describe(),
         "robot": "talos",
-        "plant": "mujoco",
+        "plant": args.plant,
+        "contacts": args.contacts,
         "mode": args.mode,
         "push": {"duration_s": args.duration, "at_s": args.at, "resolution_n": args.resolution},
         "params": args.params,

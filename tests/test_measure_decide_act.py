@@ -88,14 +88,65 @@ def test_the_measured_state_is_read_only_and_its_own(talos, rng):
 
 def test_a_foot_above_the_touch_tolerance_does_not_touch_and_the_plants_word_wins(talos):
     controller = BipedController(talos)
-    q = controller.q0
-    q[2] += 2 * TOUCH_TOLERANCE  # both soles 1 cm up
     measurer = Measurer(talos, controller.q0)
-    up = measurer.measure(PlantState(0.0, q, talos.zero_velocity()))
-    assert up.touching == () and up.margin == -math.inf
+    standing = measurer.measure(PlantState(0.0, controller.q0, talos.zero_velocity()))
+    assert standing.touching == ("right", "left") and abs(standing.ground_height) < 1e-3
+    q, rising = controller.q0, talos.zero_velocity()
+    q[2] += 2 * TOUCH_TOLERANCE  # both soles 1 cm up, and moving up: not standing on anything
+    rising[2] = 0.1
+    up = measurer.measure(PlantState(0.01, q, rising))
+    assert up.touching == () and up.margin == -math.inf and up.ground_height == standing.ground_height
     contact = tsid.loop.ContactMeasurement(np.zeros(6), True)  # the plant says the right one touches
-    told = measurer.measure(PlantState(0.0, q, talos.zero_velocity(), {talos.spec.feet["right"]: contact}))
+    told = measurer.measure(PlantState(0.0, q, rising, {talos.spec.feet["right"]: contact}))
     assert told.touching == ("right",) and told.feet["left"].measurement is None
+
+
+def test_feet_standing_still_above_z_0_show_where_the_ground_is(talos):
+    """A model whose soles stand 9 mm above where the spec puts them (a box under each sole): for a
+    measurer that learns the ground (a controller's), the still feet are the ground, so they touch
+    and the capture point is inside their support; the judge's (z = 0) sees them in the air. Feet
+    moving at 2 cm/s do not show the ground, at 5 mm/s they do."""
+    controller = BipedController(talos)
+    at_q0 = Measurer(talos).measure(PlantState(0.0, controller.q0, talos.zero_velocity()))
+    flat = min(foot.lowest for foot in at_q0.feet.values())  # the soles' lowest corner in q0
+    q = controller.q0
+    q[2] += 0.009
+    drifting = talos.zero_velocity()
+    drifting[0] = 0.02  # the whole robot sliding forward at 2 cm/s
+    assert controller.measurer.measure(PlantState(0.0, q, drifting)).touching == ()
+    drifting[0] = 0.005
+    held = controller.measurer.measure(PlantState(0.0, q, drifting))
+    assert held.ground_height == pytest.approx(flat + 0.009, abs=1e-9)
+    assert held.touching == ("right", "left") and held.margin > 0.05
+    judged = Measurer(talos, controller.q0).measure(PlantState(0.0, q, talos.zero_velocity()))
+    assert judged.ground_height == 0.0 and judged.touching == ()  # exact: z = 0, never learned
+    q[2] += 2 * TOUCH_TOLERANCE  # then lifted 1 cm more, moving: above that ground
+    rising = talos.zero_velocity()
+    rising[2] = 0.1
+    lifted = controller.measurer.measure(PlantState(0.01, q, rising))
+    assert lifted.touching == () and lifted.ground_height == held.ground_height
+
+
+def test_a_foot_held_still_in_the_air_is_not_the_ground(talos):
+    """The left foot lifted 5 cm by its knee and held still, the right one on the ground and
+    sliding: the ground stays where it was (the lowest foot moves), and the left foot does not
+    touch."""
+    controller = BipedController(talos)
+    measurer = Measurer(talos, controller.q0, learn_ground=True)
+    standing = measurer.measure(PlantState(0.0, controller.q0, talos.zero_velocity()))
+    q = controller.q0
+    knee = talos.model.joints[talos.model.getJointId("leg_left_4_joint")].idx_q
+    q[knee] += 0.5
+    q[knee - 1] -= 0.25  # hip and ankle share the knee's bend: the foot comes up, about level
+    q[knee + 1] -= 0.25
+    v = talos.zero_velocity()
+    hip = talos.model.joints[talos.model.getJointId("leg_right_2_joint")].idx_v
+    v[hip] = 0.05  # the right foot swings out
+    raised = measurer.measure(PlantState(0.01, q, v))
+    left, right = raised.feet["left"], raised.feet["right"]
+    assert left.lowest > 0.03 and np.linalg.norm(left.velocity[:3]) < 1e-9  # up and still
+    assert np.linalg.norm(right.velocity[:3]) > 0.01  # moving: not still
+    assert raised.ground_height == standing.ground_height and raised.touching == ("right",)
 
 
 def test_bad_input_to_measure_is_refused(talos):
@@ -353,6 +404,26 @@ def test_a_step_that_lands_on_touch_goes_on_down_and_one_that_does_not_lands_on_
     other = BipedController(talos)  # the same step landing on time: down at 0.5 s, touching or not
     other.feet.request_step(StepRequest("left", _swing(other)), _at(other, 0.1))
     assert len(other.feet.land(_at(other, 0.5, contacts=air))) == 1
+
+
+def test_a_step_that_lands_on_touch_lands_on_an_early_touch_once_it_comes_down(talos):
+    """Swing 0.1-0.5 s: a touch at 0.2 s (its first half: still the lift-off's ground) is no
+    landing, nor one at 0.31 s with the sole tilted 0.1 rad (on an edge); a touch at 0.32 s (its
+    second half, flat: the ground higher than the foot was told) is, where the foot is; a step that
+    lands at its planned time ignores it."""
+    controller = BipedController(talos)
+    feet, frame = controller.feet, talos.spec.feet["left"]
+    touch = {frame: tsid.loop.ContactMeasurement(np.zeros(6), True)}
+    feet.request_step(StepRequest("left", _swing(controller), land_on_touch=True), _at(controller, 0.1))
+    assert feet.land(_at(controller, 0.2, contacts=touch)) == () and feet.phase("left") != "stance"
+    tilted = controller.q0
+    tilted[3:7] = pin.Quaternion(pin.rpy.rpyToMatrix(0.0, 0.1, 0.0)).coeffs()  # the whole robot, 0.1 rad
+    assert feet.land(_at(controller, 0.31, tilted, contacts=touch)) == ()  # on an edge: it goes on
+    (landing,) = feet.land(_at(controller, 0.32, contacts=touch))
+    assert landing.t == pytest.approx(0.32) and feet.phase("left") == "stance" and not controller.stepping
+    other = BipedController(talos)
+    other.feet.request_step(StepRequest("left", _swing(other)), _at(other, 0.1))
+    assert other.feet.land(_at(other, 0.32, contacts=touch)) == () and other.stepping
 
 
 def test_footsteps_count_a_landing_at_the_step_it_happens(talos):

@@ -489,3 +489,50 @@ def test_mujoco_refuses_a_foot_without_collision_geometry():
     with pytest.raises(tp.errors.RobotSpecError, match="foot 'leg_right_sole_fix_joint' has no collision"):
         MujocoPlant(robot)
     MujocoPlant(robot, collision="spec")  # the feet from the spec: it stands
+
+
+@pytest.mark.slow
+def test_a_mujoco_model_built_another_way_runs_in_the_plant_and_a_misnamed_one_is_refused():
+    """MuJoCo's own URDF importer reads the URDF's dynamics: its mass is the Pinocchio model's, and
+    the plant stands the robot on box feet 1 cm under the soles (its sole frames 1 cm up)."""
+    mujoco = _mujoco()
+    from tsid_py.loop.mujoco_model import build_mujoco_model_from_urdf
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+
+    robot = tp.load_robot("talos")
+    model = build_mujoco_model_from_urdf(robot, timestep=2e-3)
+    assert model.body_mass.sum() == pytest.approx(pin.computeTotalMass(robot.model), rel=1e-9)
+    assert np.all(model.dof_damping == 0.0) and model.opt.timestep == 2e-3  # exact: set so
+    plant = MujocoPlant(robot, model=model)
+    assert plant.timestep == 2e-3  # exact: the model's own
+    plant.reset(robot.default_configuration(), robot.zero_velocity())
+    for _ in range(100):
+        plant.advance(2e-3)  # unactuated: it settles on its feet for 0.2 s before folding
+    state = plant.state()
+    sole = plant.data.site_xpos[model.site(robot.spec.feet["right"]).id]
+    assert 0.005 < sole[2] < 0.015 and state.contacts[robot.spec.feet["right"]].touching
+    dropped = robot.default_configuration()
+    dropped[2] += 0.5  # its IMU in free fall (0.1 s of the 0.5 m drop): no specific force, no turn
+    plant.reset(dropped, robot.zero_velocity())
+    plant.advance(0.1)
+    np.testing.assert_allclose(plant.state().imu.accelerometer, 0.0, atol=1e-6)
+    np.testing.assert_allclose(plant.state().imu.gyro, 0.0, atol=1e-6)
+    with pytest.raises(tp.errors.InvalidParameterError, match="timestep: set by the model"):
+        MujocoPlant(robot, model=model, timestep=1e-3)
+    spec = mujoco.MjSpec.from_string(
+        '<mujoco><worldbody><geom name="floor" type="plane" size="1 1 .1"/></worldbody></mujoco>'
+    )
+    with pytest.raises(tp.errors.RobotSpecError, match="no joint named 'leg_left_1_joint'"):
+        MujocoPlant(robot, model=spec.compile())
+    geared = build_mujoco_model_from_urdf(robot)
+    geared.actuator_gear[3, 0] = 50.0  # one motor through a gear: ctrl would not be its torque
+    with pytest.raises(tp.errors.RobotSpecError, match="not one torque motor"):
+        MujocoPlant(robot, model=geared)
+    no_accelerometer = build_mujoco_model_from_urdf(robot, compiled=False)
+    no_accelerometer.delete(no_accelerometer.sensor("imu_accelerometer"))
+    with pytest.raises(tp.errors.RobotSpecError, match="imu_gyro but not its pair"):
+        MujocoPlant(robot, model=no_accelerometer.compile())
+    no_imu = build_mujoco_model_from_urdf(robot, compiled=False)
+    for name in ("imu_gyro", "imu_accelerometer"):
+        no_imu.delete(no_imu.sensor(name))
+    assert MujocoPlant(robot, model=no_imu.compile()).state().imu is None  # a model without one

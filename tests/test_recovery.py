@@ -338,3 +338,40 @@ def test_two_pushes_two_seconds_apart_and_no_push_at_all():
             and still["com_drift_max_m"] < 1e-3
             and still["recovery_steps"] == 0
         )
+
+
+@pytest.mark.slow
+def test_in_a_model_built_another_way_the_step_is_no_worse_than_none_without_contact_measurements(talos):
+    """Issue 41's other model: MuJoCo's own URDF importer, box feet 1 cm under the soles, no joint
+    damping; a user's own loop that passes no contact measurements. 300 N backward: the standing
+    controller holds it, and the recovery must too. Before the measured state learned where the
+    still feet stand, the soles 9 mm up never touched (the 5 mm rule at z = 0), a foot that rolled
+    down looked like the only support and a step was taken that fell (at 2.97 s)."""
+    _mujoco()
+    from tsid_py.loop import BalanceJudge, Command, Push
+    from tsid_py.loop.mujoco_model import build_mujoco_model_from_urdf
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+
+    model = build_mujoco_model_from_urdf(talos)
+    push, dt = Push((-300.0, 0.0, 0.0), 1.0, 0.1), 0.002
+    for recovery in ("none", "step"):
+        controller = BipedController(talos, recovery=recovery)
+        plant = MujocoPlant(talos, model=model)
+        plant.reset(controller.q0, talos.zero_velocity())
+        judge = BalanceJudge(talos, controller.q0, disturbances=[(push.t, push.t + push.duration)])
+        for k in range(int(6.1 / dt)):
+            state = plant.state()
+            if k == int(push.t / dt):
+                plant.push(push.force, push.duration)
+            judge.observe(judge.measure(state), controller.held_contact_frames(), controller.stepping)
+            if judge.decided():
+                break
+            measured = controller.measurer.measure(PlantState(state.t, state.q, state.v))
+            if k == int(0.9 / dt):  # standing still before the push: the feet touch, 1 cm up
+                assert measured.touching == ("right", "left") and measured.margin > 0.05
+                assert measured.ground_height == pytest.approx(0.01, abs=2e-3)
+            controller.observe(measured)
+            out = controller.compute(state.t, state.q, state.v)
+            plant.apply(Command(out.tau, out.dv))
+            plant.advance(dt)
+        assert judge.verdict().verdict == "recovered", recovery

@@ -147,6 +147,111 @@ def test_the_legs_odometry_follows_a_base_moving_over_feet_that_stand_still(talo
     np.testing.assert_allclose(rotation @ estimate.v[:3], speed, atol=5e-3)
 
 
+def test_feet_that_roll_onto_their_toes_turn_about_the_point_they_press_on(talos):
+    """Talos tips forward as one rigid body about its toes' edge, 8 deg in 0.4 s, its weight on
+    the toes (the sensors' centre of pressure there): the soles' frames rise 1.4 cm, the toes stay.
+    The estimate follows the base (the toes held still, not the frames)."""
+    q0, _ = _standing(talos)
+    sole = talos.spec.sole
+    data = talos.create_data()
+    pin.forwardKinematics(talos.model, data, q0)
+    feet = [talos.frame_id(frame) for frame in talos.spec.feet.values()]
+    soles = [pin.updateFramePlacement(talos.model, data, f) for f in feet]
+    toe = np.array([soles[0].translation[0] + sole.lxp, 0.0, 0.0])  # a point of the toes' edge
+    base0 = pin.XYZQUATToSE3(q0[:7])
+    sensors = RobotSensors(talos, DT, QUIET)
+    estimator = KinematicInertialEstimator(talos, q0, DT, QUIET)
+    previous, steps = q0.copy(), 200
+    for k in range(steps + 1):
+        pitch = math.radians(8.0) * min(k, steps) / steps
+        tipped = pin.SE3(pin.rpy.rpyToMatrix(0.0, pitch, 0.0), np.zeros(3))
+        about_toes = pin.SE3(np.eye(3), toe) * tipped * pin.SE3(np.eye(3), -toe)
+        q = q0.copy()
+        q[:7] = pin.SE3ToXYZQUAT(about_toes * base0)
+        v = pin.difference(talos.model, previous, q) / DT if k else talos.zero_velocity()
+        previous = q.copy()
+        pin.forwardKinematics(talos.model, data, q)
+        contacts = {}
+        for frame, frame_id in zip(talos.spec.feet.values(), feet, strict=True):
+            origin = pin.updateFramePlacement(talos.model, data, frame_id).translation
+            force = np.array([0.0, 0.0, 0.5 * talos.total_mass * GRAVITY])
+            pressed = np.array([toe[0], origin[1], toe[2]])  # under the frame, on the toes' edge
+            wrench = np.concatenate([force, np.cross(pressed - origin, force)])
+            contacts[frame] = ContactMeasurement(wrench, True)
+        estimate = estimator.update(sensors.read(_truth(talos, k * DT, q, v, contacts)))
+        rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+        if 0 < k < steps:
+            np.testing.assert_allclose(rotation @ estimate.v[:3], rotation @ v[:3], atol=2e-3)
+    risen = pin.updateFramePlacement(talos.model, data, feet[0]).translation[2] - soles[0].translation[2]
+    assert risen > 0.012  # what holding the frames still would have missed
+    np.testing.assert_allclose(estimate.q[:3], q[:3], atol=5e-4)
+
+
+def test_a_foot_touches_above_the_threshold_and_lifts_below_the_release(talos):
+    """Contact detection with a hysteresis: 3 % of the weight does not put a foot down (the
+    threshold is 5 %) but keeps one down (the release is 1 %); 0.5 % lifts it."""
+    q0, both = _standing(talos)
+    frame, weight = talos.spec.feet["left"], talos.total_mass * GRAVITY
+    sensors = RobotSensors(talos, DT, QUIET)
+    estimator = KinematicInertialEstimator(talos, q0, DT, QUIET)
+
+    def touching(fraction, k):
+        contacts = dict(both)
+        contacts[frame] = ContactMeasurement(np.array([0.0, 0.0, fraction * weight, 0, 0, 0]), True)
+        reading = sensors.read(_truth(talos, k * DT, q0, talos.zero_velocity(), contacts))
+        return estimator.update(reading).contacts[frame].touching
+
+    assert touching(0.5, 0) and touching(0.03, 1) and not touching(0.005, 2) and not touching(0.03, 3)
+    assert touching(0.06, 4)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="contact_release"):
+        SensorParams(contact_threshold=0.01, contact_release=0.02)
+
+
+@pytest.mark.parametrize("flat_ground", [True, False])
+def test_on_flat_ground_a_foots_soft_contact_does_not_drift_the_height_step_after_step(talos, flat_ground):
+    """Steps in place, as a soft contact makes them: a foot that carries the robot sinks 1.5 mm, a
+    foot that touches down lightly stands on the ground (the base still, the legs taking the
+    difference). Anchoring each new foot where the estimate puts it drifts the height 1.5 mm a
+    touch-down; on flat ground the estimate stays within one sink of the truth."""
+    q0, both = _standing(talos)
+    controller = BipedController(talos)
+    placements = {side: controller.foot_placement(side) for side in ("right", "left")}
+    frames = {side: talos.spec.feet[side] for side in placements}
+    air = ContactMeasurement(np.zeros(6), False)
+    sensors = RobotSensors(talos, DT, QUIET)
+    estimator = KinematicInertialEstimator(talos, q0, DT, QUIET, EstimatorParams(flat_ground=flat_ground))
+    t, sink, data = 0.0, 0.0015, talos.create_data()
+
+    def at(heights):
+        feet = {}
+        for side, dz in heights.items():
+            feet[side] = pin.SE3(placements[side])
+            feet[side].translation = placements[side].translation + [0.0, 0.0, dz]
+        return _base_at(talos, q0, q0[:3], feet, data)
+
+    q = q0
+    for _ in range(5):
+        for stance, other in (("right", "left"), ("left", "right")):
+            phases = (  # (the feet's heights, which touch)
+                ({stance: -sink, other: 0.0}, (stance, other)),  # the other touches down lightly
+                ({stance: 0.0, other: -sink}, (stance, other)),  # the weight goes over
+                ({stance: 0.0, other: -sink}, (other,)),  # the stance foot lifts
+            )
+            for heights, touching in phases:
+                q = at(heights)
+                contacts = {frames[side]: both[frames[side]] if side in touching else air for side in frames}
+                for _ in range(5):  # 10 ms in each phase, at rest
+                    estimate = estimator.update(
+                        sensors.read(_truth(talos, t, q, talos.zero_velocity(), contacts))
+                    )
+                    t += DT
+    error = estimate.q[2] - q[2]
+    if flat_ground:
+        assert abs(error) <= sink + 1e-6
+    else:
+        assert error > 5 * sink  # (what flat ground is for: 10 touch-downs, 1.5 mm each)
+
+
 def _base_at(talos, q, position, feet, data):
     """q with the base at ``position`` and the legs' joints moved (Gauss-Newton on the feet's
     placements) so that the feet stay where they are."""
@@ -243,6 +348,8 @@ def test_with_robot_sensing_the_controller_never_reads_the_truth(talos, monkeypa
         truth.v[:] = np.nan
         for measured in truth.contacts.values():
             measured.wrench[:] = np.nan
+        truth.imu.gyro[:] = np.nan  # MuJoCo's own IMU
+        truth.imu.accelerometer[:] = np.nan
 
     monkeypatch.setattr(verdict.BalanceJudge, "observe", judge_then_poison)
     controller = BipedController(talos)
@@ -286,3 +393,79 @@ def test_truth_sensing_is_todays_loop_and_robot_sensing_holds_talos_in_mujoco():
         robot["estimate_orientation_error_max_deg"], rel=1e-6
     )
     assert estimate_figure(robot_run) is not None
+
+
+@pytest.mark.slow
+def test_mujocos_own_imu_reads_the_bases_motion_and_the_sensors_take_it(talos):
+    """MuJoCo's gyroscope and accelerometer on the base (the model's ``imu`` site) against the
+    truth: at rest the specific force is g up; pushed, the gyroscope is the base's angular velocity
+    (of the last physics step: within what 1 ms changes it) and the accelerometer the base
+    velocity's change over the period, less gravity, in the base frame (but where it changes
+    within the period). Quiet sensors read it as
+    it is."""
+    pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
+    from tsid_py.loop import Command
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+
+    controller, plant = BipedController(talos), MujocoPlant(talos)
+    plant.reset(controller.q0, talos.zero_velocity())
+    sensors, previous, compared = RobotSensors(talos, DT, QUIET), None, 0
+    worst_gyro = moved = 0.0
+    errors: list[float] = []  # the accelerometer's against the velocity's change [m/s^2]
+    for k in range(400):
+        state = plant.state()
+        rotation = pin.Quaternion(state.q[6], *state.q[3:6]).normalized().toRotationMatrix()
+        if k == 5:
+            np.testing.assert_allclose(state.imu.accelerometer, rotation.T @ [0, 0, GRAVITY], atol=0.05)
+        if k == 200:
+            plant.push((0.0, 150.0, 0.0), 0.1)
+        velocity = rotation @ state.v[:3]
+        if previous is not None and 200 < k < 300:  # pushed: the base moves
+            expected = rotation.T @ ((velocity - previous) / DT + [0.0, 0.0, GRAVITY])
+            errors.append(float(np.max(np.abs(state.imu.accelerometer - expected))))
+            worst_gyro = max(worst_gyro, float(np.max(np.abs(state.imu.gyro - state.v[3:6]))))
+            moved = max(moved, float(np.max(np.abs(state.v[3:6]))))
+            compared += 1
+        previous = velocity
+        measured = controller.measurer.measure(state)
+        reading = sensors.read(measured, state.imu)
+        np.testing.assert_allclose(reading.gyro, state.imu.gyro, atol=1e-12)
+        np.testing.assert_allclose(reading.accelerometer, state.imu.accelerometer, atol=1e-12)
+        controller.observe(measured)
+        out = controller.compute(state.t, state.q, state.v)
+        plant.apply(Command(out.tau, out.dv))
+        plant.advance(DT)
+    with pytest.raises(tsid.errors.NonFiniteError, match="imu.gyro"):
+        sensors.read(measured, type(state.imu)(np.full(3, np.nan), state.imu.accelerometer))
+    with pytest.raises(tsid.errors.InvalidParameterError, match="ImuMeasurement"):
+        sensors.read(measured, (state.imu.gyro, state.imu.accelerometer))
+    assert compared == 99 and moved > 0.1, moved  # it turned
+    assert worst_gyro < 0.05 * moved, (worst_gyro, moved)
+    # the specific force moved by 0.4-4.5 m/s^2; the two agree but where it changes within a period
+    # (the push's start, a foot's impact: the difference averages over 2 ms, MuJoCo reads 1 ms)
+    assert np.median(errors) < 0.02 and np.quantile(errors, 0.9) < 0.06, sorted(errors)[-10:]
+
+
+def test_the_motors_take_a_command_late_and_through_their_torque_loop():
+    """latency 2: the command of step k acts at step k + 2; a torque bandwidth of 50 Hz: a step of
+    the command is followed as 1 - (1 - a)^n, a = dt w / (1 + dt w), w = 2 pi 50 (the first
+    command is taken as it is)."""
+    from tsid_py.loop.motors import Motors
+    from tsid_py.loop.plant import Command
+
+    late = Motors(2, 0.0, DT)
+    taken = [late.take(Command(np.array([float(k)]), q_des=np.array([k]))).tau[0] for k in range(5)]
+    assert taken == [0.0, 0.0, 0.0, 1.0, 2.0]  # exact: the commands themselves, two periods late
+    lagged = Motors(0, 50.0, DT)
+    w = 2 * math.pi * 50.0
+    a = DT * w / (1 + DT * w)
+    assert lagged.take(Command(np.zeros(2))).tau == pytest.approx([0.0, 0.0])
+    for n in range(1, 6):
+        command = Command(np.array([10.0, -4.0]), q_des=np.ones(1), v_des=np.zeros(1))
+        out = lagged.take(command)
+        np.testing.assert_allclose(out.tau, np.array([10.0, -4.0]) * (1 - (1 - a) ** n), rtol=1e-12)
+        assert out.q_des is command.q_des and command.tau[0] == 10.0  # exact: the targets as they are
+    with pytest.raises(tsid.errors.InvalidParameterError, match="torque_bandwidth"):
+        SensorParams(torque_bandwidth=-1.0)
+    with pytest.raises(tsid.errors.InvalidParameterError, match="latency"):
+        Motors(-1, 0.0, DT)

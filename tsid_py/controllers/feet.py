@@ -9,7 +9,9 @@ Each foot of a :class:`~tsid_py.controllers.legged.LeggedController` is in one p
 - ``swing``: off the ground, the foot task follows the step's trajectory (or, for a foot lifted by
   hand with :meth:`FootSchedule.lift`, the references its caller sets);
 - ``landing``: past the planned touch-down of a step asked to land on touch, the foot goes on down
-  at ``descent_speed`` until the plant says it touches;
+  at ``descent_speed`` until the plant says it touches (such a step also lands on a touch in the
+  second half of its swing, early, the sole within :data:`EARLY_LANDING_TILT` of flat: the ground
+  was higher than the foot was told);
 - ``released``: contact feedback found it lost unplanned (a push lifted it): its contact is
   unloaded over :data:`CONTACT_RAMP` and the foot task holds it where it was.
 
@@ -23,6 +25,7 @@ once per control step: contact feedback (:meth:`FootSchedule.feedback`), the ste
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
@@ -45,6 +48,8 @@ CONTACT_DEBOUNCE = 3  # measured control steps a contact must be lost (or back) 
 CONTACT_RAMP = 0.02  # [s] over which a contact lost unplanned is unloaded, or a regained one loaded
 CONTACT_SETTLE = 0.05  # [s] after its touch-down a contact is not released: a landing foot bounces
 EVENT_TOLERANCE = 1e-9  # [s] an event at time t_e happens at the first control step with t >= t_e - this
+EARLY_LANDING_TILT = 0.05  # [rad] a foot touching before its planned touch-down lands only this flat
+_FLAT_ENOUGH = math.cos(EARLY_LANDING_TILT)  # the least z-z entry of its rotation
 
 
 @dataclass(frozen=True)
@@ -57,8 +62,9 @@ class StepRequest:
         unload: [s] the contact's unloading ramp, from the request to the lift-off.
         load: [s] the contact's loading ramp after touch-down.
         land_on_touch: After the planned touch-down, go on down at ``descent_speed`` [m/s] until
-            the plant says the foot touches (else the contact comes back at the planned time,
-            where the foot is).
+            the plant says the foot touches, and land on a touch in the second half of the swing,
+            before the planned touch-down (else the contact comes back at the planned time, where
+            the foot is).
         descent_speed: [m/s] see ``land_on_touch``.
         planned: A planned step (the verdict judges capturability again after its touch-down);
             False for a step that answers a lost balance (the verdict goes on judging through it).
@@ -272,10 +278,18 @@ class FootSchedule:
         :attr:`landings`). Called before the strategies decide, so that they see them."""
         landed = []
         for side, request in list(self._requests.items()):
-            if state.t < request.t_land - EVENT_TOLERANCE:
-                continue
             foot = state.feet[side]
-            if request.land_on_touch and not foot.touching:
+            if state.t < request.t_land - EVENT_TOLERANCE:
+                early = (  # a step that lands on touch: on a touch once it comes down, its contact gone
+                    request.land_on_touch
+                    and foot.touching
+                    and state.t >= request.t_lift + request.trajectory.duration / 2
+                    and foot.rotation[2, 2] >= _FLAT_ENOUGH  # (a tilted one goes on: its swing flattens it)
+                    and not self._formulation.check_contact(self._contacts[side].name)
+                )
+                if not early:
+                    continue
+            elif request.land_on_touch and not foot.touching:
                 continue  # late: on down until it touches (drive)
             self.put_down(side, request.load, foot.placement)
             landed.append(Landing(request, state.t, foot.placement))

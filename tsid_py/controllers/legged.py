@@ -53,7 +53,7 @@ class LeggedController(Controller):
         self._q0 = robot.standing_configuration() if q0 is None else as_vector("q0", q0, robot.nq)
         check_stance(robot, self._q0)
         robot.compute_all_terms(self.data, self._q0, robot.zero_velocity())
-        self.measurer = Measurer(robot, self._q0)  # for a plant's state given to observe
+        self.measurer = Measurer(robot, self._q0, learn_ground=True)  # for a plant's state given to observe
         self.measured: MeasuredState | None = None  # the last observed
         self.feet: FootSchedule  # made by the subclass with its contacts (_schedule_feet)
         self.foot_tasks: dict[str, TaskSE3Equality] = {}

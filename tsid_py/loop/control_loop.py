@@ -11,14 +11,15 @@
                                                                     measured t, q, v)
                                  physics check of out, log
                                  hooks.after_step(measured, out)   (the scenario's measurements)
-                                 plant.apply(command(out)); plant.advance(dt)
+                                 plant.apply(motors.take(command(out))); plant.advance(dt)
 
 Every part of the step reads the one :class:`~tsid_py.loop.measured.MeasuredState` (CoM, capture
 point, feet, which touch, the support polygon), built once from what the plant measured. With
 ``sensing="robot"`` (:mod:`tsid_py.loop.sensing`) the controller's is built from what the robot's
 sensors read, through an estimator (:mod:`tsid_py.loop.estimation`), and its commands reach the
-plant ``SensorParams.latency`` periods later; the truth goes to the judge, the scenario's hooks,
-the log and nowhere else.
+plant ``SensorParams.latency`` periods later, through the motors' torque lag
+(:class:`~tsid_py.loop.motors.Motors`); the truth goes to the judge, the scenario's hooks, the log
+and nowhere else.
 
 The command is the torque (``mode="torque"``), or in ``mode="position"`` the joint targets one
 period ahead, v_des = v + dv dt and q_des = q (+) v_des dt on the manifold from the measured state,
@@ -42,7 +43,6 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -54,6 +54,7 @@ from tsid_py.loop.controller import Controller, ControlOutput, frozen_heap
 from tsid_py.loop.estimation import ESTIMATORS, EstimateErrors, KinematicInertialEstimator
 from tsid_py.loop.log import RunLog
 from tsid_py.loop.measured import MeasuredState, Measurer
+from tsid_py.loop.motors import Motors
 from tsid_py.loop.plant import Command, IntegratorPlant, Plant, Push, check_mode
 from tsid_py.loop.sensing import SENSINGS, RobotSensors, SensorParams
 from tsid_py.loop.verdict import BalanceJudge, Verdict, VerdictLimits
@@ -347,7 +348,9 @@ class _Run:
             self.estimator = KinematicInertialEstimator(robot, q0, loop.dt, self.sensors.params)
             self.controller_measurer = Measurer(robot, q0)
             self.errors = EstimateErrors()
-        self.commands: deque[Command] = deque()  # computed, not yet taken by the motors (latency)
+        self.motors = Motors(0, 0.0, loop.dt)  # truth sensing: each command taken as it is, at once
+        if self.sensors is not None:
+            self.motors = Motors(self.sensors.params.latency, self.sensors.params.torque_bandwidth, loop.dt)
         loop.plant.reset(q0, robot.zero_velocity())
         self.t_start: float | None = None
 
@@ -387,7 +390,7 @@ class _Run:
         state = self.measurer.measure(plant_state)  # measure: the kinematics once (the truth)
         measured = state  # what the controller gets
         if self.sensors is not None:  # what the robot's sensors read, estimated
-            estimate = self.estimator.update(self.sensors.read(state))
+            estimate = self.estimator.update(self.sensors.read(state, plant_state.imu))
             measured = self.controller_measurer.measure(estimate)
             self.errors.add(state, measured)
         t, q, v = measured.t, measured.q, measured.v
@@ -437,11 +440,7 @@ class _Run:
         self.hooks.after_step(state, out)
         if self.observer is not None:
             self.observer(controller, loop.log)
-        commands = self.commands  # a command reaches the motors `latency` periods after it was made
-        commands.append(_command(loop.mode, robot, out, q_des, v_des))
-        while len(commands) > (0 if self.sensors is None else self.sensors.params.latency) + 1:
-            commands.popleft()
-        loop.plant.apply(commands[0])
+        loop.plant.apply(self.motors.take(_command(loop.mode, robot, out, q_des, v_des)))  # late, lagged
         try:
             loop.plant.advance(loop.dt)
         except SimulationDivergedError as error:

@@ -12,14 +12,23 @@ stand still do not slip) and having two gains a user can reason about:
   the gyroscope above ~tilt_gain / (2 pi) Hz, the accelerometer below); yaw is the gyroscope's
   alone, and drifts with its bias;
 - **contacts**: a foot touches when its force/torque sensor's normal force is above
-  ``contact_threshold`` of the robot's weight;
-- **base velocity**: leg odometry, each touching foot held still: its velocity
-  J_base v_base + J_joints q_dot = 0 solved for the base's linear velocity (the gyroscope gives
-  the angular one), averaged over the touching feet, fused with the accelerometer's integral at
-  ``velocity_gain`` [1/s] (the accelerometer above, the legs below);
-- **base position**: each touching foot anchored where it was when it touched; the base is where
-  the anchored feet put it through the kinematics (their mean); with no foot down, the velocity
-  integrated.
+  ``contact_threshold`` of the robot's weight, and stops touching when it falls below
+  ``contact_release`` (a hysteresis: a foot lightly loaded while the weight goes over to the
+  other one is not lifted);
+- **base velocity**: leg odometry, the point each touching foot presses on (its centre of
+  pressure, below) held still: its velocity J_base v_base + J_joints q_dot = 0 solved for the
+  base's linear velocity (the gyroscope gives the angular one), averaged over the touching feet,
+  fused with the accelerometer's integral at ``velocity_gain`` [1/s] (the accelerometer above,
+  the legs below);
+- **base position**: each touching foot anchored where it was when it touched (on flat ground,
+  ``EstimatorParams.flat_ground``, at the height of the ground the robot started on: the legs'
+  odometry then does not drift up or down step after step, a foot's soft contact sinking a
+  millimetre or two under load each time); the base is where the anchored feet put it through the
+  kinematics (their mean); with no foot down, the velocity integrated. A sole that tilts while
+  it touches turns about its centre of pressure (from its force/torque sensor, on the sole): the
+  point it presses on stays, its frame moves, p <- c + R_new R_old^T (p - c). Anchoring the frame
+  itself took a foot rolled onto its toe as still, and put the base up to 5 cm too low after a
+  hard push.
 
 The estimate is a :class:`~tsid_py.loop.plant.PlantState` (q, v in Pinocchio's conventions, and
 the feet's contacts as the sensors say), what a controller takes. It needs the configuration the
@@ -46,14 +55,20 @@ ESTIMATORS = ("kinematic-inertial",)  # the estimators ControlLoop(estimator=...
 
 @dataclass(frozen=True)
 class EstimatorParams:
-    """The estimator's gains [1/s] (:mod:`tsid_py.loop.estimation`)."""
+    """The estimator's gains [1/s] (:mod:`tsid_py.loop.estimation`), and whether the ground is
+    flat (``flat_ground``: a foot that touches down presses on the ground the robot started on)."""
 
     tilt_gain: float = 0.05
     velocity_gain: float = 20.0
+    flat_ground: bool = True
 
     def __post_init__(self) -> None:
         for name in ("tilt_gain", "velocity_gain"):
             as_scalar(f"EstimatorParams.{name}", getattr(self, name), minimum=0.0)
+        if not isinstance(self.flat_ground, bool):
+            raise InvalidParameterError(
+                f"EstimatorParams.flat_ground must be True or False, got {self.flat_ground!r}"
+            )
 
 
 class KinematicInertialEstimator:
@@ -91,7 +106,9 @@ class KinematicInertialEstimator:
         self.params = params or EstimatorParams()
         self._data = robot.create_data()
         self._feet = [(frame, robot.frame_id(frame)) for frame in feet.values()]
-        self._threshold = self.sensors.contact_threshold * robot.total_mass * GRAVITY
+        weight = robot.total_mass * GRAVITY
+        self._threshold = self.sensors.contact_threshold * weight  # [N] to touch down
+        self._release = self.sensors.contact_release * weight  # [N] to lift off, once touching
         cutoff = 2.0 * np.pi * self.sensors.velocity_cutoff
         self._alpha = self.dt * cutoff / (1.0 + self.dt * cutoff)  # the low-pass filter's weight
         q0 = as_vector("q0", q0, robot.nq)
@@ -99,7 +116,10 @@ class KinematicInertialEstimator:
         self._position = q0[:3].copy()
         self._velocity = np.zeros(3)  # the base's, world [m/s]
         self._joints, self._joint_velocities = q0[7:].copy(), np.zeros(robot.nv - 6)
-        self._anchors: dict[str, np.ndarray] = {}  # touching feet: where each was when it touched
+        self._anchors: dict[str, pin.SE3] = {}  # touching feet: each one's placement, as anchored
+        self._ground: float | None = None  # [m] the height the first touching foot pressed at
+        sole = getattr(spec, "sole", None)
+        self._sole = sole  # where a foot presses (its centre of pressure), for one that tilts
         self._first = True
 
     def update(self, reading: Reading) -> PlantState:
@@ -132,16 +152,20 @@ class KinematicInertialEstimator:
             wrench = reading.wrenches.get(frame, np.zeros(6))
             foot = pin.updateFramePlacement(model, data, frame_id)
             world = np.concatenate([foot.rotation @ wrench[:3], foot.rotation @ wrench[3:]])
-            touches = float(world[2]) > self._threshold
+            touches = float(world[2]) > (self._release if frame in self._anchors else self._threshold)
             contacts[frame] = ContactMeasurement(world, touches)
             if not touches:
                 self._anchors.pop(frame, None)
                 continue
             touching.append(frame)
-            jacobian = pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED)[:3]
-            # the foot still: J[:, :3] v_lin + J[:, 3:] (omega, q_dot) = 0, v_lin in the base frame
+            pressed = self._pressure_point(wrench)
+            jacobian = pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED)
+            # the point it presses on still (at r = R p from the frame's origin, world axes): its
+            # Jacobian J_lin - [r]x J_ang, and J[:, :3] v_lin + J[:, 3:] (omega, q_dot) = 0 solved
+            # for v_lin, the base's linear velocity in the base frame
+            jacobian = jacobian[:3] - pin.skew(foot.rotation @ pressed) @ jacobian[3:]
             velocities.append(-np.linalg.solve(jacobian[:, :3], jacobian[:, 3:] @ v[3:]))
-            positions.append((frame, foot.translation.copy()))
+            positions.append((frame, foot.copy(), pressed))
 
         # the base's velocity: the accelerometer's integral, pulled toward the legs' odometry
         acceleration = self._rotation @ specific - np.array([0.0, 0.0, GRAVITY])
@@ -153,9 +177,24 @@ class KinematicInertialEstimator:
 
         # the base's position: where the anchored feet put it, else the velocity integrated
         if positions:
-            for frame, relative in positions:
-                self._anchors.setdefault(frame, self._position + relative)
-            self._position = np.mean([self._anchors[f] - relative for f, relative in positions], axis=0)
+            feet = []
+            for frame, relative, pressed in positions:
+                anchor = self._anchors.get(frame)
+                if anchor is None:  # touched now: where the estimate puts it
+                    anchor = pin.SE3(relative.rotation, self._position + relative.translation)
+                    pressing = anchor.act(pressed)[2]  # the height of the point it presses on
+                    if self._ground is None:  # the first touch: the ground the robot stands on
+                        self._ground = pressing
+                    elif self.params.flat_ground:  # on that ground, whatever the estimate drifted
+                        anchor.translation = anchor.translation - np.array(
+                            [0.0, 0.0, pressing - self._ground]
+                        )
+                else:  # turned about the point it presses on: that point stays
+                    pivot = anchor.act(pressed)
+                    anchor = pin.SE3(relative.rotation, pivot - relative.rotation @ pressed)
+                self._anchors[frame] = anchor
+                feet.append(anchor.translation - relative.translation)
+            self._position = np.mean(feet, axis=0)
         else:
             self._position = self._position + dt * self._velocity
         self._first = False
@@ -163,6 +202,20 @@ class KinematicInertialEstimator:
         q[:3] = self._position
         v[:3] = self._rotation.T @ self._velocity
         return PlantState(reading.t, q, v, contacts)
+
+    def _pressure_point(self, wrench: np.ndarray) -> np.ndarray:
+        """Where a foot presses on the ground, in its frame [m]: the centre of pressure of its
+        sensor's wrench (force f, moment m at the frame's origin) on the sole plane z = -lz,
+        x = -(m_y + lz f_x) / f_z, y = (m_x - lz f_y) / f_z, kept within the sole; a point foot's
+        frame origin."""
+        sole = self._sole
+        if sole is None:
+            return np.zeros(3)
+        (fx, fy, fz), (mx, my, _) = wrench[:3], wrench[3:]
+        fz = max(fz, 1e-9)  # (touching: its normal force is well above 0; never a division by 0)
+        x = min(max(-(my + sole.lz * fx) / fz, -sole.lxn), sole.lxp)
+        y = min(max((mx - sole.lz * fy) / fz, -sole.lyn), sole.lyp)
+        return np.array([x, y, -sole.lz])
 
 
 class EstimateErrors:

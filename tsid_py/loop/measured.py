@@ -14,8 +14,18 @@ Each balance quantity has one definition, here:
   :data:`MIN_PENDULUM_HEIGHT`, so that a measured state is never refused), xi = c + c_dot / omega
   (:func:`~tsid_py.planning.capture.capture_point`; Pratt et al. 2006);
 - **touch rule**: a foot touches when the plant says so (:class:`ContactMeasurement`); where the
-  plant measures no contact at its frame, when its lowest ground point is within :data:`TOUCH_TOLERANCE` of
-  the ground z = 0;
+  plant measures no contact at its frame, when its lowest ground point is within
+  :data:`TOUCH_TOLERANCE` of the ground the feet stand on (below);
+- **ground height**: z = 0, or, for a measurer that learns it (``learn_ground``: a controller's,
+  for a loop that may pass no contact measurements; never the judge's, which reads the truth),
+  where the feet stand: the lowest sole corner of all the feet when the foot it belongs to stands
+  still (slower than :data:`STILL_SPEED`) and no contact is measured there, kept from step to step
+  (0 until then). A model whose soles are not where the spec puts them (a box under the sole, a
+  sole frame a few millimetres up) then still sees its feet touch, as legged-robot estimators take
+  a still stance foot as the ground (Bloesch et al. 2013); a foot held still in the air above the
+  lowest one is not the ground. A robot hung with its feet still in the air cannot be told from one
+  standing without contact measurements: pass them (``PlantState.contacts``) where the plant has
+  them;
 - **ground points**: where a touching foot meets the ground: the points the plant measured, else
   the sole's corners in the world (:func:`~tsid_py.planning.support.sole_corners`, the one
   sole-to-world map), else (a point foot) the point ``point_foot_radius`` below its frame;
@@ -42,6 +52,7 @@ from tsid_py.planning.support import sole_corners
 from tsid_py.robot_wrapper import RobotWrapper
 
 TOUCH_TOLERANCE = 5e-3  # [m] a foot this close to the ground touches it, where the plant measures no contact
+STILL_SPEED = 0.01  # [m/s] a foot slower than this, where the plant measures no contact, shows the ground
 MIN_PENDULUM_HEIGHT = 1e-3  # [m] the least CoM height of the pendulum (a CoM at or under the ground)
 
 
@@ -101,6 +112,8 @@ class MeasuredState(NamedTuple):
         contacts: The plant's contact measurements by frame (empty: it measures none).
         bodies_down: Bodies other than the feet touching the ground, as the plant measures them
             (named as the joints that move them).
+        ground_height: The height of the ground the unmeasured feet's touch rule uses [m] (the
+            ground height of the module docstring; 0 where the plant measures every contact).
     """
 
     t: float
@@ -117,6 +130,7 @@ class MeasuredState(NamedTuple):
     base_height: float
     contacts: Mapping[str, ContactMeasurement]
     bodies_down: tuple[str, ...] = ()
+    ground_height: float = 0.0
 
     @property
     def touching(self) -> tuple[str, ...]:
@@ -136,9 +150,11 @@ class Measurer:
         robot: The robot (a spec's ``[feet]`` and ``[sole]`` give its feet; none: no feet).
         q0: The configuration whose base attitude the tilt is measured from (the robot's neutral
             one when None).
+        learn_ground: Whether the ground's height is learned from the feet that stand still,
+            where no contact is measured (the module docstring), or z = 0.
     """
 
-    def __init__(self, robot: RobotWrapper, q0: np.ndarray | None = None) -> None:
+    def __init__(self, robot: RobotWrapper, q0: np.ndarray | None = None, learn_ground: bool = False) -> None:
         if not isinstance(robot, RobotWrapper):
             raise InvalidParameterError(f"Measurer needs a RobotWrapper, got {type(robot).__name__}")
         self.robot = robot
@@ -156,6 +172,8 @@ class Measurer:
         q0 = robot.neutral_configuration() if q0 is None else robot.check_state(q0, robot.zero_velocity())[0]
         self._up = base_up(q0) if self._floating else (0.0, 0.0, 1.0)  # the world's up, base frame
         self._hulls = HullTracker()  # the support of one step is much like the last one's
+        self.ground_height = 0.0  # [m] where the unmeasured feet stand (the module docstring)
+        self._learn_ground = bool(learn_ground)
 
     @property
     def foot_bodies(self) -> frozenset[str]:
@@ -175,7 +193,8 @@ class Measurer:
         omega = pendulum_frequency(max(float(com[2]), MIN_PENDULUM_HEIGHT))
         xi = capture_point(com, velocity, omega)
         contacts = {frame: _own(measured) for frame, measured in state.contacts.items()}
-        feet, touching_points = {}, []
+        seen = []  # (key, frame, placement, velocity, corners, measurement) of each foot
+        lowest, standing = math.inf, False  # the feet's lowest corner; whether its foot shows the ground
         for key, frame, frame_id in self._feet:
             placement = pin.updateFramePlacement(model, data, frame_id)
             speed = pin.getFrameVelocity(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED).vector
@@ -184,10 +203,19 @@ class Measurer:
             else:
                 corners = sole_corners(self._sole, placement)
             measurement = contacts.get(frame)
+            low = float(corners[:, 2].min())
+            if low < lowest:
+                lowest = low
+                standing = measurement is None and speed[:3].dot(speed[:3]) < STILL_SPEED**2
+            seen.append((key, frame, placement, speed, corners, measurement))
+        if standing and self._learn_ground:
+            self.ground_height = lowest
+        feet, touching_points = {}, []
+        for key, frame, placement, speed, corners, measurement in seen:
             if measurement is not None:
                 touching = bool(measurement.touching)
             else:
-                touching = float(corners[:, 2].min()) <= TOUCH_TOLERANCE
+                touching = float(corners[:, 2].min()) <= self.ground_height + TOUCH_TOLERANCE
             ground = corners
             if touching and measurement is not None and measurement.points is not None:
                 ground = measurement.points  # (the measured state's own copy, read-only)
@@ -226,6 +254,7 @@ class Measurer:
             height,
             MappingProxyType(contacts),
             bodies,
+            self.ground_height,
         )
 
 

@@ -17,13 +17,16 @@ sole rectangle, a 1 cm sphere at each point foot), for a URDF without collision 
 
 from __future__ import annotations
 
+from xml.etree import ElementTree
+
 import numpy as np
 import pinocchio as pin
 
 from tsid_py.collision_points import CollisionPoints
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.inertia import simulable
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import Robot, files_root
+from tsid_py.validation import as_scalar
 
 SOLE_THICKNESS = 0.01  # [m] of the box under each sole (collision="spec")
 POINT_FOOT_RADIUS = (
@@ -32,6 +35,7 @@ POINT_FOOT_RADIUS = (
 PLATE_THICKNESS = 5e-3  # [m] of the plate under a sole (collision="urdf")
 PLATE_MIN_WIDTH = 0.03  # [m] a foot whose lowest points span less than this either way is a point foot
 COLLISIONS = ("urdf", "spec")
+IMU_SITE = "imu"  # the site of the base's IMU, and the prefix of its sensors' names
 _ROBOT, _GROUND = 1, 2  # collision bits: the robot's geoms touch the ground, not each other
 
 
@@ -57,7 +61,8 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, co
             spec's sole or point feet).
 
     Bodies are named after the Pinocchio joints that move them; each foot frame of the spec has a
-    site of its name at its origin.
+    site of its name at its origin; a floating base has an IMU (:data:`IMU_SITE`: MuJoCo's
+    gyroscope and accelerometer at its frame's origin).
     """
     if collision not in COLLISIONS:
         raise InvalidParameterError(f"collision must be one of {COLLISIONS}, got {collision!r}")
@@ -86,14 +91,98 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, co
     for frame_name in robot.spec.feet.values():  # the foot frame's origin, to measure at
         frame = model.frames[robot.frame_id(frame_name)]
         bodies[frame.parentJoint].add_site(name=frame_name, pos=frame.placement.translation)
-    effort = robot.effort_limit()
+    if not robot.is_fixed_base:
+        _add_imu(mujoco, spec, bodies[1])
+    _add_motors(mujoco, spec, robot)
+    return spec.compile()
+
+
+def build_mujoco_model_from_urdf(
+    robot: Robot, timestep: float = 1e-3, mu: float = 1.0, sole_box: float = 0.01, compiled: bool = True
+):
+    """The robot's MuJoCo model built another way, as a user converts a URDF (``mujoco.MjModel``).
+
+    MuJoCo's own URDF importer reads the masses, inertias, joint axes and limits (not the
+    controller's Pinocchio model); MuJoCo's defaults stand for the contact softness, the solver and
+    the integrator; the joints have no damping, friction or armature (the URDF's ``dynamics`` are
+    zeroed: the controller's model has none). The URDF's geometry is dropped: each
+    sole is a box of the spec's sole rectangle, ``sole_box`` thick [m], hanging under the sole (so
+    the robot stands ``sole_box`` higher than the spec says), and a point foot a sphere of its
+    ``point_foot_radius`` (1 cm by default) under its frame. Named as :func:`build_mujoco_model`
+    names its model (bodies after the joints that move them, a site per foot frame, a motor per
+    actuated joint with the spec's effort limit), so that ``MujocoPlant(robot, model=...)`` runs
+    it: a check that what the controller does holds in a model it was not built from. With
+    ``compiled=False``, the ``mujoco.MjSpec``, to change before ``spec.compile()``.
+    """
+    mujoco = mujoco_module()
+    if robot.spec.feet is None or not robot.spec.feet:
+        raise UnsupportedProblemError(f"{robot.name}: a model from the URDF needs the spec's feet")
+    urdf = ElementTree.parse(files_root(robot.spec) / robot.spec.urdf).getroot()
+    for link in urdf.iter("link"):  # MuJoCo reads the URDF's dynamics only: no meshes to find
+        for shape in link.findall("visual") + link.findall("collision"):
+            link.remove(shape)
+    spec = mujoco.MjSpec.from_string(ElementTree.tostring(urdf, encoding="unicode"))
+    spec.option.timestep = as_scalar("timestep", timestep, minimum=0.0, strict=True)
+    model = robot.model
+    for joint in spec.joints:  # the controller's model has no joint damping or friction
+        joint.damping = np.zeros_like(np.asarray(joint.damping))
+        joint.frictionloss = 0.0
+        joint.parent.name = joint.name
+    if not robot.is_fixed_base:
+        root = spec.worldbody.first_body()
+        root.add_freejoint(name=model.names[1])
+        root.name = model.names[1]
+        _add_imu(mujoco, spec, root)
+    floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
+    mu = as_scalar("mu", mu, minimum=0.0)
+    floor.friction = [mu, 0.005, 0.0001]
+    sole = robot.spec.sole
+    depth = as_scalar("sole_box", sole_box, minimum=0.0, strict=True)
+    for frame_name in robot.spec.feet.values():
+        frame = model.frames[robot.frame_id(frame_name)]
+        body, placement = spec.body(model.names[frame.parentJoint]), frame.placement
+        body.add_site(name=frame_name, pos=placement.translation, quat=wxyz(placement.rotation))
+        if sole is not None:
+            center = [(sole.lxp - sole.lxn) / 2, (sole.lyp - sole.lyn) / 2, -sole.lz - depth / 2]
+            size = [(sole.lxp + sole.lxn) / 2, (sole.lyp + sole.lyn) / 2, depth / 2]
+            kind = mujoco.mjtGeom.mjGEOM_BOX
+        else:
+            radius = robot.spec.point_foot_radius or POINT_FOOT_RADIUS
+            center, size, kind = [0.0, 0.0, -radius], [radius, 0.0, 0.0], mujoco.mjtGeom.mjGEOM_SPHERE
+        foot = body.add_geom(
+            name=frame_name,
+            type=kind,
+            size=size,
+            pos=placement.act(np.array(center)),
+            quat=wxyz(placement.rotation),
+        )
+        foot.friction = [mu, 0.005, 0.0001]
+    _add_motors(mujoco, spec, robot)
+    return spec.compile() if compiled else spec
+
+
+def _add_imu(mujoco, spec, base) -> None:
+    """An IMU on the floating base: a site ``imu`` at its frame's origin, in its axes, with MuJoCo's
+    gyroscope and accelerometer sensors (``imu_gyro``, ``imu_accelerometer``)."""
+    base.add_site(name=IMU_SITE)
+    for name, kind in (
+        ("gyro", mujoco.mjtSensor.mjSENS_GYRO),
+        ("accelerometer", mujoco.mjtSensor.mjSENS_ACCELEROMETER),
+    ):
+        spec.add_sensor(
+            name=f"{IMU_SITE}_{name}", type=kind, objtype=mujoco.mjtObj.mjOBJ_SITE, objname=IMU_SITE
+        )
+
+
+def _add_motors(mujoco, spec, robot: Robot) -> None:
+    """A motor per actuated joint, named as the joint, its force range the spec's effort limit."""
+    model, effort = robot.model, robot.effort_limit()
     for k, j in enumerate(actuated_joints(robot)):
         motor = spec.add_actuator(name=model.names[j], target=model.names[j])
         motor.trntype = mujoco.mjtTrn.mjTRN_JOINT
         if effort[k] > 0:
             motor.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
             motor.forcerange = [-effort[k], effort[k]]
-    return spec.compile()
 
 
 def _add_body(mujoco, model: pin.Model, j: int, parent):

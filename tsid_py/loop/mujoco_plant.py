@@ -3,7 +3,8 @@
 The model (:func:`~tsid_py.loop.mujoco_model.build_mujoco_model`) has the dynamics of the
 controller's Pinocchio model and, by default, the URDF's own collision geometry against a ground
 plane: the spec under test does not shape what touches the ground. The plant measures each foot's
-ground wrench and contact points, and every body that touches the ground.
+ground wrench and contact points, every body that touches the ground, and, with MuJoCo's own
+gyroscope and accelerometer on the base (the model's ``imu`` site), what an IMU there reads.
 
 Conventions are converted here, once: MuJoCo's free joint has its quaternion first (w, x, y, z)
 and its linear velocity in world axes; Pinocchio's has the quaternion last (x, y, z, w) and the
@@ -16,11 +17,12 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
-from tsid_py.loop.mujoco_model import actuated_joints, build_mujoco_model, mujoco_module
+from tsid_py.loop.mujoco_model import IMU_SITE, actuated_joints, build_mujoco_model, mujoco_module
 from tsid_py.loop.plant import (
     SIMULATOR_CHECK_EVERY,
     Command,
     ContactMeasurement,
+    ImuMeasurement,
     Plant,
     PlantState,
     servo_gains,
@@ -44,13 +46,23 @@ class MujocoPlant(Plant):
 
     Args:
         robot: A robot loaded from a spec (its feet get collision geometry).
-        timestep: MuJoCo's step [s]; :meth:`advance` takes a multiple of it.
-        mu: Friction coefficient of the feet on the ground.
+        timestep: MuJoCo's step [s] (1 ms when None); :meth:`advance` takes a multiple of it.
+        mu: Friction coefficient of the feet on the ground (1 when None).
         servo: (kp, kd) per actuated joint for position commands [N m/rad, N m s/rad]; by default
             the spec's ``[servo]``, else :func:`~tsid_py.loop.plant.servo_gains` at SERVO_FREQUENCY
             (critically damped; the servo runs explicitly at the physics rate, so it stays soft).
         collision: What touches the ground: "urdf", the URDF's collision geometry (the default),
             or "spec", feet made from the spec (see :mod:`~tsid_py.loop.mujoco_model`).
+        model: A MuJoCo model of the robot built another way (``mujoco.MjModel``, e.g.
+            :func:`~tsid_py.loop.mujoco_model.build_mujoco_model_from_urdf`), instead of building
+            one: named as :func:`~tsid_py.loop.mujoco_model.build_mujoco_model` names its own
+            (each actuated joint and its body after the Pinocchio joint, the base's too, a site
+            per foot frame, a motor per actuated joint in the robot's order, a geom "floor"). Its
+            timestep, friction and geometry are its own: ``timestep``, ``mu`` and ``collision``
+            are then not given.
+
+    Raises:
+        RobotSpecError: A model given that is not named so (the first missing name, in one line).
     """
 
     name = "mujoco"
@@ -59,25 +71,45 @@ class MujocoPlant(Plant):
     def __init__(
         self,
         robot: Robot,
-        timestep: float = 1e-3,
-        mu: float = 1.0,
+        timestep: float | None = None,
+        mu: float | None = None,
         servo: tuple[np.ndarray, np.ndarray] | None = None,
-        collision: str = "urdf",
+        collision: str | None = None,
+        model=None,
     ) -> None:
         mujoco = mujoco_module()
         self.robot = robot
-        self.timestep = as_scalar("timestep", timestep, minimum=0.0, strict=True)
-        self.model = build_mujoco_model(robot, self.timestep, as_scalar("mu", mu, minimum=0.0), collision)
+        if model is None:
+            self.timestep = as_scalar(
+                "timestep", 1e-3 if timestep is None else timestep, minimum=0.0, strict=True
+            )
+            mu = as_scalar("mu", 1.0 if mu is None else mu, minimum=0.0)
+            self.model = build_mujoco_model(
+                robot, self.timestep, mu, "urdf" if collision is None else collision
+            )
+        else:
+            given = [
+                name
+                for name, value in (("timestep", timestep), ("mu", mu), ("collision", collision))
+                if value is not None
+            ]
+            if given:
+                raise InvalidParameterError(f"{', '.join(given)}: set by the model given, not here")
+            if not isinstance(model, mujoco.MjModel):
+                raise InvalidParameterError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
+            self.model, self.timestep = model, float(model.opt.timestep)
         self.data = mujoco.MjData(self.model)
         self._mujoco = mujoco
-        model = robot.model
         self._floating = not robot.is_fixed_base
         actuated = actuated_joints(robot)
-        self._qadr = np.array([self.model.joint(model.names[j]).qposadr[0] for j in actuated], dtype=int)
-        self._vadr = np.array([self.model.joint(model.names[j]).dofadr[0] for j in actuated], dtype=int)
-        self._root_body = self.model.body(model.names[1]).id if self._floating else 0
+        joints = [_named(self.model.joint, robot.model.names[j], "joint") for j in actuated]
+        self._check_motors(joints)
+        self._qadr = np.array([joint.qposadr[0] for joint in joints], dtype=int)
+        self._vadr = np.array([joint.dofadr[0] for joint in joints], dtype=int)
+        self._root_body = _named(self.model.body, robot.model.names[1], "body").id if self._floating else 0
+        model = robot.model
         feet = list(robot.spec.feet.values())  # the foot frames, each with a site
-        sites = np.array([self.model.site(name).id for name in feet], dtype=int)
+        sites = np.array([_named(self.model.site, name, "site").id for name in feet], dtype=int)
         bodies = self.model.site_bodyid[sites]
         roots = self.model.body_rootid[bodies]  # where cfrc_ext is: their subtree_com
         if self._floating and self._root_body in bodies.tolist():  # pushes act there too
@@ -85,7 +117,8 @@ class MujocoPlant(Plant):
                 f"{robot.spec.name}: a foot frame is on the floating base's body, where the MuJoCo plant "
                 "pushes: it could not tell a foot's contact wrench from a push"
             )
-        self._floor = self.model.geom("floor").id
+        self._floor = _named(self.model.geom, "floor", "geom").id
+        self._imu = _imu_addresses(self.model, self._root_body) if self._floating else None
         clouds = [_FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body)) for body in bodies]
         self._foot_parts = list(zip(feet, bodies, roots, sites, clouds, strict=True))  # what _measure reads
         self._moved = np.zeros(6)  # a foot's wrench moved to its frame's origin (MuJoCo's order)
@@ -106,6 +139,30 @@ class MujocoPlant(Plant):
             pin.crba(robot.model, data, robot.neutral_configuration())
             servo = servo_gains(robot, data, SERVO_FREQUENCY)
         self.kp, self.kd = (as_vector("servo gains", g, robot.na) for g in servo)
+
+    def _check_motors(self, joints: list) -> None:
+        """RobotSpecError unless the model's actuators are torque motors on the actuated joints,
+        one each, in order (``data.ctrl`` is the torque vector: gain 1, no bias, gear 1), and a
+        floating base's free joint comes first in ``qpos`` (:meth:`set_state` writes it there)."""
+        mujoco, model = self._mujoco, self.model
+        driven = [int(model.actuator_trnid[k, 0]) for k in range(model.nu)]
+        wanted = [int(joint.id) for joint in joints]
+        motors = (
+            np.all(model.actuator_trntype == mujoco.mjtTrn.mjTRN_JOINT)
+            and np.all(model.actuator_gaintype == mujoco.mjtGain.mjGAIN_FIXED)
+            and np.all(model.actuator_gainprm[:, 0] == 1.0)
+            and np.all(model.actuator_biastype == mujoco.mjtBias.mjBIAS_NONE)
+            and np.all(model.actuator_gear[:, 0] == 1.0)
+        )
+        if driven != wanted or not motors:
+            raise RobotSpecError(
+                f"{self.robot.name}: the MuJoCo model's {model.nu} actuators are not one torque motor "
+                f"(gain 1, no bias, gear 1) per actuated joint ({len(wanted)}) in the robot's order"
+            )
+        if self._floating and not (model.njnt and model.jnt_type[0] == mujoco.mjtJoint.mjJNT_FREE):
+            raise RobotSpecError(
+                f"{self.robot.name}: the MuJoCo model's first joint is not the base's free joint"
+            )
 
     # ------------------------------------------------------------- conversions
     def set_state(self, q: np.ndarray, v: np.ndarray) -> None:
@@ -188,7 +245,13 @@ class MujocoPlant(Plant):
     def state(self) -> PlantState:
         q, v = self.get_state()
         contacts, ground_bodies = self._measure()
-        return PlantState(float(self.data.time), q, v, contacts, ground_bodies)
+        imu = None
+        if self._imu is not None:  # MuJoCo's own sensors, of the last physics step (as the contacts)
+            gyro, accelerometer = self._imu
+            imu = ImuMeasurement(
+                self.data.sensordata[gyro].copy(), self.data.sensordata[accelerometer].copy()
+            )
+        return PlantState(float(self.data.time), q, v, contacts, ground_bodies, imu)
 
     def push(self, force: np.ndarray, duration: float) -> None:
         """A force [N] in world axes at the base's centre of mass, for ``duration`` [s]."""
@@ -292,3 +355,45 @@ class _FootCloud:
         found = self.points[low] @ rotation.T + origin
         found[:, 2] = heights[low]
         return found
+
+
+def _named(lookup, name: str, kind: str):
+    """``lookup(name)`` (``model.joint``, ``model.site``, ...), or a one-line RobotSpecError."""
+    try:
+        return lookup(name)
+    except KeyError:
+        raise RobotSpecError(
+            f"the MuJoCo model has no {kind} named {name!r} (a plant's model is named as "
+            "build_mujoco_model names it)"
+        ) from None
+
+
+def _imu_addresses(model, base: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where the base IMU's gyroscope and accelerometer are in ``sensordata`` (None: the model has
+    neither, e.g. one of a user's own); RobotSpecError for one without the other, or an IMU whose
+    site is not on the base's body."""
+    import mujoco
+
+    found = {}
+    for name, kind in (
+        ("gyro", mujoco.mjtSensor.mjSENS_GYRO),
+        ("accelerometer", mujoco.mjtSensor.mjSENS_ACCELEROMETER),
+    ):
+        try:
+            found[name] = model.sensor(f"{IMU_SITE}_{name}")
+        except KeyError:
+            continue
+        sensor = found[name]
+        on_base = sensor.objtype[0] == mujoco.mjtObj.mjOBJ_SITE and model.site_bodyid[sensor.objid[0]] == base
+        if sensor.type[0] != kind or not on_base:
+            raise RobotSpecError(
+                f"the MuJoCo model's sensor {IMU_SITE}_{name} is not a {name} on a site of the base"
+            )
+    if not found:
+        return None
+    if len(found) == 1:
+        raise RobotSpecError(
+            f"the MuJoCo model has {IMU_SITE}_{next(iter(found))} but not its pair: an IMU is "
+            f"{IMU_SITE}_gyro and {IMU_SITE}_accelerometer"
+        )
+    return tuple(np.arange(s.adr[0], s.adr[0] + 3) for s in found.values())  # type: ignore[return-value]

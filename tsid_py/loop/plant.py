@@ -79,17 +79,31 @@ class ContactMeasurement:
 
 
 @dataclass
+class ImuMeasurement:
+    """What an IMU on the floating base measures, noise-free, in the base frame: its angular
+    velocity [rad/s] and its specific force (the acceleration of the base frame's origin less
+    gravity: +g up at rest) [m/s^2], at the plant's last measurement (MuJoCo's: the state its last
+    physics step started from, as its contacts). Robot sensing adds the sensors' noise and bias."""
+
+    gyro: np.ndarray
+    accelerometer: np.ndarray
+
+
+@dataclass
 class PlantState:
     """What a plant reports: time t [s], measured q and v, its contact measurements by contact
     frame name (empty when the plant measures none: then the controller gets no contact feedback),
-    and the bodies touching the ground, named as the joints that move them (None when the plant
-    does not measure it; a body other than a foot on the ground is a fall)."""
+    the bodies touching the ground, named as the joints that move them (None when the plant
+    does not measure it; a body other than a foot on the ground is a fall), and what its own IMU
+    on the base measures (None when it has none: robot sensing then differences the base's
+    velocity for the specific force)."""
 
     t: float
     q: np.ndarray
     v: np.ndarray
     contacts: dict[str, ContactMeasurement] = field(default_factory=dict)
     ground_bodies: frozenset[str] | None = None
+    imu: ImuMeasurement | None = None
 
 
 _PUSH_NEEDS = "a push needs three finite forces, t >= 0 and a duration > 0"

@@ -10,8 +10,17 @@ PLANTS = {
     "integrator": "integrates the controller's own dv on the manifold (no physics; the default)",
     "pinocchio": "rigid contacts with Pinocchio's constraint dynamics (physics outside the QP)",
     "mujoco": "MuJoCo, built from the same robot spec (pip install 'tsid_py[sim]')",
+    "mujoco-urdf": (
+        "MuJoCo built another way, as a user converts the URDF: MuJoCo's own importer, box feet "
+        "1 cm under the soles, no joint damping (a check that the controller holds in a model it "
+        "was not built from)"
+    ),
 }
-PUSHABLE = ("pinocchio", "mujoco")  # the plants with physics a push acts on (the integrator has none)
+PUSHABLE = (
+    "pinocchio",
+    "mujoco",
+    "mujoco-urdf",
+)  # the plants with physics a push acts on (the integrator has none)
 
 
 def check_plant(name: str) -> None:
@@ -31,4 +40,8 @@ def make_plant(name: str, robot: Robot) -> Plant:
         return PinocchioPlant(robot)
     from tsid_py.loop.mujoco_plant import MujocoPlant
 
+    if name == "mujoco-urdf":
+        from tsid_py.loop.mujoco_model import build_mujoco_model_from_urdf
+
+        return MujocoPlant(robot, model=build_mujoco_model_from_urdf(robot))
     return MujocoPlant(robot)

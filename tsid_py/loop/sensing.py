@@ -24,8 +24,9 @@ import pinocchio as pin
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GRAVITY
 from tsid_py.loop.measured import MeasuredState
+from tsid_py.loop.plant import ImuMeasurement
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.validation import as_scalar
+from tsid_py.validation import as_scalar, as_vector
 
 SENSINGS = ("truth", "robot")
 
@@ -55,9 +56,16 @@ class SensorParams:
         torque_noise: [N m] white noise on each moment axis: 0.005 N m, the same sensor's.
         contact_threshold: A foot touches when its sensor's normal force is above this fraction
             of the robot's weight.
+        contact_release: A foot that touches stops touching when its normal force falls below this
+            fraction of the weight (below ``contact_threshold``: a hysteresis, so that a foot
+            lightly loaded, as when the weight goes over to the other one, is not taken as lifted).
         latency: Control periods between a command's computation and the motors taking it (one:
             the command of a step reaches the motors at the next, as in a 1 kHz ros_control loop;
             an assumption, no measured figure found).
+        torque_bandwidth: [Hz] the motors' torque loop as a first-order lag of this cut-off,
+            updated once a control period (0: none, the default: a torque is applied as
+            commanded, within the spec's limits, which the plants clip to; see
+            :class:`~tsid_py.loop.motors.Motors`).
         seed: Of the noise (the same seed, the same readings).
     """
 
@@ -71,7 +79,9 @@ class SensorParams:
     force_noise: float = 0.25
     torque_noise: float = 0.005
     contact_threshold: float = 0.05
+    contact_release: float = 0.01
     latency: int = 1
+    torque_bandwidth: float = 0.0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -84,6 +94,11 @@ class SensorParams:
                     )
             else:
                 as_scalar(f"SensorParams.{f.name}", value, minimum=0.0)
+        if self.contact_release > self.contact_threshold:
+            raise InvalidParameterError(
+                f"SensorParams.contact_release ({self.contact_release!r}) must not exceed contact_threshold "
+                f"({self.contact_threshold!r})"
+            )
         if not self.velocity_cutoff > 0.0 or self.encoder_bits < 1:
             raise InvalidParameterError(
                 "SensorParams needs velocity_cutoff > 0 and encoder_bits >= 1, got "
@@ -146,14 +161,22 @@ class RobotSensors:
         self._gyro_bias, self._accel_bias = np.zeros(3), np.zeros(3)
         self._velocity: np.ndarray | None = None  # the base's last true world velocity [m/s]
 
-    def read(self, state: MeasuredState) -> Reading:
+    def read(self, state: MeasuredState, imu: ImuMeasurement | None = None) -> Reading:
         """The sensors' reading of the true state, as the loop measured it (a
         :class:`~tsid_py.loop.measured.MeasuredState` of the plant's state: its feet's frames give
-        the force/torque sensors' axes, with no kinematics pass of their own)."""
+        the force/torque sensors' axes, with no kinematics pass of their own), and of what the
+        plant's own IMU measured (``PlantState.imu``: MuJoCo's gyroscope and accelerometer); without
+        one, the base's angular velocity and its velocity's differences over a period."""
         if not isinstance(state, MeasuredState):
             raise InvalidParameterError(
                 "the sensors read a MeasuredState (Measurer.measure of the plant's state), got "
                 f"{type(state).__name__}"
+            )
+        if imu is not None:
+            if not isinstance(imu, ImuMeasurement):
+                raise InvalidParameterError(f"imu must be an ImuMeasurement, got {type(imu).__name__}")
+            imu = ImuMeasurement(
+                as_vector("imu.gyro", imu.gyro, 3), as_vector("imu.accelerometer", imu.accelerometer, 3)
             )
         rng, p = self._rng, self.params
         q, v = state.q, state.v
@@ -161,14 +184,17 @@ class RobotSensors:
         joints = np.round(joints / self._step) * self._step + p.encoder_noise * rng.standard_normal(
             joints.shape[0]
         )
-        rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).normalized().toRotationMatrix()
-        velocity = rotation @ v[:3]  # the base's linear velocity, world [m/s]
-        acceleration = np.zeros(3) if self._velocity is None else (velocity - self._velocity) / self.dt
-        self._velocity = velocity
-        specific = rotation.T @ (acceleration + np.array([0.0, 0.0, GRAVITY]))
+        if imu is None:
+            rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).normalized().toRotationMatrix()
+            velocity = rotation @ v[:3]  # the base's linear velocity, world [m/s]
+            acceleration = np.zeros(3) if self._velocity is None else (velocity - self._velocity) / self.dt
+            self._velocity = velocity
+            specific, angular = rotation.T @ (acceleration + np.array([0.0, 0.0, GRAVITY])), v[3:6]
+        else:
+            specific, angular = imu.accelerometer, imu.gyro
         self._gyro_bias += self._gyro_walk * rng.standard_normal(3)
         self._accel_bias += self._accel_walk * rng.standard_normal(3)
-        gyro = v[3:6] + self._gyro_bias + self._gyro_std * rng.standard_normal(3)
+        gyro = angular + self._gyro_bias + self._gyro_std * rng.standard_normal(3)
         accelerometer = specific + self._accel_bias + self._accel_std * rng.standard_normal(3)
         wrenches = {}
         for foot in state.feet.values():
