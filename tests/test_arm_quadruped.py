@@ -89,3 +89,31 @@ def test_reach_cli_json_and_unknown_mode(capsys):
     assert summary["scenario"] == "reach-target" and summary["steps"] == 25
     with pytest.raises(SystemExit):
         cli.main(["reach", "--motion", "dance"])
+
+
+@pytest.mark.parametrize("name", ["ur5", "panda"])
+def test_the_arms_reach_bounds_every_configuration_and_a_target_beyond_it_is_refused(name, rng, capsys):
+    """The end effector stays within the chain's length of the first joint in 200 random
+    configurations, and comes within a quarter of it somewhere; a target beyond it is
+    refused in one line (the API, and the CLI with exit 2), one within it is taken."""
+    from tsid_py.controllers.arm import arm_reach
+    from tsid_py.errors import InvalidParameterError
+    from tsid_py.trajectories import TrajectorySample
+
+    robot = load_robot(name)
+    centre, radius = arm_reach(robot, robot.spec.end_effector)
+    model, data = robot.model, robot.model.createData()
+    frame = robot.frame_id(robot.spec.end_effector)
+    farthest = 0.0
+    for _ in range(200):
+        q = pin.randomConfiguration(model)
+        pin.framesForwardKinematics(model, data, q)
+        farthest = max(farthest, float(np.linalg.norm(data.oMf[frame].translation - centre)))
+    assert radius * 0.75 < farthest <= radius
+    arm = ArmController(robot, 0.002)
+    arm.set_ee_reference(TrajectorySample(arm.ee_initial + [0.05, 0.0, 0.0]))  # within: taken
+    with pytest.raises(InvalidParameterError, match=f"out of reach.*reaches {radius:.3f} m"):
+        arm.set_ee_reference(TrajectorySample(centre + [radius + 0.01, 0.0, 0.0]))
+    assert cli.main(["reach", "--robot", name, "--offset", "10", "0", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "out of reach" in err[0]

@@ -124,6 +124,27 @@ def test_a_calf_named_as_a_foot_is_refused_at_start_up(tmp_path):
     assert found and int(found.group(1)) > 150, err  # the calf frames stand 19 cm above the feet
 
 
+def test_a_posture_outside_the_joint_limits_is_named_with_a_hint_when_it_looks_like_degrees(tmp_path):
+    """A knee at 30 (degrees meant: the G1's knee bends within [-0.09, 2.88] rad) and one at 400:
+    each an error naming the joint, its value and its limits; the first with the hint (30 deg =
+    0.5236 rad is within them), the second without (400 deg = 6.98 rad is outside them too)."""
+    spec = _bad_spec(
+        tmp_path,
+        "g1",
+        lambda text: text.replace("left_knee_joint = 0.0000", "left_knee_joint = 30").replace(
+            "right_knee_joint = 0.0000", "right_knee_joint = 400"
+        ),
+    )
+    code, report, err = _cli("check-spec", str(spec))
+    lines = [line for line in report.splitlines() if "outside its limits" in line]
+    assert code == 2 and len(lines) == 2, report
+    left, right = sorted(lines)
+    assert (
+        "left_knee_joint at 30, outside its limits [" in left and "as degrees it would be 0.5236 rad" in left
+    )
+    assert "right_knee_joint at 400" in right and "degrees" not in right
+
+
 @pytest.mark.slow
 def test_soles_tilted_by_the_starting_posture_are_refused_at_start_up(tmp_path):
     tilt = 0.2007  # [rad] 11.5 deg of ankle pitch

@@ -18,7 +18,9 @@ that its lowest foot frame stands on the ground):
   lowest): a sole reaching past the footprint by more than SOLE_TOLERANCE is an error (the
   controller would push where there is no foot), one short of it by more a warning.
 
-And every joint is one the MuJoCo plant converts (a warning: the other plants take any joint).
+And every joint of the spec's starting posture within its limits (an error naming the joint, its
+value and limits, with a hint where the value looks like degrees), and every joint one the MuJoCo
+plant converts (a warning: the other plants take any joint).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ FRAME_TOLERANCE = 5e-3  # [m] a foot frame this far above the ground when the lo
 SOLE_TILT = math.radians(3.0)  # [rad] a sole tilted past this from the ground is not flat
 PENETRATION_TOLERANCE = 5e-3  # [m] the collision geometry may start this far into (or above) the ground
 SOLE_TOLERANCE = 0.02  # [m] a sole's side may reach this far past its foot's footprint
+POSTURE_TOLERANCE = 1e-6  # [rad, m] a posture's joint may pass its limit by this (rounding in a spec)
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,39 @@ class Finding:
 
 
 def check_robot(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
-    """Every finding on ``robot``'s spec: its stance (at ``q``, its standing configuration by
-    default) and its joints."""
-    return [*stance_findings(robot, q), *joint_findings(robot)]
+    """Every finding on ``robot``'s spec: its posture within the joint limits, its stance (at
+    ``q``, its standing configuration by default) and its joints."""
+    return [*posture_findings(robot), *stance_findings(robot, q), *joint_findings(robot)]
+
+
+def posture_findings(robot: Robot) -> list[Finding]:
+    """An error for each joint of the spec's starting posture outside its limits, named with its
+    value and limits, and a hint where the value looks like degrees (it is not within the limits
+    in radians, and its conversion from degrees is)."""
+    model, q = robot.model, robot.default_configuration()
+    found = []
+    for index in range(1, model.njoints):
+        joint = model.joints[index]
+        if joint.nq != 1:
+            continue
+        k = joint.idx_q
+        value, low, high = float(q[k]), float(model.lowerPositionLimit[k]), float(model.upperPositionLimit[k])
+        if low - POSTURE_TOLERANCE <= value <= high + POSTURE_TOLERANCE:
+            continue
+        hint = ""
+        if low <= math.radians(value) <= high and joint.shortname().startswith("JointModelR"):
+            hint = (
+                f"; as degrees it would be {math.radians(value):.4f} rad, within them: the spec's "
+                "posture is in radians"
+            )
+        found.append(
+            Finding(
+                "error",
+                f"{robot.name}: the posture puts joint {model.names[index]} at {value:g}, outside its limits "
+                f"[{low:.4f}, {high:.4f}]{hint}",
+            )
+        )
+    return found
 
 
 def check_stance(robot: Robot, q: np.ndarray | None = None) -> None:

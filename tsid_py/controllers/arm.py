@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import RobotSpecError
+from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.loop.controller import Controller
 from tsid_py.robot_specs import Robot, RobotSpec
@@ -89,6 +89,25 @@ class ArmController(Controller):
 
         initial = self.ee_placement()
         self._ee_initial, self._ee_rotation = initial.translation, initial.rotation
+        self._reach_centre, self._reach = arm_reach(robot, robot.spec.end_effector)
+
+    @property
+    def reach(self) -> tuple[np.ndarray, float]:
+        """The sphere the end effector cannot leave: its centre (the first joint's origin, world)
+        [m] and radius (the length of the chain from it to the end effector) [m]
+        (:func:`arm_reach`)."""
+        return self._reach_centre.copy(), self._reach
+
+    def check_reachable(self, position: np.ndarray) -> None:
+        """InvalidParameterError, in one line with the arm's reach, for a position [m] (world)
+        farther from the first joint than the chain is long."""
+        distance = float(np.linalg.norm(np.asarray(position, dtype=float) - self._reach_centre))
+        if distance > self._reach:
+            raise InvalidParameterError(
+                f"the end-effector target {np.round(position, 3).tolist()} m is out of reach: it is "
+                f"{distance:.3f} m from the {self.robot.name}'s first joint, and the arm reaches "
+                f"{self._reach:.3f} m from it at most"
+            )
 
     @property
     def ee_initial(self) -> np.ndarray:
@@ -108,7 +127,11 @@ class ArmController(Controller):
         """End-effector position reference: pos [m], vel [m/s], acc [m/s^2] in world axes.
 
         The orientation part of the SE3 reference is the initial one (it is masked out anyway).
+
+        Raises:
+            InvalidParameterError: A position out of the arm's reach (:meth:`check_reachable`).
         """
+        self.check_reachable(position.pos)
         placement = pin.SE3(self._ee_rotation, position.pos)
         self.ee_task.set_reference(
             TrajectorySample.from_se3(
@@ -117,3 +140,21 @@ class ArmController(Controller):
                 np.concatenate([position.acc, np.zeros(3)]),
             )
         )
+
+
+def arm_reach(robot: Robot, frame: str) -> tuple[np.ndarray, float]:
+    """The sphere a fixed-base arm's ``frame`` cannot leave, in any configuration: centred on the
+    first joint of its chain (fixed in the world: the base is), of radius the chain's length, the
+    sum of the distances between consecutive joint origins and from the last to the frame (links
+    are rigid: each a constant of the model, ``jointPlacements``). An upper bound: a target beyond
+    it is out of reach whatever the joint limits."""
+    model = robot.model
+    placement = model.frames[robot.frame_id(frame)]
+    chain, joint = [], placement.parentJoint
+    while joint > 0:
+        chain.append(joint)
+        joint = model.parents[joint]
+    first = chain[-1]
+    radius = float(np.linalg.norm(placement.placement.translation))
+    radius += sum(float(np.linalg.norm(model.jointPlacements[j].translation)) for j in chain[:-1])
+    return np.array(model.jointPlacements[first].translation, dtype=float), radius

@@ -107,6 +107,8 @@ def simulate(p: ReachParams, options: RunOptions) -> RunResult:
     controller = ArmController(
         load_robot(p.robot), dt, ArmParams(kp_ee=KP_EE[motion]), make_solver(p.backend)
     )
+    if motion == "target":  # refused before the run: one line, with the arm's reach
+        controller.check_reachable(controller.ee_initial + offset)
     log = setup.new_log(ArmRunLog)
     hooks = _Reach(controller, ee_reference(motion, controller.ee_initial, offset), log)
     outcome = setup.loop(controller, dt, log).run(steps, hooks, options.progress, "reach", options.observer)
