@@ -407,23 +407,39 @@ def test_a_step_that_lands_on_touch_goes_on_down_and_one_that_does_not_lands_on_
 
 
 def test_a_step_that_lands_on_touch_lands_on_an_early_touch_once_it_comes_down(talos):
-    """Swing 0.1-0.5 s: a touch at 0.2 s (its first half: still the lift-off's ground) is no
-    landing, nor one at 0.31 s with the sole tilted 0.1 rad (on an edge); a touch at 0.32 s (its
-    second half, flat: the ground higher than the foot was told) is, where the foot is; a step that
-    lands at its planned time ignores it."""
+    """Swing 0.1-0.5 s, the foot measured off the ground at 0.2 s: a touch at 0.31 s with the sole
+    tilted 0.1 rad (on an edge) is no landing; a flat one at 0.32 s (the second half of the swing:
+    the ground higher than the foot was told) is, where the foot is measured. No early landing for
+    a foot never seen off the ground, for a touch the plant does not measure (the height rule), or
+    for a step that lands at its planned time."""
+
+    def touch_of(frame, touching):
+        return {frame: tsid.loop.ContactMeasurement(np.zeros(6), touching)}
+
     controller = BipedController(talos)
     feet, frame = controller.feet, talos.spec.feet["left"]
-    touch = {frame: tsid.loop.ContactMeasurement(np.zeros(6), True)}
+    touch, air = touch_of(frame, True), touch_of(frame, False)
     feet.request_step(StepRequest("left", _swing(controller), land_on_touch=True), _at(controller, 0.1))
-    assert feet.land(_at(controller, 0.2, contacts=touch)) == () and feet.phase("left") != "stance"
+    assert feet.land(_at(controller, 0.2, contacts=air)) == ()
     tilted = controller.q0
     tilted[3:7] = pin.Quaternion(pin.rpy.rpyToMatrix(0.0, 0.1, 0.0)).coeffs()  # the whole robot, 0.1 rad
     assert feet.land(_at(controller, 0.31, tilted, contacts=touch)) == ()  # on an edge: it goes on
-    (landing,) = feet.land(_at(controller, 0.32, contacts=touch))
+    moved = controller.q0
+    moved[1] += 0.01  # the robot 1 cm aside: the foot is not where its swing ends
+    (landing,) = feet.land(_at(controller, 0.32, moved, contacts=touch))
+    measured = _at(controller, 0.32, moved).feet["left"].translation
+    np.testing.assert_allclose(landing.placement.translation, measured, atol=1e-12)
+    assert np.linalg.norm(measured - landing.request.trajectory.end.translation) > 0.009
     assert landing.t == pytest.approx(0.32) and feet.phase("left") == "stance" and not controller.stepping
-    other = BipedController(talos)
-    other.feet.request_step(StepRequest("left", _swing(other)), _at(other, 0.1))
-    assert other.feet.land(_at(other, 0.32, contacts=touch)) == () and other.stepping
+    for first, then in ((touch, touch), (air, None)):  # never off the ground; a touch not measured
+        other = BipedController(talos)
+        other.feet.request_step(StepRequest("left", _swing(other), land_on_touch=True), _at(other, 0.1))
+        other.feet.land(_at(other, 0.2, contacts=first))
+        assert other.feet.land(_at(other, 0.32, contacts=then)) == () and other.stepping
+    on_time = BipedController(talos)
+    on_time.feet.request_step(StepRequest("left", _swing(on_time)), _at(on_time, 0.1))
+    on_time.feet.land(_at(on_time, 0.2, contacts=air))
+    assert on_time.feet.land(_at(on_time, 0.32, contacts=touch)) == () and on_time.stepping
 
 
 def test_footsteps_count_a_landing_at_the_step_it_happens(talos):

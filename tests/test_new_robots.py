@@ -287,3 +287,25 @@ def test_a_sole_as_the_spec_says_it():
     """The SoleGeometry of a spec: corners in the foot frame at its depth."""
     corners = SoleGeometry(0.1, 0.05, 0.06, 0.04, 0.02).corners()
     np.testing.assert_array_equal(corners[:, 0], [-0.05, -0.04, -0.02])  # exact: as given
+
+
+@pytest.mark.slow
+def test_a_50_kg_quadruped_from_its_urdf_stands_its_force_caps_its_own(tmp_path):
+    """ANYmal C (52 kg) through new-spec, check-spec and the quadruped scenario in MuJoCo: its feet's
+    cap is 2 m g (1023 N) from its own weight, not Solo's 100 N, and it stands, each foot carrying
+    about a quarter of its weight (the 100 N cap let it fall in 0.5 s, the lightest foot at the cap)."""
+    pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
+    from tsid_py.controllers import QuadrupedController
+
+    spec = tmp_path / "anymal.toml"
+    urdf = ROBOTS / "anymal_c_simple_description/urdf/anymal.urdf"
+    assert _cli("new-spec", str(urdf), "--out", str(spec))[0] == 0
+    assert _cli("check-spec", str(spec))[0] == 0
+    robot = tp.Robot(load_spec(str(spec)))
+    weight = robot.total_mass * 9.81
+    assert QuadrupedController(robot).params.f_max == pytest.approx(2 * weight, rel=1e-12)
+    code, out, err = _cli("quadruped", "--robot", str(spec), "--plant", "mujoco", "--duration", "2", "--json")
+    summary = json.loads(out)
+    assert code == 0 and not summary["fell"] and summary["qp_failures"] == 0, err
+    assert 0.15 * weight < summary["min_normal_force_n"] < 0.35 * weight
+    assert summary["com_error_max_m"] < 0.03

@@ -121,7 +121,8 @@ def test_a_period_beyond_sense_is_refused(tmp_path):
 @pytest.mark.slow
 def test_a_failing_qp_exits_3_with_its_cause_and_counts_in_the_json(tmp_path):
     """Torque limits 1000x too small: level 0 is infeasible at the first step."""
-    spec = (specs_dir() / "talos.toml").read_text() + "\n[biped]\ntau_max_scaling = 0.001\n"
+    spec = (specs_dir() / "talos.toml").read_text().replace("[biped]\n", "[biped]\ntau_max_scaling = 0.001\n")
+    assert "tau_max_scaling = 0.001" in spec
     (tmp_path / "weak.toml").write_text(spec)
     done = tsid_py("balance", "--robot", str(tmp_path / "weak.toml"), "--duration", "0.1", "--json")
     line = one_line_error(done, 3, "the controller failed", "status")

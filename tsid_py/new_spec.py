@@ -32,8 +32,9 @@ import pinocchio as pin
 from tsid_py.collision_points import CollisionPoints
 from tsid_py.command import EXIT_OK, Parser, run_command
 from tsid_py.errors import RobotSpecError
+from tsid_py.geometry import GRAVITY
 from tsid_py.outputs import atomic_output, check_output_file
-from tsid_py.robot_specs import SoleGeometry, example_robot_data_dir
+from tsid_py.robot_specs import FOOT_LOAD, SoleGeometry, example_robot_data_dir
 from tsid_py.robot_wrapper import RobotWrapper
 
 FOOT_BAND = 0.01  # [m] a leaf link whose geometry reaches this close to the lowest point is a foot
@@ -61,7 +62,13 @@ class SpecGuess:
     sole: SoleGeometry | None = None
     point_foot_radius: float = 0.0
     end_effector: str | None = None
+    mass: float = 0.0  # [kg] the URDF's, for the force caps the controllers derive from it
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def force_cap(self) -> float:
+        """The controllers' default cap on a foot's normal force [N] (FOOT_LOAD m g)."""
+        return FOOT_LOAD * self.mass * GRAVITY
 
     def toml(self) -> str:
         """The spec file's text."""
@@ -85,6 +92,11 @@ class SpecGuess:
             )
         if self.feet:
             lines += ["", "[feet]", *(f'{key} = "{frame}"' for key, frame in self.feet.items())]
+            lines += [
+                f"# each foot's normal force is capped at {FOOT_LOAD:g} m g = {self.force_cap:.0f} N "
+                f"(m = {self.mass:.2f} kg, the URDF's),",
+                "# a [biped] or [quadruped] table's f_max sets another",
+            ]
         if self.sole is not None:
             sole = self.sole
             lines += [
@@ -117,6 +129,7 @@ def guess_spec(
         name or urdf.stem, _relative(urdf, root), _relative(srdf, root) if srdf else None, False
     )
     model = _model(urdf, pin.JointModelFreeFlyer())
+    guess.mass = float(pin.computeTotalMass(model))
     q, posture = _posture(model, srdf)
     guess.reference_configuration = posture
     guess.notes.append(

@@ -30,6 +30,9 @@ _ERD_ROBOTS = "cmeel.prefix/share/example-robot-data/robots"
 P = TypeVar("P")  # a dataclass of controller parameters
 
 
+FOOT_LOAD = 2.0  # a foot's default normal-force cap, in the robot's weights (the legged controllers)
+
+
 def example_robot_data_dir() -> Path:
     """The ``robots/`` folder installed by the ``example-robot-data`` wheel."""
     try:

@@ -22,7 +22,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_6d import Contact6d
-from tsid_py.controllers.legged import LeggedController
+from tsid_py.controllers.legged import LeggedController, max_normal_force
 from tsid_py.controllers.strategies.push_recovery import RECOVERIES, PushRecovery, RecoveryParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.robot_specs import Robot, RobotSpec
@@ -39,7 +39,7 @@ class BipedParams:
 
     mu: float = 0.3
     f_min: float = 5.0
-    f_max: float = 1000.0
+    f_max: float | None = None  # None: the robot's (max_normal_force); TSID's Talos and Romeo: 1000 N
     kp_contact: float = 10.0
     kp_com: float = 10.0
     kp_am: float = 10.0
@@ -107,6 +107,8 @@ class BipedController(LeggedController):
         super().__init__(robot, "biped", solver, q0)
         if params is None:
             params = BipedParams.for_robot(robot) if recovery == "none" else BipedParams.for_stepping(robot)
+        if params.f_max is None:  # from the robot's weight, never another robot's number
+            params = replace(params, f_max=max_normal_force(robot))
         self.params = params
         form = self.formulation
         self._contacts: dict[str, Contact6d] = {}

@@ -9,9 +9,9 @@ Each foot of a :class:`~tsid_py.controllers.legged.LeggedController` is in one p
 - ``swing``: off the ground, the foot task follows the step's trajectory (or, for a foot lifted by
   hand with :meth:`FootSchedule.lift`, the references its caller sets);
 - ``landing``: past the planned touch-down of a step asked to land on touch, the foot goes on down
-  at ``descent_speed`` until the plant says it touches (such a step also lands on a touch in the
-  second half of its swing, early, the sole within :data:`EARLY_LANDING_TILT` of flat: the ground
-  was higher than the foot was told);
+  at ``descent_speed`` until the plant says it touches (such a step also lands early, on a touch
+  the plant measures in the second half of its swing once the foot was off the ground, its sole
+  flat: the ground was higher than the foot was told; :class:`StepRequest`);
 - ``released``: contact feedback found it lost unplanned (a push lifted it): its contact is
   unloaded over :data:`CONTACT_RAMP` and the foot task holds it where it was.
 
@@ -48,8 +48,9 @@ CONTACT_DEBOUNCE = 3  # measured control steps a contact must be lost (or back) 
 CONTACT_RAMP = 0.02  # [s] over which a contact lost unplanned is unloaded, or a regained one loaded
 CONTACT_SETTLE = 0.05  # [s] after its touch-down a contact is not released: a landing foot bounces
 EVENT_TOLERANCE = 1e-9  # [s] an event at time t_e happens at the first control step with t >= t_e - this
-EARLY_LANDING_TILT = 0.05  # [rad] a foot touching before its planned touch-down lands only this flat
-_FLAT_ENOUGH = math.cos(EARLY_LANDING_TILT)  # the least z-z entry of its rotation
+EARLY_LANDING_TILT = (
+    0.05  # [rad] by default, a foot touching before its planned touch-down lands only this flat
+)
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,13 @@ class StepRequest:
         unload: [s] the contact's unloading ramp, from the request to the lift-off.
         load: [s] the contact's loading ramp after touch-down.
         land_on_touch: After the planned touch-down, go on down at ``descent_speed`` [m/s] until
-            the plant says the foot touches, and land on a touch in the second half of the swing,
-            before the planned touch-down (else the contact comes back at the planned time, where
-            the foot is).
+            the plant says the foot touches; and land on a touch the plant measures in the second
+            half of the swing, before the planned touch-down, once the foot was off the ground and
+            with its sole within ``flat_tilt`` of flat (else the contact comes back at the planned
+            time, where the foot is).
         descent_speed: [m/s] see ``land_on_touch``.
+        flat_tilt: [rad] see ``land_on_touch`` (the push recovery's ``tilt``: a foot it would take
+            as rolled on an edge does not land early).
         planned: A planned step (the verdict judges capturability again after its touch-down);
             False for a step that answers a lost balance (the verdict goes on judging through it).
     """
@@ -77,6 +81,7 @@ class StepRequest:
     land_on_touch: bool = False
     descent_speed: float = 0.2
     planned: bool = True
+    flat_tilt: float = EARLY_LANDING_TILT
 
     def __post_init__(self) -> None:
         if not isinstance(self.side, str):
@@ -105,6 +110,7 @@ class StepRequest:
         object.__setattr__(
             self, "descent_speed", as_scalar("descent_speed", self.descent_speed, minimum=0.0, strict=True)
         )
+        object.__setattr__(self, "flat_tilt", as_scalar("flat_tilt", self.flat_tilt, minimum=0.0))
 
     @property
     def t_lift(self) -> float:
@@ -165,6 +171,7 @@ class FootSchedule:
         self._planned_force, self._sole_depth = planned_force, sole_depth
         self._phase = dict.fromkeys(contacts, "stance")
         self._requests: dict[str, StepRequest] = {}  # the steps under way
+        self._airborne: set[str] = set()  # feet of a step under way seen off the ground after lift-off
         self._counts = dict.fromkeys(contacts, 0)  # measured steps a contact is lost (or back)
         self._landed: dict[str, float] = {}  # contacts that touched since they were added: when [s]
         self._landing_rotation: dict[str, np.ndarray] = {}  # and their rotation then, flat (yaw only)
@@ -246,6 +253,7 @@ class FootSchedule:
         )
         self._phase[side] = "stance"
         self._requests.pop(side, None)
+        self._airborne.discard(side)
 
     def set_reference(self, side: str, sample: TrajectorySample | pin.SE3) -> None:
         """The reference of a lifted foot's task: a placement or an SE3 sample (world frame)."""
@@ -262,6 +270,8 @@ class FootSchedule:
         if side in self._phase and side not in self._tasks:
             raise InvalidParameterError(f"the {side} foot has no foot task: it stays down (no step for it)")
         phase = self.phase(side)
+        if phase in ("stance", "released"):  # a new step (else the one under way, retargeted)
+            self._airborne.discard(side)
         if phase == "stance":
             self.lift(side, request.unload, state.feet[side].placement)
         elif phase == "released":
@@ -279,13 +289,16 @@ class FootSchedule:
         landed = []
         for side, request in list(self._requests.items()):
             foot = state.feet[side]
+            if not foot.touching and state.t >= request.t_lift - EVENT_TOLERANCE:
+                self._airborne.add(side)
             if state.t < request.t_land - EVENT_TOLERANCE:
-                early = (  # a step that lands on touch: on a touch once it comes down, its contact gone
+                early = (  # a step that lands on touch: on a measured touch once it comes down
                     request.land_on_touch
+                    and side in self._airborne
                     and foot.touching
-                    and state.t >= request.t_lift + request.trajectory.duration / 2
-                    and foot.rotation[2, 2] >= _FLAT_ENOUGH  # (a tilted one goes on: its swing flattens it)
-                    and not self._formulation.check_contact(self._contacts[side].name)
+                    and foot.measurement is not None  # (the height rule's 5 mm may be in the air)
+                    and state.t >= request.t_lift + request.trajectory.duration / 2 - EVENT_TOLERANCE
+                    and foot.rotation[2, 2] >= math.cos(request.flat_tilt)  # (tilted: its swing flattens it)
                 )
                 if not early:
                     continue

@@ -2,19 +2,21 @@
 
 The set-up of TSID's quadruped demo (demo/demo_quadruped.py): one ContactPoint per foot, forces in
 world axes, contacts hard; a CoM task (weight 1) and a posture task (weight 1e-3) at level 1; force
-regularization 1e-5; friction mu and normal-force bounds f_min, f_max per foot. We add torque
+regularization 1e-5; friction mu and normal-force bounds f_min, f_max per foot (f_max from the
+robot's weight unless its spec gives one: :func:`~tsid_py.controllers.legged.max_normal_force`;
+TSID's demo, for Solo, 100 N, which solo12.toml keeps). We add torque
 bounds at level 0, as the biped controller does. Both are :class:`LeggedController` s, so the
 closed-loop runner drives either.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tsid_py.contacts.contact_point import ContactPoint
-from tsid_py.controllers.legged import LeggedController
+from tsid_py.controllers.legged import LeggedController, max_normal_force
 from tsid_py.errors import RobotSpecError
 from tsid_py.robot_specs import Robot, RobotSpec
 from tsid_py.solvers.solver_base import Solver
@@ -26,7 +28,7 @@ class QuadrupedParams:
 
     mu: float = 0.3
     f_min: float = 1.0
-    f_max: float = 100.0
+    f_max: float | None = None  # None: the robot's (max_normal_force); TSID's Solo demo: 100 N
     kp_contact: float = 10.0
     kp_com: float = 10.0
     kp_posture: float = 10.0
@@ -61,11 +63,11 @@ class QuadrupedController(LeggedController):
     ) -> None:
         self.check_spec(robot.spec)
         super().__init__(robot, "quadruped", solver)
-        self.params = params = params or QuadrupedParams.for_robot(robot)
+        params = params or QuadrupedParams.for_robot(robot)
+        f_max = max_normal_force(robot) if params.f_max is None else params.f_max  # (the robot's own)
+        self.params = params = replace(params, f_max=f_max)
         for key, frame in robot.spec.feet.items():
-            contact = ContactPoint(
-                frame, robot, frame, [0.0, 0.0, 1.0], params.mu, params.f_min, params.f_max
-            )
+            contact = ContactPoint(frame, robot, frame, [0.0, 0.0, 1.0], params.mu, params.f_min, f_max)
             contact.kp = params.kp_contact
             contact.use_local_frame(False)
             contact.set_reference(robot.frame_placement(self.data, frame))

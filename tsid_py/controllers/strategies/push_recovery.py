@@ -323,6 +323,7 @@ class PushRecovery:
             land_on_touch=True,
             descent_speed=params.descent_speed,
             planned=not chosen,  # a chosen step answers a lost balance: the verdict goes on judging
+            flat_tilt=params.tilt,  # one flatness: a foot landed early is not taken as rolled
         )
 
     def _continue(self, t: float, measured: _Measured) -> StepRequest | None:

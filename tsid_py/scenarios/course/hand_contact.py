@@ -155,7 +155,14 @@ def simulate(p: HandContactParams, options: RunOptions) -> CourseResult:
     normal = rotation.T @ np.array([-1.0, 0.0, 0.0])
     corners = np.array([[0.0, s * PATCH, u * PATCH] for s, u in ((1, 1), (-1, 1), (-1, -1), (1, -1))])
     contact = Contact6d(
-        f"contact_{hand}_hand", model, frame, rotation.T @ corners.T, normal, params.mu, 0.0, params.f_max
+        f"contact_{hand}_hand",
+        model,
+        frame,
+        rotation.T @ corners.T,
+        normal,
+        params.mu,
+        0.0,
+        controller.params.f_max,
     )
     contact.kp = params.kp_contact
     contact.set_reference(placement)
