@@ -309,3 +309,28 @@ def test_a_50_kg_quadruped_from_its_urdf_stands_its_force_caps_its_own(tmp_path)
     assert code == 0 and not summary["fell"] and summary["qp_failures"] == 0, err
     assert 0.15 * weight < summary["min_normal_force_n"] < 0.35 * weight
     assert summary["com_error_max_m"] < 0.03
+
+
+def test_a_urdf_copied_out_of_its_package_finds_its_meshes_with_package_dir(tmp_path):
+    """Go2's URDF alone in a folder: its package:// meshes are not found (one line naming the mesh
+    and --package-dir, exit 2); with --package-dir, new-spec writes the folder into the spec
+    (package_dirs, relative to the spec), and the spec loads its collision geometry from there."""
+    import shutil
+
+    urdf = tmp_path / "go2.urdf"
+    shutil.copy(ROBOTS / FILES["go2"][0], urdf)
+    code, _, err = _cli("new-spec", str(urdf), "--out", str(tmp_path / "go2.toml"))
+    assert code == 2 and err.count("\n") == 1 and "not found" in err and "--package-dir" in err, err
+    assert not (tmp_path / "go2.toml").exists()  # nothing half-written
+    share = ROBOTS.parent.parent  # holds package example-robot-data
+    code, _, err = _cli(
+        "new-spec", str(urdf), "--out", str(tmp_path / "go2.toml"), "--package-dir", str(share)
+    )
+    assert code == 0, err
+    spec = load_spec(str(tmp_path / "go2.toml"))
+    assert len(spec.package_dirs) == 1 and not Path(spec.package_dirs[0]).is_absolute()
+    assert tp.Robot(spec).load_collision_model().ngeoms > 0
+    with pytest.raises(tp.errors.RobotSpecError, match="not a folder"):
+        from tsid_py.new_spec import guess_spec
+
+        guess_spec(urdf, package_dirs=(tmp_path / "nowhere",))

@@ -158,3 +158,16 @@ def _raise_interrupted(signum: int, frame: object) -> None:
 def _one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
     return text or type(error).__name__
+
+
+def add_package_dir_argument(parser: argparse.ArgumentParser) -> None:
+    """``--package-dir DIR``, repeatable: where a URDF's ``package://`` meshes are (``new-spec``,
+    ``check-spec``)."""
+    parser.add_argument(
+        "--package-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder holding the URDF's mesh packages (package://NAME/... is DIR/NAME/...); "
+        "repeatable; ROS_PACKAGE_PATH is read too",
+    )

@@ -30,12 +30,12 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.collision_points import CollisionPoints
-from tsid_py.command import EXIT_OK, Parser, run_command
+from tsid_py.command import EXIT_OK, Parser, add_package_dir_argument, run_command
 from tsid_py.errors import RobotSpecError
 from tsid_py.geometry import GRAVITY
 from tsid_py.outputs import atomic_output, check_output_file
 from tsid_py.robot_specs import FOOT_LOAD, SoleGeometry, example_robot_data_dir
-from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.robot_wrapper import RobotWrapper, load_geometry
 
 FOOT_BAND = 0.01  # [m] a leaf link whose geometry reaches this close to the lowest point is a foot
 SOLE_MIN_WIDTH = 0.03  # [m] a footprint narrower than this either way is a point foot
@@ -63,6 +63,7 @@ class SpecGuess:
     point_foot_radius: float = 0.0
     end_effector: str | None = None
     mass: float = 0.0  # [kg] the URDF's, for the force caps the controllers derive from it
+    package_dirs: list[str] = field(default_factory=list)  # relative to the spec's folder
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -81,6 +82,9 @@ class SpecGuess:
         ]
         if self.srdf:
             lines.append(f'srdf = "{self.srdf}"')
+        if self.package_dirs:
+            folders = ", ".join(f'"{folder}"' for folder in self.package_dirs)
+            lines.append(f"package_dirs = [{folders}]  # where the URDF's mesh packages are")
         lines.append(f"floating_base = {str(self.floating_base).lower()}")
         if self.reference_configuration:
             lines.append(f'reference_configuration = "{self.reference_configuration}"')
@@ -115,11 +119,17 @@ class SpecGuess:
 
 
 def guess_spec(
-    urdf: Path, srdf: Path | None = None, name: str | None = None, spec_dir: Path | None = None
+    urdf: Path,
+    srdf: Path | None = None,
+    name: str | None = None,
+    spec_dir: Path | None = None,
+    package_dirs: tuple[Path, ...] = (),
 ) -> SpecGuess:
     """Guess a spec for the robot of ``urdf`` (and ``srdf``), to be written in ``spec_dir`` (the
     current directory by default): its paths are example-robot-data's when the files are there,
-    else relative to ``spec_dir``. See the module docstring."""
+    else relative to ``spec_dir``; ``package_dirs``, the folders that hold the URDF's mesh
+    packages (``package://NAME/...`` is DIR/NAME/...), go into the spec too. See the module
+    docstring."""
     urdf, srdf = Path(urdf), Path(srdf) if srdf else None
     for path in (urdf, srdf):
         if path is not None and not path.is_file():
@@ -128,6 +138,10 @@ def guess_spec(
     guess = SpecGuess(
         name or urdf.stem, _relative(urdf, root), _relative(srdf, root) if srdf else None, False
     )
+    for folder in package_dirs:
+        if not Path(folder).is_dir():
+            raise RobotSpecError(f"--package-dir {folder}: not a folder")
+    guess.package_dirs = [_relative(Path(folder), Path(spec_dir or ".")) for folder in package_dirs]
     model = _model(urdf, pin.JointModelFreeFlyer())
     guess.mass = float(pin.computeTotalMass(model))
     q, posture = _posture(model, srdf)
@@ -138,9 +152,8 @@ def guess_spec(
         else "starting posture: neutral (no SRDF state): edit [initial_configuration]"
     )
     robot = RobotWrapper(model, fixed_base=False, name=guess.name)
-    geometry = pin.buildGeomFromUrdf(
-        model, str(urdf), pin.GeometryType.COLLISION, package_dirs=_package_dirs(urdf)
-    )
+    folders = [*(str(folder) for folder in package_dirs), *_package_dirs(urdf)]
+    geometry = load_geometry(model, urdf, pin.GeometryType.COLLISION, folders)
     shapes = CollisionPoints(robot, geometry)
     if not shapes.shapes:
         raise RobotSpecError(f"{urdf}: no collision geometry: new-spec finds feet and soles from it")
@@ -366,6 +379,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", help="the robot's name (default: the URDF's file name)")
     parser.add_argument("--out", help="write the spec there (default: print it)")
     parser.add_argument("--force", action="store_true", help="overwrite --out")
+    add_package_dir_argument(parser)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,7 +394,11 @@ def _new_spec(args: argparse.Namespace) -> int:
     if out is not None:
         check_output_file(out, args.force, "--out")
     guess = guess_spec(
-        Path(args.urdf), Path(args.srdf) if args.srdf else None, args.name, out.parent if out else None
+        Path(args.urdf),
+        Path(args.srdf) if args.srdf else None,
+        args.name,
+        out.parent if out else None,
+        tuple(Path(folder) for folder in args.package_dir),
     )
     for note in guess.notes:
         print(f"guessed: {note}", file=sys.stderr)

@@ -21,7 +21,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import RobotSpecError, UnknownNameError
-from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf
+from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf, load_geometry
 from tsid_py.validation import unknown_name_message
 
 _ERD_ROBOTS = "cmeel.prefix/share/example-robot-data/robots"
@@ -114,6 +114,7 @@ SPEC_KEYS: dict[str, tuple[str, ...]] = {
         "self_collision",
         "walk",
         "sensors",
+        "package_dirs",
     ),
     "sole": ("lxp", "lxn", "lyp", "lyn", "lz"),
     "walk": ("step_length", "swing_height"),
@@ -172,6 +173,7 @@ class RobotSpec:
     self_collision: dict[str, object] = field(default_factory=dict)  # pairs: [[link or geometry, ...]]
     sensors: dict[str, object] = field(default_factory=dict)  # tsid_py.loop.sensing.SensorParams' keys
     walk: dict[str, float] = field(default_factory=dict)  # the walk scenario's step_length, swing_height [m]
+    package_dirs: tuple[str, ...] = ()  # folders holding the URDF's mesh packages (relative: to the spec's)
     directory: Path | None = None  # where the spec file was, when given by path (else robots/)
 
     def __post_init__(self) -> None:
@@ -228,6 +230,7 @@ class RobotSpec:
                 },
                 self_collision=dict(raw.get("self_collision", {})),
                 walk={key: float(value) for key, value in raw.get("walk", {}).items()},
+                package_dirs=tuple(str(folder) for folder in raw.get("package_dirs", [])),
             )
         except (TypeError, ValueError) as exc:
             raise RobotSpecError(f"{path}: {exc}") from exc
@@ -260,7 +263,7 @@ class Robot(RobotWrapper):
         root = files_root(spec)
         srdf = root / spec.srdf if spec.srdf else None
         model, visual_model = build_model_from_urdf(
-            root / spec.urdf, _package_dirs(root), spec.floating_base, srdf, load_visuals
+            root / spec.urdf, package_dirs(spec), spec.floating_base, srdf, load_visuals
         )
         super().__init__(model, fixed_base=not spec.floating_base, name=spec.name, visual_model=visual_model)
         self.spec = spec
@@ -280,9 +283,7 @@ class Robot(RobotWrapper):
 
     def _geometry(self, kind: pin.GeometryType) -> pin.GeometryModel:
         root = files_root(self.spec)
-        return pin.buildGeomFromUrdf(
-            self.model, str(root / self.spec.urdf), kind, package_dirs=_package_dirs(root)
-        )
+        return load_geometry(self.model, root / self.spec.urdf, kind, package_dirs(self.spec))
 
     def srdf_path(self) -> Path | None:
         """The SRDF file of the spec (its ``disable_collisions`` pairs, reference postures), or None."""
@@ -390,10 +391,13 @@ def files_root(spec: RobotSpec) -> Path:
     return local if (local / spec.urdf).is_file() else example_robot_data_dir()
 
 
-def _package_dirs(root: Path) -> list[str]:
-    """Where ``package://`` mesh URIs resolve: URDFs of example-robot-data name their meshes
-    ``package://<robot>_description/...`` or ``package://example-robot-data/robots/...``."""
-    return [str(root.parent), str(root.parent.parent)]
+def package_dirs(spec: RobotSpec) -> list[str]:
+    """Where ``package://`` mesh URIs resolve: the spec's ``package_dirs`` (relative ones from the
+    spec file's folder), then the two folders above its files' root (URDFs of example-robot-data
+    name their meshes ``package://<robot>_description/...`` or
+    ``package://example-robot-data/robots/...``); ``ROS_PACKAGE_PATH`` after them."""
+    root, here = files_root(spec), spec.directory or specs_dir()
+    return [*(str(here / folder) for folder in spec.package_dirs), str(root.parent), str(root.parent.parent)]
 
 
 def load_robot(name: str, *, load_visuals: bool = False) -> Robot:

@@ -9,6 +9,7 @@ frames and units: docs/concepts/conventions.md.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -443,9 +444,35 @@ def build_model_from_urdf(
         pin.loadReferenceConfigurations(model, str(srdf), False)
     visual_model = None
     if load_visuals:
-        dirs = [str(d) for d in package_dirs]
-        visual_model = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.VISUAL, package_dirs=dirs)
+        visual_model = load_geometry(model, urdf, pin.GeometryType.VISUAL, package_dirs)
     return model, visual_model
+
+
+def load_geometry(
+    model: pin.Model, urdf: str | Path, kind: pin.GeometryType, package_dirs: Sequence[str | Path]
+) -> pin.GeometryModel:
+    """The URDF's collision or visual geometry (``pinocchio.buildGeomFromUrdf``), its
+    ``package://NAME/...`` meshes looked up as DIR/NAME/... for each of ``package_dirs`` and of
+    ``ROS_PACKAGE_PATH``'s folders (Pinocchio's rule, as ROS's).
+
+    Raises:
+        MissingFileError: A mesh found under none of them: one line naming it and where to say
+            where its package is.
+    """
+    dirs = [str(d) for d in package_dirs]
+    try:
+        return pin.buildGeomFromUrdf(model, str(urdf), kind, package_dirs=dirs)
+    except ValueError as exc:
+        found = re.search(r"Mesh (\S+) could not be found", str(exc))
+        if found is None:
+            raise
+        mesh = found.group(1)
+        package = mesh.removeprefix("package://").split("/")[0] if mesh.startswith("package://") else None
+        where = f"the folder that holds package {package!r}" if package else "the mesh's folder"
+        raise MissingFileError(
+            f"{Path(urdf).name}: mesh {mesh} not found: give {where} with --package-dir DIR (or a "
+            "spec's package_dirs, or ROS_PACKAGE_PATH)"
+        ) from None
 
 
 def _copy(source: np.ndarray, out: np.ndarray | None) -> np.ndarray:

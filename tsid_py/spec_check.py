@@ -29,13 +29,14 @@ import argparse
 import logging
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
 from tsid_py.collision_points import CollisionPoints
-from tsid_py.command import EXIT_BAD_INPUT, EXIT_OK, Parser, run_command
+from tsid_py.command import EXIT_BAD_INPUT, EXIT_OK, Parser, add_package_dir_argument, run_command
 from tsid_py.errors import RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.mujoco_model import joint_axis
 from tsid_py.robot_specs import Robot, load_spec
@@ -252,12 +253,15 @@ def joint_findings(robot: Robot) -> list[Finding]:
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="tsid-py check-spec", description=__doc__.splitlines()[0])
     parser.add_argument("spec", help="a spec name (robots/NAME.toml) or a path to a .toml spec")
+    add_package_dir_argument(parser)
     args = parser.parse_args(argv)
     return run_command(parser.prog, lambda: _check(args))
 
 
 def _check(args: argparse.Namespace) -> int:
-    robot = Robot(load_spec(args.spec))  # unknown keys and frames are refused here
+    spec = load_spec(args.spec)
+    extra = tuple(str(Path(folder).resolve()) for folder in args.package_dir)
+    robot = Robot(replace(spec, package_dirs=spec.package_dirs + extra))  # unknown keys, frames refused
     findings = check_robot(robot)
     for finding in findings:
         print(f"{finding.severity}: {finding.message}")
