@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 import tsid_py as tp
@@ -334,3 +335,42 @@ def test_a_urdf_copied_out_of_its_package_finds_its_meshes_with_package_dir(tmp_
         from tsid_py.new_spec import guess_spec
 
         guess_spec(urdf, package_dirs=(tmp_path / "nowhere",))
+
+
+@pytest.mark.parametrize("name", ["talos", "solo12"])
+def test_the_static_standing_forces_and_torques_hold_the_robot_still(name):
+    """g(q) = S^T tau + J^T f at rest to 1e-8 (RNEA against the feet's wrenches through their
+    Jacobians), the feet carrying the whole weight."""
+    from tsid_py.spec_check import static_standing
+
+    robot = tp.load_robot(name)
+    q = robot.standing_configuration()
+    forces, tau = static_standing(robot, q)
+    model, data = robot.model, robot.create_data()
+    zero = robot.zero_velocity()
+    pin.computeJointJacobians(model, data, q)
+    rows = forces.shape[1]
+    applied = sum(
+        pin.getFrameJacobian(model, data, robot.frame_id(f), pin.LOCAL_WORLD_ALIGNED)[:rows].T @ w
+        for f, w in zip(robot.spec.feet.values(), forces, strict=True)
+    )
+    generalized = np.concatenate([np.zeros(6), tau]) + applied
+    np.testing.assert_allclose(generalized, pin.rnea(model, data, q, zero, zero), atol=1e-8)
+    assert forces[:, 2].sum() == pytest.approx(robot.total_mass * 9.81, rel=1e-9)
+
+
+def test_check_spec_says_when_the_robot_cannot_stand_still(tmp_path):
+    """ANYmal C's feet capped at Solo's 100 N (each carries about 128 N standing), and Solo12's
+    joints limited to 0.1 N m: errors naming the foot or joint, with the numbers; the shipped
+    Talos gets a note with its margins."""
+    urdf = ROBOTS / "anymal_c_simple_description/urdf/anymal.urdf"
+    spec = tmp_path / "anymal.toml"
+    assert _cli("new-spec", str(urdf), "--out", str(spec))[0] == 0
+    spec.write_text(spec.read_text() + "\n[quadruped]\nf_max = 100.0\n")
+    code, report, _ = _cli("check-spec", str(spec))
+    assert code == 2 and report.count("outside [0, 100] N (f_max)") == 4, report
+    weak = _bad_spec(tmp_path, "solo12", lambda text: text.replace("tau_max = 2.7", "tau_max = 0.1"))
+    code, report, _ = _cli("check-spec", str(weak))
+    assert code == 2 and "above its limit 0.1 N m" in report, report
+    code, report, _ = _cli("check-spec", "talos")
+    assert code == 0 and "note: talos: stands still with its feet carrying 443 to 443 N of 1000 N" in report

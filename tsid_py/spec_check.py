@@ -39,7 +39,7 @@ from tsid_py.collision_points import CollisionPoints
 from tsid_py.command import EXIT_BAD_INPUT, EXIT_OK, Parser, add_package_dir_argument, run_command
 from tsid_py.errors import RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.mujoco_model import joint_axis
-from tsid_py.robot_specs import Robot, load_spec
+from tsid_py.robot_specs import FOOT_LOAD, Robot, load_spec
 
 logger = logging.getLogger("tsid_py")
 
@@ -52,8 +52,9 @@ POSTURE_TOLERANCE = 1e-6  # [rad, m] a posture's joint may pass its limit by thi
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing a check found: ``"error"`` (refused) or ``"warning"``, and a line saying what,
-    where, by how much and what would be right."""
+    """One thing a check found: ``"error"`` (refused), ``"warning"`` or ``"note"`` (a figure worth
+    knowing: how far from its limits the robot stands), and a line saying what, where, by how much
+    and what would be right."""
 
     severity: str
     message: str
@@ -62,7 +63,84 @@ class Finding:
 def check_robot(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
     """Every finding on ``robot``'s spec: its posture within the joint limits, its stance (at
     ``q``, its standing configuration by default) and its joints."""
-    return [*posture_findings(robot), *stance_findings(robot, q), *joint_findings(robot)]
+    return [
+        *posture_findings(robot),
+        *stance_findings(robot, q),
+        *standing_findings(robot, q),
+        *joint_findings(robot),
+    ]
+
+
+def static_standing(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The feet's forces and the joint torques that hold a floating-base robot still at ``q``:
+    g(q) = S^T tau + J^T f at rest (J: the feet's Jacobians at their frames, world axes; a sole's
+    wrench has 6 numbers, force then moment, a point foot's force 3). f is the least change from
+    an even split of the weight (m g / n up at each foot) that balances the base's six rows,
+    g_base = J_base^T f (a pseudo-inverse); then tau = g_joints - J_joints^T f.
+
+    Returns:
+        forces: One row per foot of the spec's ``[feet]`` [N, N m].
+        tau: The actuated joints' torques [N m].
+    """
+    model, data = robot.model, robot.create_data()
+    zero = robot.zero_velocity()
+    gravity = pin.rnea(model, data, q, zero, zero)
+    pin.computeJointJacobians(model, data, q)
+    rows = 6 if robot.spec.sole is not None else 3
+    feet = list(robot.spec.feet.values())
+    jacobian = np.vstack(
+        [pin.getFrameJacobian(model, data, robot.frame_id(f), pin.LOCAL_WORLD_ALIGNED)[:rows] for f in feet]
+    )
+    even = np.zeros(rows * len(feet))
+    even[2::rows] = robot.total_mass * float(np.linalg.norm(model.gravity.linear)) / len(feet)
+    base = jacobian[:, :6].T
+    forces = even + np.linalg.pinv(base) @ (gravity[:6] - base @ even)
+    return forces.reshape(len(feet), rows), gravity[6:] - jacobian[:, 6:].T @ forces
+
+
+def standing_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
+    """Whether the robot can stand still in its standing posture (:func:`static_standing`): an
+    error for a foot pressing above the controllers' cap f_max (the spec's ``[biped]`` or
+    ``[quadruped]`` f_max, else FOOT_LOAD m g) or pulling, or outside its friction cone (mu, 0.3 by
+    default), and for a joint above its torque limit (the URDF's times ``effort_scaling``, or
+    ``[quadruped] tau_max``); else a note with the margins."""
+    spec = robot.spec
+    if robot.is_fixed_base or not spec.feet:
+        return []
+    forces, tau = static_standing(robot, robot.standing_configuration() if q is None else q)
+    weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
+    table = spec.biped if spec.sole is not None else spec.quadruped
+    cap = float(table.get("f_max", FOOT_LOAD * weight))  # type: ignore[arg-type]
+    mu = float(table.get("mu", 0.3))  # type: ignore[arg-type]
+    limits = robot.effort_limit()
+    if spec.sole is None and "tau_max" in spec.quadruped:
+        limits = np.full(robot.na, float(spec.quadruped["tau_max"]))  # type: ignore[arg-type]
+    model, name = robot.model, robot.name
+    joints = [model.names[j] for j in range(model.njoints) if model.joints[j].nv == 1]
+    found = []
+    for frame, wrench in zip(spec.feet.values(), forces, strict=True):
+        normal, tangent = float(wrench[2]), float(np.hypot(wrench[0], wrench[1]))
+        if not 0.0 < normal <= cap:
+            message = f"foot {frame} carries {normal:.0f} N, outside [0, {cap:.0f}] N (f_max)"
+            found.append(Finding("error", f"{name}: standing still, {message}"))
+        elif tangent > mu * normal:
+            message = f"foot {frame} needs friction {tangent / normal:.2f}, above mu {mu:g}"
+            found.append(Finding("error", f"{name}: standing still, {message}"))
+    ratio = np.abs(tau) / np.where(limits > 0, limits, np.inf)
+    for k in np.flatnonzero(ratio > 1.0):
+        message = f"joint {joints[k]} needs {abs(tau[k]):.1f} N m, above its limit {limits[k]:.1f} N m"
+        found.append(Finding("error", f"{name}: standing still, {message}"))
+    if not found:
+        worst, normals = int(np.argmax(ratio)), forces[:, 2]
+        found.append(
+            Finding(
+                "note",
+                f"{name}: stands still with its feet carrying {normals.min():.0f} to {normals.max():.0f} N "
+                f"of {cap:.0f} N (f_max), its joints at {ratio[worst]:.0%} of their torque limits at most "
+                f"({joints[worst]})",
+            )
+        )
+    return found
 
 
 def posture_findings(robot: Robot) -> list[Finding]:
@@ -266,5 +344,6 @@ def _check(args: argparse.Namespace) -> int:
     for finding in findings:
         print(f"{finding.severity}: {finding.message}")
     errors = sum(f.severity == "error" for f in findings)
-    print(f"{robot.name}: {errors} error(s), {len(findings) - errors} warning(s)", file=sys.stderr)
+    warnings = sum(f.severity == "warning" for f in findings)
+    print(f"{robot.name}: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
     return EXIT_BAD_INPUT if errors else EXIT_OK
