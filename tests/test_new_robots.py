@@ -374,3 +374,11 @@ def test_check_spec_says_when_the_robot_cannot_stand_still(tmp_path):
     assert code == 2 and "above its limit 0.1 N m" in report, report
     code, report, _ = _cli("check-spec", "talos")
     assert code == 0 and "note: talos: stands still with its feet carrying 443 to 443 N of 1000 N" in report
+
+
+def test_new_spec_takes_the_frames_the_urdf_names_soles_never_a_world_frame():
+    """iCub fixes ``codyco_balancing_world`` to its left foot, nearer its lowest point than
+    ``l_sole``: the feet are the soles the URDF names."""
+    icub = ROBOTS / "icub_description"
+    guess = guess_spec(icub / "robots/icub_reduced.urdf", icub / "srdf/icub.srdf", "icub")
+    assert guess.feet == {"right": "r_sole", "left": "l_sole"}

@@ -198,6 +198,8 @@ def _describe_feet(
             i for i, f in enumerate(model.frames) if f.parentJoint == joint and f.type != pin.FrameType.JOINT
         ]
         candidates = candidates or [i for i, f in enumerate(model.frames) if f.parentJoint == joint]
+        named = [i for i in candidates if _name_rank(model.frames[i].name) < NOT_A_FOOT]
+        candidates = named or candidates  # never a "world" frame fixed to a foot, when there is another
         if np.all(width >= SOLE_MIN_WIDTH):
             frame = max(
                 candidates,
@@ -222,6 +224,7 @@ def _describe_feet(
             frame = min(
                 candidates,
                 key=lambda i: (
+                    _name_rank(model.frames[i].name),  # a frame the URDF names a sole, then a foot
                     round(float(np.linalg.norm(data.oMf[i].translation[:2] - point[:2])), 4),
                     round(float(data.oMf[i].translation[2]), 4),
                     _rank(model, i),
@@ -241,6 +244,19 @@ def _describe_feet(
     if soles:
         guess.sole = _common_sole(soles)
         guess.notes.append("one [sole] for every foot: the extents their footprints share")
+
+
+NOT_A_FOOT = 3  # the name rank of a frame that is no foot's (a world frame)
+
+
+def _name_rank(name: str) -> int:
+    """How a frame's name is preferred for a foot: "sole" (0), "foot" (1), any other (2), one
+    that says "world" or "universe" never (NOT_A_FOOT: iCub fixes ``codyco_balancing_world`` to
+    its left foot)."""
+    lowered = name.lower()
+    if "world" in lowered or "universe" in lowered:
+        return NOT_A_FOOT
+    return 0 if "sole" in lowered else 1 if "foot" in lowered else 2
 
 
 def _rank(model: pin.Model, frame: int) -> int:
