@@ -32,9 +32,8 @@ import pinocchio as pin
 from tsid_py.collision_points import CollisionPoints
 from tsid_py.command import EXIT_OK, Parser, add_package_dir_argument, run_command
 from tsid_py.errors import RobotSpecError
-from tsid_py.geometry import GRAVITY
 from tsid_py.outputs import atomic_output, check_output_file
-from tsid_py.robot_specs import FOOT_LOAD, SoleGeometry, example_robot_data_dir
+from tsid_py.robot_specs import FOOT_LOAD, SoleGeometry, example_robot_data_dir, max_normal_force
 from tsid_py.robot_wrapper import RobotWrapper, load_geometry
 
 FOOT_BAND = 0.01  # [m] a leaf link whose geometry reaches this close to the lowest point is a foot
@@ -66,11 +65,6 @@ class SpecGuess:
     package_dirs: list[str] = field(default_factory=list)  # relative to the spec's folder
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def force_cap(self) -> float:
-        """The controllers' default cap on a foot's normal force [N] (FOOT_LOAD m g)."""
-        return FOOT_LOAD * self.mass * GRAVITY
-
     def toml(self) -> str:
         """The spec file's text."""
         lines = [
@@ -96,8 +90,9 @@ class SpecGuess:
             )
         if self.feet:
             lines += ["", "[feet]", *(f'{key} = "{frame}"' for key, frame in self.feet.items())]
+            cap = max_normal_force(self.mass)
             lines += [
-                f"# each foot's normal force is capped at {FOOT_LOAD:g} m g = {self.force_cap:.0f} N "
+                f"# each foot's normal force is capped at {FOOT_LOAD:g} m g = {cap:.0f} N "
                 f"(m = {self.mass:.2f} kg, the URDF's),",
                 "# a [biped] or [quadruped] table's f_max sets another",
             ]

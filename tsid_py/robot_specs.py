@@ -21,6 +21,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import RobotSpecError, UnknownNameError
+from tsid_py.geometry import GRAVITY
 from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf, load_geometry
 from tsid_py.validation import unknown_name_message
 
@@ -31,6 +32,15 @@ P = TypeVar("P")  # a dataclass of controller parameters
 
 
 FOOT_LOAD = 2.0  # a foot's default normal-force cap, in the robot's weights (the legged controllers)
+
+
+def max_normal_force(mass: float) -> float:
+    """The default cap on a foot's normal force [N] of a robot of ``mass`` [kg]: FOOT_LOAD times
+    its weight m g, so that one foot can carry the whole robot with room for a step's impact,
+    whatever its size (a 52 kg ANYmal C: 1023 N, where TSID's 100 N, made for a 2.5 kg Solo, let
+    it fall in 0.5 s). The legged controllers' f_max unless a spec gives one; new-spec writes it,
+    check-spec checks the standing forces against it."""
+    return FOOT_LOAD * mass * GRAVITY
 
 
 def example_robot_data_dir() -> Path:

@@ -39,7 +39,7 @@ from tsid_py.collision_points import CollisionPoints
 from tsid_py.command import EXIT_BAD_INPUT, EXIT_OK, Parser, add_package_dir_argument, run_command
 from tsid_py.errors import RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.mujoco_model import joint_axis
-from tsid_py.robot_specs import FOOT_LOAD, Robot, load_spec
+from tsid_py.robot_specs import Robot, load_spec, max_normal_force
 
 logger = logging.getLogger("tsid_py")
 
@@ -101,16 +101,15 @@ def static_standing(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def standing_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
     """Whether the robot can stand still in its standing posture (:func:`static_standing`): an
     error for a foot pressing above the controllers' cap f_max (the spec's ``[biped]`` or
-    ``[quadruped]`` f_max, else FOOT_LOAD m g) or pulling, or outside its friction cone (mu, 0.3 by
-    default), and for a joint above its torque limit (the URDF's times ``effort_scaling``, or
-    ``[quadruped] tau_max``); else a note with the margins."""
+    ``[quadruped]`` f_max, else :func:`~tsid_py.robot_specs.max_normal_force`) or pulling, or
+    outside its friction cone (mu, 0.3 by default), and for a joint above its torque limit (the
+    URDF's times ``effort_scaling``, or ``[quadruped] tau_max``); else a note with the margins."""
     spec = robot.spec
     if robot.is_fixed_base or not spec.feet:
         return []
     forces, tau = static_standing(robot, robot.standing_configuration() if q is None else q)
-    weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
     table = spec.biped if spec.sole is not None else spec.quadruped
-    cap = float(table.get("f_max", FOOT_LOAD * weight))  # type: ignore[arg-type]
+    cap = float(table.get("f_max", max_normal_force(robot.total_mass)))  # type: ignore[arg-type]
     mu = float(table.get("mu", 0.3))  # type: ignore[arg-type]
     limits = robot.effort_limit()
     if spec.sole is None and "tau_max" in spec.quadruped:

@@ -22,10 +22,10 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.contacts.contact_6d import Contact6d
-from tsid_py.controllers.legged import LeggedController, max_normal_force
+from tsid_py.controllers.legged import LeggedController
 from tsid_py.controllers.strategies.push_recovery import RECOVERIES, PushRecovery, RecoveryParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
-from tsid_py.robot_specs import Robot, RobotSpec
+from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_am_equality import TaskAMEquality
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
@@ -108,7 +108,7 @@ class BipedController(LeggedController):
         if params is None:
             params = BipedParams.for_robot(robot) if recovery == "none" else BipedParams.for_stepping(robot)
         if params.f_max is None:  # from the robot's weight, never another robot's number
-            params = replace(params, f_max=max_normal_force(robot))
+            params = replace(params, f_max=max_normal_force(robot.total_mass))
         self.params = params
         form = self.formulation
         self._contacts: dict[str, Contact6d] = {}

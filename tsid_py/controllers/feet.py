@@ -270,8 +270,6 @@ class FootSchedule:
         if side in self._phase and side not in self._tasks:
             raise InvalidParameterError(f"the {side} foot has no foot task: it stays down (no step for it)")
         phase = self.phase(side)
-        if phase in ("stance", "released"):  # a new step (else the one under way, retargeted)
-            self._airborne.discard(side)
         if phase == "stance":
             self.lift(side, request.unload, state.feet[side].placement)
         elif phase == "released":

@@ -18,11 +18,10 @@ from tsid_py.controllers.feet import FootSchedule
 from tsid_py.controllers.strategies.strategy import Decision, Strategy
 from tsid_py.errors import InvalidParameterError
 from tsid_py.formulation import InverseDynamicsFormulation
-from tsid_py.geometry import GRAVITY
 from tsid_py.loop.controller import Controller, ControlOutput
 from tsid_py.loop.measured import MeasuredState, Measurer
 from tsid_py.loop.plant import PlantState
-from tsid_py.robot_specs import FOOT_LOAD, Robot
+from tsid_py.robot_specs import Robot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.spec_check import check_stance
@@ -32,13 +31,6 @@ from tsid_py.tasks.task_joint_posture import TaskJointPosture
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
 from tsid_py.trajectories import TrajectorySample, as_sample
 from tsid_py.validation import as_vector, lookup
-
-
-def max_normal_force(robot: Robot) -> float:
-    """The default cap on a foot's normal force [N]: FOOT_LOAD times the robot's weight m g, so
-    that one foot can carry the whole robot with room for a step's impact, whatever its size (a
-    52 kg ANYmal C: 1023 N, where TSID's 100 N, made for a 2.5 kg Solo, let it fall in 0.5 s)."""
-    return FOOT_LOAD * robot.total_mass * GRAVITY
 
 
 class LeggedController(Controller):

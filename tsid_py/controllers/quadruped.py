@@ -3,7 +3,7 @@
 The set-up of TSID's quadruped demo (demo/demo_quadruped.py): one ContactPoint per foot, forces in
 world axes, contacts hard; a CoM task (weight 1) and a posture task (weight 1e-3) at level 1; force
 regularization 1e-5; friction mu and normal-force bounds f_min, f_max per foot (f_max from the
-robot's weight unless its spec gives one: :func:`~tsid_py.controllers.legged.max_normal_force`;
+robot's weight unless its spec gives one: :func:`~tsid_py.robot_specs.max_normal_force`;
 TSID's demo, for Solo, 100 N, which solo12.toml keeps). We add torque
 bounds at level 0, as the biped controller does. Both are :class:`LeggedController` s, so the
 closed-loop runner drives either.
@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tsid_py.contacts.contact_point import ContactPoint
-from tsid_py.controllers.legged import LeggedController, max_normal_force
+from tsid_py.controllers.legged import LeggedController
 from tsid_py.errors import RobotSpecError
-from tsid_py.robot_specs import Robot, RobotSpec
+from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force
 from tsid_py.solvers.solver_base import Solver
 
 
@@ -64,7 +64,7 @@ class QuadrupedController(LeggedController):
         self.check_spec(robot.spec)
         super().__init__(robot, "quadruped", solver)
         params = params or QuadrupedParams.for_robot(robot)
-        f_max = max_normal_force(robot) if params.f_max is None else params.f_max  # (the robot's own)
+        f_max = max_normal_force(robot.total_mass) if params.f_max is None else params.f_max
         self.params = params = replace(params, f_max=f_max)
         for key, frame in robot.spec.feet.items():
             contact = ContactPoint(frame, robot, frame, [0.0, 0.0, 1.0], params.mu, params.f_min, f_max)

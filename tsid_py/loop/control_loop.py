@@ -348,9 +348,10 @@ class _Run:
             self.estimator = KinematicInertialEstimator(robot, q0, loop.dt, self.sensors.params)
             self.controller_measurer = Measurer(robot, q0)
             self.errors = EstimateErrors()
-        self.motors = Motors(0, 0.0, loop.dt)  # truth sensing: each command taken as it is, at once
-        if self.sensors is not None:
-            self.motors = Motors(self.sensors.params.latency, self.sensors.params.torque_bandwidth, loop.dt)
+        params = self.sensors.params if self.sensors is not None else None  # (truth: taken at once)
+        self.motors = (
+            Motors(params.latency, params.torque_bandwidth, loop.dt) if params else Motors(0, 0.0, loop.dt)
+        )
         loop.plant.reset(q0, robot.zero_velocity())
         self.t_start: float | None = None
 

@@ -118,8 +118,7 @@ class KinematicInertialEstimator:
         self._joints, self._joint_velocities = q0[7:].copy(), np.zeros(robot.nv - 6)
         self._anchors: dict[str, pin.SE3] = {}  # touching feet: each one's placement, as anchored
         self._ground: float | None = None  # [m] the height the first touching foot pressed at
-        sole = getattr(spec, "sole", None)
-        self._sole = sole  # where a foot presses (its centre of pressure), for one that tilts
+        self._sole = getattr(spec, "sole", None)  # where a foot presses (its centre of pressure)
         self._first = True
 
     def update(self, reading: Reading) -> PlantState:

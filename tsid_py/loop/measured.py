@@ -193,7 +193,7 @@ class Measurer:
         omega = pendulum_frequency(max(float(com[2]), MIN_PENDULUM_HEIGHT))
         xi = capture_point(com, velocity, omega)
         contacts = {frame: _own(measured) for frame, measured in state.contacts.items()}
-        seen = []  # (key, frame, placement, velocity, corners, measurement) of each foot
+        seen = []  # (key, frame, placement, velocity, corners, its lowest, measurement) of each foot
         lowest, standing = math.inf, False  # the feet's lowest corner; whether its foot shows the ground
         for key, frame, frame_id in self._feet:
             placement = pin.updateFramePlacement(model, data, frame_id)
@@ -207,15 +207,15 @@ class Measurer:
             if low < lowest:
                 lowest = low
                 standing = measurement is None and speed[:3].dot(speed[:3]) < STILL_SPEED**2
-            seen.append((key, frame, placement, speed, corners, measurement))
+            seen.append((key, frame, placement, speed, corners, low, measurement))
         if standing and self._learn_ground:
             self.ground_height = lowest
         feet, touching_points = {}, []
-        for key, frame, placement, speed, corners, measurement in seen:
+        for key, frame, placement, speed, corners, low, measurement in seen:
             if measurement is not None:
                 touching = bool(measurement.touching)
             else:
-                touching = float(corners[:, 2].min()) <= self.ground_height + TOUCH_TOLERANCE
+                touching = low <= self.ground_height + TOUCH_TOLERANCE
             ground = corners
             if touching and measurement is not None and measurement.points is not None:
                 ground = measurement.points  # (the measured state's own copy, read-only)

@@ -161,17 +161,20 @@ def build_mujoco_model_from_urdf(
     return spec.compile() if compiled else spec
 
 
+def imu_sensors(mujoco) -> tuple[tuple[str, int], tuple[str, int]]:
+    """The base IMU's sensors, (name, MuJoCo sensor type): ``imu_gyro``, ``imu_accelerometer``."""
+    return (
+        (f"{IMU_SITE}_gyro", mujoco.mjtSensor.mjSENS_GYRO),
+        (f"{IMU_SITE}_accelerometer", mujoco.mjtSensor.mjSENS_ACCELEROMETER),
+    )
+
+
 def _add_imu(mujoco, spec, base) -> None:
     """An IMU on the floating base: a site ``imu`` at its frame's origin, in its axes, with MuJoCo's
-    gyroscope and accelerometer sensors (``imu_gyro``, ``imu_accelerometer``)."""
+    gyroscope and accelerometer sensors (:func:`imu_sensors`)."""
     base.add_site(name=IMU_SITE)
-    for name, kind in (
-        ("gyro", mujoco.mjtSensor.mjSENS_GYRO),
-        ("accelerometer", mujoco.mjtSensor.mjSENS_ACCELEROMETER),
-    ):
-        spec.add_sensor(
-            name=f"{IMU_SITE}_{name}", type=kind, objtype=mujoco.mjtObj.mjOBJ_SITE, objname=IMU_SITE
-        )
+    for name, kind in imu_sensors(mujoco):
+        spec.add_sensor(name=name, type=kind, objtype=mujoco.mjtObj.mjOBJ_SITE, objname=IMU_SITE)
 
 
 def _add_motors(mujoco, spec, robot: Robot) -> None:

@@ -17,7 +17,13 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
-from tsid_py.loop.mujoco_model import IMU_SITE, actuated_joints, build_mujoco_model, mujoco_module
+from tsid_py.loop.mujoco_model import (
+    IMU_SITE,
+    actuated_joints,
+    build_mujoco_model,
+    imu_sensors,
+    mujoco_module,
+)
 from tsid_py.loop.plant import (
     SIMULATOR_CHECK_EVERY,
     Command,
@@ -118,7 +124,7 @@ class MujocoPlant(Plant):
                 "pushes: it could not tell a foot's contact wrench from a push"
             )
         self._floor = _named(self.model.geom, "floor", "geom").id
-        self._imu = _imu_addresses(self.model, self._root_body) if self._floating else None
+        self._imu = _imu_addresses(mujoco, self.model, self._root_body) if self._floating else None
         clouds = [_FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body)) for body in bodies]
         self._foot_parts = list(zip(feet, bodies, roots, sites, clouds, strict=True))  # what _measure reads
         self._moved = np.zeros(6)  # a foot's wrench moved to its frame's origin (MuJoCo's order)
@@ -368,32 +374,26 @@ def _named(lookup, name: str, kind: str):
         ) from None
 
 
-def _imu_addresses(model, base: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _imu_addresses(mujoco, model, base: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Where the base IMU's gyroscope and accelerometer are in ``sensordata`` (None: the model has
     neither, e.g. one of a user's own); RobotSpecError for one without the other, or an IMU whose
     site is not on the base's body."""
-    import mujoco
-
     found = {}
-    for name, kind in (
-        ("gyro", mujoco.mjtSensor.mjSENS_GYRO),
-        ("accelerometer", mujoco.mjtSensor.mjSENS_ACCELEROMETER),
-    ):
+    for name, kind in imu_sensors(mujoco):
         try:
-            found[name] = model.sensor(f"{IMU_SITE}_{name}")
+            sensor = found[name] = model.sensor(name)
         except KeyError:
             continue
-        sensor = found[name]
         on_base = sensor.objtype[0] == mujoco.mjtObj.mjOBJ_SITE and model.site_bodyid[sensor.objid[0]] == base
         if sensor.type[0] != kind or not on_base:
             raise RobotSpecError(
-                f"the MuJoCo model's sensor {IMU_SITE}_{name} is not a {name} on a site of the base"
+                f"the MuJoCo model's sensor {name} is not a {kind.name} on a site of the base"
             )
     if not found:
         return None
     if len(found) == 1:
         raise RobotSpecError(
-            f"the MuJoCo model has {IMU_SITE}_{next(iter(found))} but not its pair: an IMU is "
+            f"the MuJoCo model has {next(iter(found))} but not its pair: an IMU is "
             f"{IMU_SITE}_gyro and {IMU_SITE}_accelerometer"
         )
     return tuple(np.arange(s.adr[0], s.adr[0] + 3) for s in found.values())  # type: ignore[return-value]
