@@ -21,7 +21,7 @@ LAYERS = [
     {"validation", "threads", "progress", "outputs", "command"},
     {"sealed"},
     {"constraints", "geometry", "robot_wrapper", "trajectories", "transitions"},
-    {"hqp", "robot_specs", "integration", "collision_points"},
+    {"hqp", "robot_specs", "integration", "collision_points", "sole_leveling"},
     {"solvers", "tasks"},
     {"contacts", "planning", "testing"},
     {"problem", "physics", "analysis"},
@@ -29,7 +29,7 @@ LAYERS = [
     {"loop"},
     {"controllers", "viz", "compat", "spec_check"},
     {"scenarios"},
-    {"bench", "sweep", "new_spec"},
+    {"bench", "sweep", "new_spec", "zoo"},
     {"cli", "__init__"},
 ]
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}

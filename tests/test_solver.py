@@ -300,3 +300,36 @@ def test_a_problem_built_by_hand_takes_tsids_weight_constraint_pairs(solver):
     hqp = HqpData([[(1.0, floor)], [(2.0, cost)]], 3)
     assert isinstance(hqp[1][0], WeightedConstraint) and hqp[1][0].weight == 2.0  # exact: as given
     np.testing.assert_allclose(solver.solve(hqp).x, [0.5, 2.0, 3.5], atol=1e-7)
+
+
+def test_quadprog_solves_equality_rows_that_repeat_one_another():
+    """A point foot a two-joint leg cannot move sideways repeats the base's rows (Solo8): the
+    equality rows are dependent but agree, which Goldfarb-Idnani calls inconsistent. The solver
+    keeps an independent set: the same x as without the repeats, their multipliers 0; rows that
+    truly disagree stay infeasible."""
+    from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
+    from tsid_py.solvers.hqp_output import QPStatus
+    from tsid_py.solvers.quadprog_solver import SolverHQuadProg
+
+    rng = np.random.default_rng(7)
+    H, g = np.eye(4) * 2.0, rng.normal(size=4)
+    A = rng.normal(size=(2, 4))
+    b = rng.normal(size=2)
+    A_in, lb, ub = np.eye(4)[:1], np.array([-10.0]), np.array([0.1])
+
+    def solve(A_eq, b_eq):
+        rows = HardConstraints(A_eq, b_eq, A_in, lb, ub, [f"e{k}" for k in range(len(b_eq))], ["i0"])
+        return SolverHQuadProg(warm_start=False).solve_qp(DenseQp(H, g, rows))
+
+    alone = solve(A, b)
+    A_repeated = np.vstack([A, A[0] + 2 * A[1]])
+    repeated = solve(A_repeated, np.append(b, b[0] + 2 * b[1]))
+    assert repeated.status == QPStatus.OPTIMAL
+    np.testing.assert_allclose(repeated.x, alone.x, atol=1e-10)
+    # the multipliers are not unique: the force they put on x is (A^T lambda)
+    np.testing.assert_allclose(
+        A_repeated.T @ repeated.lagrange_multipliers[:3], A.T @ alone.lagrange_multipliers[:2], atol=1e-9
+    )
+    assert np.count_nonzero(repeated.lagrange_multipliers[:3]) <= 2  # one row left out
+    disagreeing = solve(np.vstack([A, A[0]]), np.append(b, b[0] + 1.0))
+    assert disagreeing.status == QPStatus.INFEASIBLE

@@ -111,18 +111,18 @@ class CollisionPoints:
                 best, name = z, shape.name
         return best, name
 
-    def sole(self, joint: int, band: float = SOLE_BAND) -> np.ndarray:
+    def sole(self, joint: int, band: float = SOLE_BAND, up: np.ndarray | None = None) -> np.ndarray:
         """What the body of ``joint`` stands on at the placed configuration: the points of its
-        shapes within ``band`` of its lowest point, dropped by their radius (k x 3, world) [m]."""
+        shapes within ``band`` of its lowest point along ``up`` (a unit vector, the world's z by
+        default; a tilted foot's own normal), moved down ``up`` by their radius (k x 3, world) [m]."""
+        up = np.array((0.0, 0.0, 1.0)) if up is None else np.asarray(up, dtype=float)
         placed = [(self.world(shape), shape.radius) for shape in self.shapes if shape.joint == joint]
         if not placed:
             return np.zeros((0, 3))
-        lowest = min(float(points[:, 2].min()) - radius for points, radius in placed)
+        lowest = min(float((points @ up).min()) - radius for points, radius in placed)
         found = []
         for points, radius in placed:
-            low = points[points[:, 2] - radius <= lowest + band].copy()
-            low[:, 2] -= radius
-            found.append(low)
+            found.append(points[points @ up - radius <= lowest + band] - radius * up)
         return np.vstack(found)
 
     def joint_placement(self, joint: int) -> pin.SE3:

@@ -59,11 +59,19 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr (``PROG: error: ...``), exit 2, and
     whose options take values that start with a minus sign and a digit (``--push -300,0,0@1+0.1``,
     which argparse alone reads as an unknown option). An unknown option's line adds a hint
-    (:meth:`hint`): what to give instead, or the closest option ("did you mean --duration?")."""
+    (:meth:`hint`): what to give instead, or the closest option ("did you mean --duration?").
+    Every command takes ``--log-level`` (the verbosity of messages on stderr; ``debug`` shows an
+    internal error's traceback), set when the arguments are parsed."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.hints: dict[str, str] = {}
+        self.add_argument(
+            "--log-level",
+            choices=("debug", "info", "warning", "error"),
+            default="warning",
+            help="verbosity of messages on stderr (default: warning)",
+        )
 
     def parse_args(self, args=None, namespace=None):
         args = sys.argv[1:] if args is None else list(args)
@@ -76,6 +84,7 @@ class Parser(argparse.ArgumentParser):
                 following = extras[first + 1] if first + 1 < len(extras) else "-"
                 hint = self.hint(option, value or (None if following.startswith("-") else following), parsed)
             self.error(f"unrecognized arguments: {' '.join(extras)}" + (f" ({hint})" if hint else ""))
+        logging.basicConfig(level=parsed.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
         return parsed
 
     def hint(self, option: str, value: str | None, parsed: argparse.Namespace) -> str | None:

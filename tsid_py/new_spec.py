@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,16 +34,23 @@ from tsid_py.collision_points import CollisionPoints
 from tsid_py.command import EXIT_OK, Parser, add_package_dir_argument, run_command
 from tsid_py.errors import RobotSpecError
 from tsid_py.outputs import atomic_output, check_output_file
-from tsid_py.robot_specs import FOOT_LOAD, SoleGeometry, example_robot_data_dir, max_normal_force
-from tsid_py.robot_wrapper import RobotWrapper, load_geometry
+from tsid_py.robot_specs import (
+    FOOT_LOAD,
+    FOOT_MIN_LOAD,
+    NOT_A_FOOT,
+    SoleGeometry,
+    example_robot_data_dir,
+    foot_name_rank,
+    max_normal_force,
+    min_normal_force,
+)
+from tsid_py.robot_wrapper import FRAME_TYPE_ORDER, RobotWrapper, load_collision_geometry
+from tsid_py.sole_leveling import level_soles, sole_tilt
 
 FOOT_BAND = 0.01  # [m] a leaf link whose geometry reaches this close to the lowest point is a foot
 SOLE_MIN_WIDTH = 0.03  # [m] a footprint narrower than this either way is a point foot
-FRAME_PREFERENCE = {
-    pin.FrameType.BODY: 0,
-    pin.FrameType.FIXED_JOINT: 1,
-    pin.FrameType.OP_FRAME: 2,
-}  # links first
+LEVEL_BEFORE = math.radians(3.0)  # [rad] --flatten levels soles tilted more (check-spec's SOLE_TILT)
+SOLE_FRAME_TILT = math.radians(30.0)  # [rad] a frame tilted more than this is no sole's
 POSTURES = ("half_sitting", "standing", "stand", "default", "home", "ready")  # SRDF states, preferred first
 TOOL_WORDS = ("tcp", "ee", "tool", "hand", "flange", "gripper")
 
@@ -89,12 +97,12 @@ class SpecGuess:
                 f"point_foot_radius = {self.point_foot_radius:.4f}  # [m] the feet's frames above the ground"
             )
         if self.feet:
-            lines += ["", "[feet]", *(f'{key} = "{frame}"' for key, frame in self.feet.items())]
-            cap = max_normal_force(self.mass)
+            lines += ["", "[feet]", *(f'{_key(key)} = "{frame}"' for key, frame in self.feet.items())]
+            cap, least = max_normal_force(self.mass), min_normal_force(self.mass)
             lines += [
-                f"# each foot's normal force is capped at {FOOT_LOAD:g} m g = {cap:.0f} N "
-                f"(m = {self.mass:.2f} kg, the URDF's),",
-                "# a [biped] or [quadruped] table's f_max sets another",
+                f"# each foot's normal force is kept within {FOOT_MIN_LOAD:g} m g = {least:.2g} N and "
+                f"{FOOT_LOAD:g} m g = {cap:.0f} N",
+                f"# (m = {self.mass:.2f} kg, the URDF's); f_min, f_max in [biped] or [quadruped] set others",
             ]
         if self.sole is not None:
             sole = self.sole
@@ -108,9 +116,16 @@ class SpecGuess:
                 f"lz = {sole.lz:.4f}",
             ]
         if self.initial_configuration:
-            lines += ["", "[initial_configuration]  # [rad, m] by joint; edit the posture here"]
-            lines += [f"{name} = {value:.4f}" for name, value in self.initial_configuration.items()]
+            state = self.reference_configuration
+            over = f" (over the SRDF's {state})" if state else ""
+            lines += ["", f"[initial_configuration]  # [rad, m] by joint{over}; edit the posture here"]
+            lines += [f"{_key(name)} = {value:.4f}" for name, value in self.initial_configuration.items()]
         return "\n".join(lines) + "\n"
+
+
+def _key(name: str) -> str:
+    """A TOML key: bare when it may be (letters, digits, _ and -), else quoted (``"joint_0.0"``)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else '"' + name.replace('"', '\\"') + '"'
 
 
 def guess_spec(
@@ -119,12 +134,14 @@ def guess_spec(
     name: str | None = None,
     spec_dir: Path | None = None,
     package_dirs: tuple[Path, ...] = (),
+    flatten: bool = False,
 ) -> SpecGuess:
     """Guess a spec for the robot of ``urdf`` (and ``srdf``), to be written in ``spec_dir`` (the
     current directory by default): its paths are example-robot-data's when the files are there,
     else relative to ``spec_dir``; ``package_dirs``, the folders that hold the URDF's mesh
-    packages (``package://NAME/...`` is DIR/NAME/...), go into the spec too. See the module
-    docstring."""
+    packages (``package://NAME/...`` is DIR/NAME/...), go into the spec too. ``flatten``: level
+    soles the posture tilts, with the ankles (:func:`~tsid_py.sole_leveling.level_soles`). See the
+    module docstring."""
     urdf, srdf = Path(urdf), Path(srdf) if srdf else None
     for path in (urdf, srdf):
         if path is not None and not path.is_file():
@@ -138,6 +155,8 @@ def guess_spec(
             raise RobotSpecError(f"--package-dir {folder}: not a folder")
     guess.package_dirs = [_relative(Path(folder), Path(spec_dir or ".")) for folder in package_dirs]
     model = _model(urdf, pin.JointModelFreeFlyer())
+    if model.nv == 6:
+        raise RobotSpecError(f"{urdf}: the robot has no joints that move: there is nothing to control")
     guess.mass = float(pin.computeTotalMass(model))
     q, posture = _posture(model, srdf)
     guess.reference_configuration = posture
@@ -146,17 +165,20 @@ def guess_spec(
         if posture
         else "starting posture: neutral (no SRDF state): edit [initial_configuration]"
     )
+    changed = _into_limits(guess, model, q, posture)
     robot = RobotWrapper(model, fixed_base=False, name=guess.name)
     folders = [*(str(folder) for folder in package_dirs), *_package_dirs(urdf)]
-    geometry = load_geometry(model, urdf, pin.GeometryType.COLLISION, folders)
+    geometry, visual = load_collision_geometry(model, urdf, folders)
     shapes = CollisionPoints(robot, geometry)
     if not shapes.shapes:
-        raise RobotSpecError(f"{urdf}: no collision geometry: new-spec finds feet and soles from it")
+        raise RobotSpecError(f"{urdf}: no collision or visual geometry: new-spec finds the feet from it")
+    if visual:
+        guess.notes.append("no collision geometry in the URDF: its visual geometry stands in (plants too)")
     shapes.place(q)
     feet = _feet(model, shapes)
     if not feet:
-        guess.notes.append("fixed base: the root link is the lowest (an arm on its base)")
-        _arm(guess, _model(urdf, None), srdf)
+        guess.notes.append("fixed base: no two feet are the lowest links (an arm on its base)")
+        _arm(guess, _model(urdf, None), srdf, changed)
         return guess
     guess.floating_base = True
     guess.notes.append(
@@ -164,13 +186,41 @@ def guess_spec(
     )
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
+    described = len(guess.notes)
     _describe_feet(guess, model, data, shapes, feet)
-    _posture_table_and_limits(guess, model, q, posture)
+    levelled = _level(guess, model, q) if flatten else {}
+    if levelled:
+        note = guess.notes.pop()
+        del guess.notes[described:]  # described again, level
+        shapes.place(q)
+        pin.framesForwardKinematics(model, data, q)
+        _describe_feet(guess, model, data, shapes, feet)
+        guess.notes.append(note)
+    _posture_table_and_limits(guess, model, q, posture, changed | levelled)
     return guess
 
 
+def _level(guess: SpecGuess, model: pin.Model, q: np.ndarray) -> dict[str, float]:
+    """``--flatten``: the ankle angles that level soles tilted past the checker's SOLE_TILT (set in
+    ``q``, and noted), by joint name; none for point feet or level soles."""
+    frames = [model.getFrameId(frame) for frame in guess.feet.values()]
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    if guess.sole is None or max(sole_tilt(model, data, f) for f in frames) <= LEVEL_BEFORE:
+        return {}
+    levelled = level_soles(model, q, frames)
+    changes = []
+    for name, value in levelled.items():
+        k = model.joints[model.getJointId(name)].idx_q
+        changes.append(f"{name} {q[k]:.4f} -> {value:.4f}")
+        q[k] = value
+    guess.notes.append(f"--flatten: the soles levelled by the ankles: {', '.join(changes)} rad")
+    return levelled
+
+
 def _feet(model: pin.Model, shapes: CollisionPoints) -> list[int]:
-    """The leaf bodies within FOOT_BAND of the lowest point, unless the root link is the lowest."""
+    """The leaf bodies within FOOT_BAND of the lowest point, if there are two or more and the root
+    link is not the lowest (one lowest leaf is an arm's hand, or a pendulum's tip)."""
     lowest: dict[int, float] = {}
     for shape in shapes.shapes:
         z = float(shapes.world(shape)[:, 2].min()) - shape.radius
@@ -179,7 +229,8 @@ def _feet(model: pin.Model, shapes: CollisionPoints) -> list[int]:
     parents = set(model.parents[1:])
     if lowest.get(1, np.inf) <= bottom + FOOT_BAND or lowest.get(0, np.inf) <= bottom + FOOT_BAND:
         return []  # the base (the free flyer's body, or the universe) is down: a fixed base
-    return sorted(j for j, z in lowest.items() if j not in parents and z <= bottom + FOOT_BAND)
+    feet = sorted(j for j, z in lowest.items() if j not in parents and z <= bottom + FOOT_BAND)
+    return feet if len(feet) >= 2 else []
 
 
 def _describe_feet(
@@ -187,39 +238,31 @@ def _describe_feet(
 ) -> None:
     soles, frames = [], {}
     for joint in feet:
-        footprint = shapes.sole(joint)
-        width = np.ptp(footprint[:, :2], axis=0) if len(footprint) > 1 else np.zeros(2)
         candidates = [
             i for i, f in enumerate(model.frames) if f.parentJoint == joint and f.type != pin.FrameType.JOINT
         ]
         candidates = candidates or [i for i, f in enumerate(model.frames) if f.parentJoint == joint]
-        named = [i for i in candidates if _name_rank(model.frames[i].name) < NOT_A_FOOT]
+        named = [i for i in candidates if foot_name_rank(model.frames[i].name) < NOT_A_FOOT]
         candidates = named or candidates  # never a "world" frame fixed to a foot, when there is another
-        if np.all(width >= SOLE_MIN_WIDTH):
-            frame = max(
-                candidates,
-                key=lambda i: (
-                    round(float(data.oMf[i].rotation[2, 2]), 6),
-                    -_rank(model, i),
-                    -data.oMf[i].translation[2],
-                ),
-            )
+        sole = _sole_frame(model, data, shapes, joint, candidates)
+        if sole is not None:
+            frame, local = sole
             placement = data.oMf[frame]
-            local = (footprint - placement.translation) @ placement.rotation
             soles.append((local, placement))
+            width = np.ptp(local[:, :2], axis=0)
             tilt = math.degrees(math.acos(min(1.0, float(placement.rotation[2, 2]))))
             guess.notes.append(
                 f"{model.frames[frame].name}: a sole of {width[0] * 100:.1f} x {width[1] * 100:.1f} cm "
-                "under the "
-                f"frame, tilted {tilt:.1f} deg"
-                + (" (more than 3 deg: pick a frame level with the sole)" if tilt > 3 else "")
+                f"under the frame, tilted {tilt:.1f} deg"
+                + (" (more than 3 deg: --flatten levels it with the ankle)" if tilt > 3 else "")
             )
         else:
+            footprint = shapes.sole(joint)
             point = footprint[np.argmin(footprint[:, 2])]
             frame = min(
                 candidates,
                 key=lambda i: (
-                    _name_rank(model.frames[i].name),  # a frame the URDF names a sole, then a foot
+                    foot_name_rank(model.frames[i].name),  # a frame the URDF names a sole, then a foot
                     round(float(np.linalg.norm(data.oMf[i].translation[:2] - point[:2])), 4),
                     round(float(data.oMf[i].translation[2]), 4),
                     _rank(model, i),
@@ -241,22 +284,35 @@ def _describe_feet(
         guess.notes.append("one [sole] for every foot: the extents their footprints share")
 
 
-NOT_A_FOOT = 3  # the name rank of a frame that is no foot's (a world frame)
-
-
-def _name_rank(name: str) -> int:
-    """How a frame's name is preferred for a foot: "sole" (0), "foot" (1), any other (2), one
-    that says "world" or "universe" never (NOT_A_FOOT: iCub fixes ``codyco_balancing_world`` to
-    its left foot)."""
-    lowered = name.lower()
-    if "world" in lowered or "universe" in lowered:
-        return NOT_A_FOOT
-    return 0 if "sole" in lowered else 1 if "foot" in lowered else 2
+def _sole_frame(
+    model: pin.Model, data: pin.Data, shapes: CollisionPoints, joint: int, candidates: list[int]
+) -> tuple[int, np.ndarray] | None:
+    """The frame of a foot that stands on a sole, and the sole's points in it, or None for a point
+    foot. Tried in turn: the frames within SOLE_FRAME_TILT of the vertical, one named a sole first
+    (see :func:`_name_rank`), then the most vertical, a link's before a joint's, the lowest; the
+    first whose footprint (the foot's points within 2 mm of its lowest along the frame's z, a
+    tilted foot's own) spans SOLE_MIN_WIDTH or more each way is the sole's."""
+    upright = [i for i in candidates if data.oMf[i].rotation[2, 2] >= math.cos(SOLE_FRAME_TILT)]
+    for frame in sorted(
+        upright,
+        key=lambda i: (
+            foot_name_rank(model.frames[i].name) > 0,
+            -round(float(data.oMf[i].rotation[2, 2]), 6),
+            _rank(model, i),
+            data.oMf[i].translation[2],
+        ),
+    ):
+        placement = data.oMf[frame]
+        footprint = shapes.sole(joint, up=placement.rotation[:, 2])
+        local = (footprint - placement.translation) @ placement.rotation
+        if len(local) > 1 and np.all(np.ptp(local[:, :2], axis=0) >= SOLE_MIN_WIDTH):
+            return frame, local
+    return None
 
 
 def _rank(model: pin.Model, frame: int) -> int:
     """How a frame type is preferred as a foot frame: a link's, then a fixed joint's, then others."""
-    return FRAME_PREFERENCE.get(model.frames[frame].type, 3)
+    return FRAME_TYPE_ORDER.get(model.frames[frame].type, 9)
 
 
 def _foot_keys(names: dict[int, str], positions: dict[int, np.ndarray]) -> dict[str, str]:
@@ -277,17 +333,18 @@ def _foot_keys(names: dict[int, str], positions: dict[int, np.ndarray]) -> dict[
 
 def _common_sole(soles: list[tuple[np.ndarray, pin.SE3]]) -> SoleGeometry:
     """The sole every foot has: the smallest extent of each side, the deepest sole."""
-    return SoleGeometry(
-        lxp=min(float(local[:, 0].max()) for local, _ in soles),
-        lxn=min(float(-local[:, 0].min()) for local, _ in soles),
-        lyp=min(float(local[:, 1].max()) for local, _ in soles),
-        lyn=min(float(-local[:, 1].min()) for local, _ in soles),
-        lz=max(float(-local[:, 2].min()) for local, _ in soles),
+    return SoleGeometry(  # (+ 0.0: no -0.0 in the spec)
+        lxp=min(float(local[:, 0].max()) for local, _ in soles) + 0.0,
+        lxn=min(float(-local[:, 0].min()) for local, _ in soles) + 0.0,
+        lyp=min(float(local[:, 1].max()) for local, _ in soles) + 0.0,
+        lyn=min(float(-local[:, 1].min()) for local, _ in soles) + 0.0,
+        lz=max(float(-local[:, 2].min()) for local, _ in soles) + 0.0,
     )
 
 
-def _arm(guess: SpecGuess, model: pin.Model, srdf: Path | None) -> None:
-    """A fixed base's end effector (a tool-like frame of the farthest link) and starting posture."""
+def _arm(guess: SpecGuess, model: pin.Model, srdf: Path | None, changed: dict[str, float]) -> None:
+    """A fixed base's end effector (a tool-like frame of the farthest link) and starting posture
+    (with the joints ``changed`` into their limits)."""
     depth = {0: 0}
     for j in range(1, model.njoints):
         depth[j] = depth[model.parents[j]] + 1
@@ -303,14 +360,20 @@ def _arm(guess: SpecGuess, model: pin.Model, srdf: Path | None) -> None:
         f"end effector: {guess.end_effector} (a tool-like frame of the farthest link; check it)"
     )
     q, posture = _posture(model, srdf)
-    guess.reference_configuration = posture
-    _posture_table_and_limits(guess, model, q, posture)
+    for name, value in changed.items():
+        q[model.joints[model.getJointId(name)].idx_q] = value
+    _posture_table_and_limits(guess, model, q, posture, changed)
 
 
-def _posture_table_and_limits(guess: SpecGuess, model: pin.Model, q: np.ndarray, posture: str | None) -> None:
-    """Without an SRDF posture, the starting configuration ``q`` as a table by joint name (the
-    one-dof joints after the root's free flyer, if any); then the limits' notes."""
-    if not posture:
+def _posture_table_and_limits(
+    guess: SpecGuess, model: pin.Model, q: np.ndarray, posture: str | None, changed: dict[str, float]
+) -> None:
+    """The starting configuration: without an SRDF posture, ``q`` as a table by joint name (the
+    one-dof joints after the root's free flyer, if any); with one, the joints ``changed`` over it.
+    Then the limits' notes."""
+    if posture:
+        guess.initial_configuration = dict(changed)
+    else:
         first = 2 if guess.floating_base else 1
         guess.initial_configuration = {
             model.names[j]: float(q[model.joints[j].idx_q])
@@ -362,6 +425,45 @@ def _posture(model: pin.Model, srdf: Path | None) -> tuple[np.ndarray, str | Non
     return q, None
 
 
+LIMIT_MARGIN = 0.1  # of a joint's range: how far inside its limits a neutral value outside them goes
+
+
+def _into_limits(guess: SpecGuess, model: pin.Model, q: np.ndarray, posture: str | None) -> dict[str, float]:
+    """The starting posture's joints outside their limits, moved within them (in ``q``, noted),
+    by name: a revolute joint by whole turns when one lands within them (Kinova's SRDF puts a
+    joint limited to [0.33, 5.95] at -pi/2); without an SRDF posture, a neutral value to
+    LIMIT_MARGIN of the range inside (Laikago's and Go2's calves, whose 0 is past their stop).
+    An SRDF's value that no turn brings within is left as it is, for check-spec to name."""
+    moved: dict[str, float] = {}
+    notes = []
+    for j in range(1, model.njoints):
+        joint = model.joints[j]
+        if joint.nq != 1 or joint.shortname() == "JointModelFreeFlyer":
+            continue
+        k = joint.idx_q
+        low, high, value = float(model.lowerPositionLimit[k]), float(model.upperPositionLimit[k]), float(q[k])
+        if not (np.isfinite(low) and np.isfinite(high) and low < high) or low <= value <= high:
+            continue
+        turned = value + 2.0 * math.pi * math.ceil((low - value) / (2.0 * math.pi))
+        if joint.shortname().startswith("JointModelR") and turned <= high:
+            q[k] = turned
+        elif posture is None:
+            margin = LIMIT_MARGIN * (high - low)
+            q[k] = float(np.clip(value, low + margin, high - margin))
+        else:
+            continue
+        moved[model.names[j]] = float(q[k])
+        notes.append(f"{model.names[j]} {value:.4f} -> {q[k]:.4f}")
+    if notes:
+        guess.notes.append(
+            "joints outside their limits in the "
+            + (f"SRDF's {posture!r}" if posture else "neutral posture")
+            + f", moved within them (by whole turns, else {LIMIT_MARGIN:.0%} of the range inside): "
+            + ", ".join(notes)
+        )
+    return moved
+
+
 def _files_root(urdf: Path, spec_dir: Path) -> Path:
     """Where the spec's paths start (as :func:`~tsid_py.robot_specs.files_root` reads them):
     example-robot-data's robots folder when the URDF is in it, else the spec's directory."""
@@ -390,6 +492,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", help="the robot's name (default: the URDF's file name)")
     parser.add_argument("--out", help="write the spec there (default: print it)")
     parser.add_argument("--force", action="store_true", help="overwrite --out")
+    parser.add_argument(
+        "--flatten",
+        action="store_true",
+        help="level soles the starting posture tilts (more than 3 deg), with the ankles; the angles go "
+        "into [initial_configuration]",
+    )
     add_package_dir_argument(parser)
 
 
@@ -410,6 +518,7 @@ def _new_spec(args: argparse.Namespace) -> int:
         args.name,
         out.parent if out else None,
         tuple(Path(folder) for folder in args.package_dir),
+        args.flatten,
     )
     for note in guess.notes:
         print(f"guessed: {note}", file=sys.stderr)

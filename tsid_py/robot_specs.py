@@ -22,7 +22,7 @@ import pinocchio as pin
 
 from tsid_py.errors import RobotSpecError, UnknownNameError
 from tsid_py.geometry import GRAVITY
-from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf, load_geometry
+from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf, load_collision_geometry, load_geometry
 from tsid_py.validation import unknown_name_message
 
 _ERD_ROBOTS = "cmeel.prefix/share/example-robot-data/robots"
@@ -32,6 +32,28 @@ P = TypeVar("P")  # a dataclass of controller parameters
 
 
 FOOT_LOAD = 2.0  # a foot's default normal-force cap, in the robot's weights (the legged controllers)
+FOOT_MIN_LOAD = 0.01  # a foot's default least normal force in contact, in the robot's weights
+
+
+NOT_A_FOOT = 3  # the name rank of a frame that is no foot's (a world frame)
+
+
+def foot_name_rank(name: str) -> int:
+    """How a frame's name is preferred for a foot: "sole" (0), "foot" (1), any other (2), one
+    that says "world" or "universe" never (NOT_A_FOOT: iCub fixes ``codyco_balancing_world`` to
+    its left foot)."""
+    lowered = name.lower()
+    if "world" in lowered or "universe" in lowered:
+        return NOT_A_FOOT
+    return 0 if "sole" in lowered else 1 if "foot" in lowered else 2
+
+
+def min_normal_force(mass: float) -> float:
+    """The default least normal force [N] of a foot in contact, for a robot of ``mass`` [kg]:
+    FOOT_MIN_LOAD times its weight m g (a 90 kg Talos: 8.8 N, a 2.5 kg Solo12: 0.25 N; TSID's 5 N
+    and 1 N, which talos.toml, romeo.toml and solo12.toml keep, would hold a 1 kg biped's two
+    feet to more than its weight). The legged controllers' f_min unless a spec gives one."""
+    return FOOT_MIN_LOAD * mass * GRAVITY
 
 
 def max_normal_force(mass: float) -> float:
@@ -284,16 +306,18 @@ class Robot(RobotWrapper):
     def load_visual_model(self) -> pin.GeometryModel:
         """The visual meshes of the robot (loaded on first use, then kept in ``visual_model``)."""
         if self.visual_model is None:
-            self.visual_model = self._geometry(pin.GeometryType.VISUAL)
+            root = files_root(self.spec)
+            self.visual_model = load_geometry(
+                self.model, root / self.spec.urdf, pin.GeometryType.VISUAL, package_dirs(self.spec)
+            )
         return self.visual_model
 
     def load_collision_model(self) -> pin.GeometryModel:
-        """The collision geometries of the URDF (a new ``GeometryModel``, the caller's)."""
-        return self._geometry(pin.GeometryType.COLLISION)
-
-    def _geometry(self, kind: pin.GeometryType) -> pin.GeometryModel:
+        """The collision geometries of the URDF, or its visual ones where it has none
+        (:func:`~tsid_py.robot_wrapper.load_collision_geometry`; a new ``GeometryModel``, the
+        caller's)."""
         root = files_root(self.spec)
-        return load_geometry(self.model, root / self.spec.urdf, kind, package_dirs(self.spec))
+        return load_collision_geometry(self.model, root / self.spec.urdf, package_dirs(self.spec))[0]
 
     def srdf_path(self) -> Path | None:
         """The SRDF file of the spec (its ``disable_collisions`` pairs, reference postures), or None."""

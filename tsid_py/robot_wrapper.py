@@ -28,6 +28,14 @@ _FAST_BOUND = MAX_VELOCITY**2  # q.q + v.v below it: every entry within both bou
 QUATERNION_TOLERANCE = 1e-6  # on |quat|^2 - 1; pinocchio.integrate keeps it near 1e-15
 
 
+FRAME_TYPE_ORDER = {
+    pin.FrameType.BODY: 0,
+    pin.FrameType.FIXED_JOINT: 1,
+    pin.FrameType.OP_FRAME: 2,
+    pin.FrameType.JOINT: 3,
+}  # which of several frames of one name a name means: a link's first
+
+
 class RobotWrapper(Sealed):
     """A Pinocchio model plus the sizes and accessors the tasks need.
 
@@ -284,9 +292,22 @@ class RobotWrapper(Sealed):
         """Angular part of dA_g v, the angular-momentum drift at dv = 0 [N m]."""
         return np.array(data.dhg.angular)
 
+    def actuated_joint_names(self) -> list[str]:
+        """The joint of each actuated velocity, by name (size na; a joint of several velocities
+        is named once per velocity). Pinocchio's joint 0, the universe, moves nothing."""
+        model, first = self.model, self.nv - self.na
+        return [
+            model.names[j]
+            for j in range(1, model.njoints)
+            if model.joints[j].idx_v >= first
+            for _ in range(model.joints[j].nv)
+        ]
+
     # ---------------------------------------------------------------- frames
     def frame_id(self, frame: Frame) -> int:
-        """The index of a frame given by name (or an index, checked)."""
+        """The index of a frame given by name (or an index, checked). Where a URDF names several
+        frames alike (a link and the joint of the same name), the link's comes first, then a fixed
+        joint's, then the others (FRAME_TYPE_ORDER)."""
         if type(frame) is int and 0 <= frame < self._nframes:  # the common case, checked first
             return frame
         if isinstance(frame, (int, np.integer)):
@@ -302,7 +323,8 @@ class RobotWrapper(Sealed):
         if not isinstance(frame, str) or not self.model.existFrame(frame):
             names = [f.name for f in self.model.frames]
             raise UnknownFrameError(unknown_name_message("frame", str(frame), names))
-        self._frame_ids[frame] = self.model.getFrameId(frame)
+        named = [i for i, f in enumerate(self.model.frames) if f.name == frame]
+        self._frame_ids[frame] = min(named, key=lambda i: FRAME_TYPE_ORDER.get(self.model.frames[i].type, 9))
         return self._frame_ids[frame]
 
     def joint_id(self, joint: Frame) -> int:
@@ -396,12 +418,16 @@ class RobotWrapper(Sealed):
 
     # ---------------------------------------------------------------- limits
     def effort_limit(self) -> np.ndarray:
-        """Torque limits of the actuated joints from the URDF, size na [N m]."""
-        return np.array(self.model.effortLimit[self.nv - self.na :], dtype=float)
+        """Torque limits of the actuated joints from the URDF, size na [N m]; inf for a joint
+        whose URDF gives none (Pinocchio reads a missing limit as 0: Romeo's fingers)."""
+        limit = self.model.effortLimit[self.nv - self.na :]
+        return np.where(limit > 0, limit, np.inf)
 
     def velocity_limit(self) -> np.ndarray:
-        """Velocity limits of the actuated joints from the URDF, size na [rad/s]."""
-        return np.array(self.model.velocityLimit[self.nv - self.na :], dtype=float)
+        """Velocity limits of the actuated joints from the URDF, size na [rad/s]; inf where the
+        URDF gives none (read as 0)."""
+        limit = self.model.velocityLimit[self.nv - self.na :]
+        return np.where(limit > 0, limit, np.inf)
 
     def position_limits(self) -> tuple[np.ndarray, np.ndarray]:
         """Lower and upper position limits of the actuated joints, size nq_actuated [rad, m]."""
@@ -473,6 +499,18 @@ def load_geometry(
             f"{Path(urdf).name}: mesh {mesh} not found: give {where} with --package-dir DIR (or a "
             "spec's package_dirs, or ROS_PACKAGE_PATH)"
         ) from None
+
+
+def load_collision_geometry(
+    model: pin.Model, urdf: str | Path, package_dirs: Sequence[str | Path]
+) -> tuple[pin.GeometryModel, bool]:
+    """The URDF's collision geometry (:func:`load_geometry`) or, for a URDF that has none (some
+    give only visual meshes, e.g. example-robot-data's Alexander), its visual geometry in its
+    place; and whether it is the visual one."""
+    collision = load_geometry(model, urdf, pin.GeometryType.COLLISION, package_dirs)
+    if collision.ngeoms:
+        return collision, False
+    return load_geometry(model, urdf, pin.GeometryType.VISUAL, package_dirs), True
 
 
 def _copy(source: np.ndarray, out: np.ndarray | None) -> np.ndarray:

@@ -7,6 +7,8 @@ keys are refused when the spec is read (:func:`~tsid_py.robot_specs.check_spec_k
 The stance, for a floating base on feet, in the posture a controller starts from (lowered so
 that its lowest foot frame stands on the ground):
 
+- soles, or three point feet or more (two points give no area to stand on), none on a wheel (a
+  joint that turns without limit), none a world frame (``universe``, or one named so);
 - every foot frame on the ground, within FRAME_TOLERANCE, when the lowest one is;
 - every sole flat: its frame's z axis within SOLE_TILT of the vertical;
 - the robot's own collision geometry not below the ground by more than PENETRATION_TOLERANCE (a
@@ -39,7 +41,16 @@ from tsid_py.collision_points import CollisionPoints
 from tsid_py.command import EXIT_BAD_INPUT, EXIT_OK, Parser, add_package_dir_argument, run_command
 from tsid_py.errors import RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.mujoco_model import joint_axis
-from tsid_py.robot_specs import Robot, load_spec, max_normal_force
+from tsid_py.robot_specs import (
+    NOT_A_FOOT,
+    Robot,
+    foot_name_rank,
+    load_spec,
+    max_normal_force,
+    min_normal_force,
+)
+from tsid_py.robot_wrapper import FRAME_TYPE_ORDER
+from tsid_py.sole_leveling import level_soles, sole_tilt
 
 logger = logging.getLogger("tsid_py")
 
@@ -99,44 +110,57 @@ def static_standing(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def standing_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
-    """Whether the robot can stand still in its standing posture (:func:`static_standing`): an
-    error for a foot pressing above the controllers' cap f_max (the spec's ``[biped]`` or
-    ``[quadruped]`` f_max, else :func:`~tsid_py.robot_specs.max_normal_force`) or pulling, or
-    outside its friction cone (mu, 0.3 by default), and for a joint above its torque limit (the
-    URDF's times ``effort_scaling``, or ``[quadruped] tau_max``); else a note with the margins."""
-    spec = robot.spec
-    if robot.is_fixed_base or not spec.feet:
+    """Whether the robot can hold still in its starting posture. On feet (:func:`static_standing`):
+    an error for a foot pressing outside the controllers' bounds [f_min, f_max] (the spec's
+    ``[biped]`` or ``[quadruped]`` ones, else :func:`~tsid_py.robot_specs.min_normal_force` and
+    :func:`~tsid_py.robot_specs.max_normal_force`), or outside its friction cone (mu, 0.3 by
+    default). On a fixed base, the joints hold gravity:
+    tau = g(q). Either way an error for a joint above its torque limit (the URDF's times
+    ``effort_scaling``, or ``[quadruped] tau_max``); else a note with the margins."""
+    spec, model, name = robot.spec, robot.model, robot.name
+    found, summary = [], ""
+    if robot.is_fixed_base:
+        q = robot.default_configuration() if q is None else q
+        zero = robot.zero_velocity()
+        tau = pin.rnea(model, robot.create_data(), q, zero, zero)[robot.nv - robot.na :]
+        what = "holding its posture"
+    elif spec.feet:
+        forces, tau = static_standing(robot, robot.standing_configuration() if q is None else q)
+        table = spec.biped if spec.sole is not None else spec.quadruped
+        cap = float(table.get("f_max", max_normal_force(robot.total_mass)))  # type: ignore[arg-type]
+        least = float(table.get("f_min", min_normal_force(robot.total_mass)))  # type: ignore[arg-type]
+        mu = float(table.get("mu", 0.3))  # type: ignore[arg-type]
+        what = "standing still"
+        for frame, wrench in zip(spec.feet.values(), forces, strict=True):
+            normal, tangent = float(wrench[2]), float(np.hypot(wrench[0], wrench[1]))
+            if not least <= normal <= cap:
+                message = (
+                    f"foot {frame} carries {normal:.0f} N, outside [{least:.2g}, {cap:.0f}] N (f_min, f_max)"
+                )
+                found.append(Finding("error", f"{name}: {what}, {message}"))
+            elif tangent > mu * normal:
+                message = f"foot {frame} needs friction {tangent / normal:.2f}, above mu {mu:g}"
+                found.append(Finding("error", f"{name}: {what}, {message}"))
+        normals = forces[:, 2]
+        carried = f"{normals.min():.0f} to {normals.max():.0f} N of {cap:.0f} N (f_max)"
+        summary = f" with its feet carrying {carried},"
+    else:
         return []
-    forces, tau = static_standing(robot, robot.standing_configuration() if q is None else q)
-    table = spec.biped if spec.sole is not None else spec.quadruped
-    cap = float(table.get("f_max", max_normal_force(robot.total_mass)))  # type: ignore[arg-type]
-    mu = float(table.get("mu", 0.3))  # type: ignore[arg-type]
     limits = robot.effort_limit()
     if spec.sole is None and "tau_max" in spec.quadruped:
         limits = np.full(robot.na, float(spec.quadruped["tau_max"]))  # type: ignore[arg-type]
-    model, name = robot.model, robot.name
-    joints = [model.names[j] for j in range(model.njoints) if model.joints[j].nv == 1]
-    found = []
-    for frame, wrench in zip(spec.feet.values(), forces, strict=True):
-        normal, tangent = float(wrench[2]), float(np.hypot(wrench[0], wrench[1]))
-        if not 0.0 < normal <= cap:
-            message = f"foot {frame} carries {normal:.0f} N, outside [0, {cap:.0f}] N (f_max)"
-            found.append(Finding("error", f"{name}: standing still, {message}"))
-        elif tangent > mu * normal:
-            message = f"foot {frame} needs friction {tangent / normal:.2f}, above mu {mu:g}"
-            found.append(Finding("error", f"{name}: standing still, {message}"))
+    joints = robot.actuated_joint_names()
     ratio = np.abs(tau) / np.where(limits > 0, limits, np.inf)
     for k in np.flatnonzero(ratio > 1.0):
         message = f"joint {joints[k]} needs {abs(tau[k]):.1f} N m, above its limit {limits[k]:.1f} N m"
-        found.append(Finding("error", f"{name}: standing still, {message}"))
-    if not found:
-        worst, normals = int(np.argmax(ratio)), forces[:, 2]
+        found.append(Finding("error", f"{name}: {what}, {message}"))
+    if not found and robot.na:
+        worst = int(np.argmax(ratio))
         found.append(
             Finding(
                 "note",
-                f"{name}: stands still with its feet carrying {normals.min():.0f} to {normals.max():.0f} N "
-                f"of {cap:.0f} N (f_max), its joints at {ratio[worst]:.0%} of their torque limits at most "
-                f"({joints[worst]})",
+                f"{name}: {'stands still' if summary else 'holds its posture'}{summary} its joints at "
+                f"{ratio[worst]:.0%} of their torque limits at most ({joints[worst]})",
             )
         )
     return found
@@ -144,8 +168,8 @@ def standing_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding
 
 def posture_findings(robot: Robot) -> list[Finding]:
     """An error for each joint of the spec's starting posture outside its limits, named with its
-    value and limits, and a hint where the value looks like degrees (it is not within the limits
-    in radians, and its conversion from degrees is)."""
+    value and limits, and a hint where the value looks like degrees (above pi, outside the limits
+    in radians, and its conversion from degrees is within) or where whole turns bring it within."""
     model, q = robot.model, robot.default_configuration()
     found = []
     for index in range(1, model.njoints):
@@ -154,14 +178,21 @@ def posture_findings(robot: Robot) -> list[Finding]:
             continue
         k = joint.idx_q
         value, low, high = float(q[k]), float(model.lowerPositionLimit[k]), float(model.upperPositionLimit[k])
-        if low - POSTURE_TOLERANCE <= value <= high + POSTURE_TOLERANCE:
-            continue
+        if low >= high or low - POSTURE_TOLERANCE <= value <= high + POSTURE_TOLERANCE:
+            continue  # (a URDF joint without lower and upper reads as [0, 0]: no limits)
         hint = ""
-        if low <= math.radians(value) <= high and joint.shortname().startswith("JointModelR"):
+        turned = value + 2.0 * math.pi * math.ceil((low - value) / (2.0 * math.pi))
+        if (
+            abs(value) > math.pi
+            and low <= math.radians(value) <= high
+            and joint.shortname().startswith("JointModelR")
+        ):
             hint = (
                 f"; as degrees it would be {math.radians(value):.4f} rad, within them: the spec's "
                 "posture is in radians"
             )
+        elif turned <= high and joint.shortname().startswith("JointModelR"):
+            hint = f"; whole turns away, {turned:.4f} rad is the same angle within them"
         found.append(
             Finding(
                 "error",
@@ -221,6 +252,33 @@ def _stance(robot: Robot, key: tuple, q: np.ndarray) -> tuple[Finding, ...]:
 
 def _stance_checks(robot: Robot, q: np.ndarray):
     spec, model = robot.spec, robot.model
+    if spec.sole is None and len(spec.feet) < 3:
+        yield Finding(
+            "error",
+            f"{spec.name}: {'one point foot' if len(spec.feet) == 1 else 'two point feet'} "
+            f"({', '.join(spec.feet.values())}) give no area to stand on: the robot cannot stand still (a "
+            "biped stands on soles: [sole]; point feet need 3 or more)",
+        )
+    for frame in spec.feet.values():
+        parent = model.frames[robot.frame_id(frame)].parentJoint
+        if foot_name_rank(frame) == NOT_A_FOOT or parent == 0:
+            named = sorted(
+                (foot_name_rank(f.name), FRAME_TYPE_ORDER.get(f.type, 9), f.name)
+                for f in model.frames
+                if f.parentJoint == parent and parent > 0 and foot_name_rank(f.name) < NOT_A_FOOT
+            )
+            instead = f": give the foot's own frame, e.g. {named[0][2]}" if named else ""
+            yield Finding(
+                "error",
+                f"{spec.name}: foot frame {frame} is a world frame, not a foot's{instead}",
+            )
+        joint = model.joints[parent]
+        if joint.nq == 2 and joint.nv == 1:
+            yield Finding(
+                "error",
+                f"{spec.name}: foot {frame} is on a wheel (joint {model.names[joint.id]} turns without "
+                "limit): the legged controllers stand on feet that hold still, not on wheels",
+            )
     data = robot.create_data()
     pin.framesForwardKinematics(model, data, q)
     height = robot.foot_height()
@@ -233,12 +291,12 @@ def _stance_checks(robot: Robot, q: np.ndarray):
                 f"{spec.name}: foot frame {frame} is {above * 1000:.0f} mm above the ground when the lowest "
                 "foot stands on it: the feet of the starting posture are not on one ground",
             )
-        tilt = math.acos(min(1.0, max(-1.0, float(placement.rotation[2, 2]))))
+        tilt = sole_tilt(model, data, robot.frame_id(frame))
         if spec.sole is not None and tilt > SOLE_TILT:
             yield Finding(
                 "error",
                 f"{spec.name}: the sole of {frame} is tilted {math.degrees(tilt):.1f} deg from the ground "
-                f"(more than {math.degrees(SOLE_TILT):g} deg): its frame's z axis must be the sole's normal",
+                f"(more than {math.degrees(SOLE_TILT):g} deg): {_levelling(robot, q, frame)}",
             )
     try:
         shapes = CollisionPoints(robot)
@@ -263,6 +321,17 @@ def _stance_checks(robot: Robot, q: np.ndarray):
     for frame in spec.feet.values():
         joint = model.frames[robot.frame_id(frame)].parentJoint
         yield from _foot_findings(robot, shapes, frame, joint, data.oMf[robot.frame_id(frame)])
+
+
+def _levelling(robot: Robot, q: np.ndarray, frame: str) -> str:
+    """What levels a tilted sole: its ankle's angles (:func:`~tsid_py.sole_leveling.level_soles`),
+    or why none do."""
+    try:
+        angles = level_soles(robot.model, q, [robot.frame_id(frame)])
+    except RobotSpecError as error:
+        return f"its frame's z axis must be the sole's normal ({error})"
+    values = ", ".join(f"{name} = {value:.4f}" for name, value in angles.items())
+    return f"the ankle at {values} rad levels it ([initial_configuration]; new-spec --flatten writes them)"
 
 
 def _foot_findings(robot: Robot, shapes: CollisionPoints, frame: str, joint: int, placement: pin.SE3):

@@ -74,7 +74,7 @@ class ArmController(Controller):
 
         self.posture_task = TaskJointPosture("task-posture", robot)
         self.posture_task.kp = params.kp_posture
-        self.posture_task.set_reference(TrajectorySample(self._q0))
+        self.posture_task.set_reference(TrajectorySample(self._q0, tangent_size=robot.na))
         form.add_motion_task(self.posture_task, weight=params.w_posture, priority=1)
 
         self._tau_max = params.tau_max_scaling * robot.effort_limit()

@@ -25,7 +25,7 @@ from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.controllers.legged import LeggedController
 from tsid_py.controllers.strategies.push_recovery import RECOVERIES, PushRecovery, RecoveryParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
-from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force
+from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force, min_normal_force
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_am_equality import TaskAMEquality
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
@@ -38,7 +38,7 @@ class BipedParams:
     """Gains [1/s^2], weights, friction and force limits [N] of the biped controller."""
 
     mu: float = 0.3
-    f_min: float = 5.0
+    f_min: float | None = None  # None: the robot's (min_normal_force); TSID's Talos and Romeo: 5 N
     f_max: float | None = None  # None: the robot's (max_normal_force); TSID's Talos and Romeo: 1000 N
     kp_contact: float = 10.0
     kp_com: float = 10.0
@@ -107,7 +107,9 @@ class BipedController(LeggedController):
         super().__init__(robot, "biped", solver, q0)
         if params is None:
             params = BipedParams.for_robot(robot) if recovery == "none" else BipedParams.for_stepping(robot)
-        if params.f_max is None:  # from the robot's weight, never another robot's number
+        if params.f_min is None:  # from the robot's weight, never another robot's number
+            params = replace(params, f_min=min_normal_force(robot.total_mass))
+        if params.f_max is None:
             params = replace(params, f_max=max_normal_force(robot.total_mass))
         self.params = params
         form = self.formulation
@@ -137,9 +139,7 @@ class BipedController(LeggedController):
         self.am_task.kp = params.kp_am * np.asarray(params.am_mask)
         if params.w_am > 0:
             form.add_motion_task(self.am_task, weight=params.w_am, priority=1)
-        # A URDF effort limit of 0 means "not given" (Romeo's fingers): those joints stay unbounded.
-        effort = robot.effort_limit()
-        self._add_torque_bounds(np.where(effort > 0, params.tau_max_scaling * effort, np.inf))
+        self._add_torque_bounds(params.tau_max_scaling * robot.effort_limit())  # inf where none given
         self.set_static_force_references()
         self._schedule_feet(params.w_force_reg, params.w_foot)
         self.recovery: PushRecovery | None = None

@@ -18,7 +18,7 @@ import numpy as np
 from tsid_py.contacts.contact_point import ContactPoint
 from tsid_py.controllers.legged import LeggedController
 from tsid_py.errors import RobotSpecError
-from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force
+from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force, min_normal_force
 from tsid_py.solvers.solver_base import Solver
 
 
@@ -27,7 +27,7 @@ class QuadrupedParams:
     """Gains [1/s^2], weights, friction, force limits [N] and torque limit [N m] of the quadruped."""
 
     mu: float = 0.3
-    f_min: float = 1.0
+    f_min: float | None = None  # None: the robot's (min_normal_force); TSID's Solo demo: 1 N
     f_max: float | None = None  # None: the robot's (max_normal_force); TSID's Solo demo: 100 N
     kp_contact: float = 10.0
     kp_com: float = 10.0
@@ -64,10 +64,11 @@ class QuadrupedController(LeggedController):
         self.check_spec(robot.spec)
         super().__init__(robot, "quadruped", solver)
         params = params or QuadrupedParams.for_robot(robot)
+        f_min = min_normal_force(robot.total_mass) if params.f_min is None else params.f_min
         f_max = max_normal_force(robot.total_mass) if params.f_max is None else params.f_max
-        self.params = params = replace(params, f_max=f_max)
+        self.params = params = replace(params, f_min=f_min, f_max=f_max)
         for key, frame in robot.spec.feet.items():
-            contact = ContactPoint(frame, robot, frame, [0.0, 0.0, 1.0], params.mu, params.f_min, f_max)
+            contact = ContactPoint(frame, robot, frame, [0.0, 0.0, 1.0], params.mu, f_min, f_max)
             contact.kp = params.kp_contact
             contact.use_local_frame(False)
             contact.set_reference(robot.frame_placement(self.data, frame))

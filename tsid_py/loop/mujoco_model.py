@@ -75,6 +75,7 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, co
     spec.option.gravity = np.array(model.gravity.linear)
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
+    floor.pos = [0.0, 0.0, floor_height(robot)]
     floor.contype, floor.conaffinity, floor.friction = _GROUND, _ROBOT, [mu, 0.005, 0.0001]
     bodies = {0: spec.worldbody}
     for j in range(1, model.njoints):
@@ -95,6 +96,24 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, co
         _add_imu(mujoco, spec, bodies[1])
     _add_motors(mujoco, spec, robot)
     return spec.compile()
+
+
+FLOOR_CLEARANCE = 0.05  # [m] below a hanging arm's lowest point, where its floor is
+
+
+def floor_height(robot: Robot) -> float:
+    """Where the floor is [m]: at z = 0 under a floating base; under a fixed base too, unless its
+    moving links reach below z = 0 in the starting posture (an arm hung from a ceiling or a drone,
+    or lying along the floor): then FLOOR_CLEARANCE below the lowest of them."""
+    if not robot.is_fixed_base:
+        return 0.0
+    try:
+        shapes = CollisionPoints(robot)
+    except (RuntimeError, ValueError):  # no geometry to collide: the floor does not matter
+        return 0.0
+    shapes.place(robot.default_configuration())
+    lowest, _ = shapes.lowest(set(range(1, robot.model.njoints)))
+    return min(0.0, lowest - FLOOR_CLEARANCE) if np.isfinite(lowest) else 0.0
 
 
 def build_mujoco_model_from_urdf(
@@ -134,6 +153,7 @@ def build_mujoco_model_from_urdf(
         root.name = model.names[1]
         _add_imu(mujoco, spec, root)
     floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
+    floor.pos = [0.0, 0.0, floor_height(robot)]
     mu = as_scalar("mu", mu, minimum=0.0)
     floor.friction = [mu, 0.005, 0.0001]
     sole = robot.spec.sole
@@ -183,7 +203,7 @@ def _add_motors(mujoco, spec, robot: Robot) -> None:
     for k, j in enumerate(actuated_joints(robot)):
         motor = spec.add_actuator(name=model.names[j], target=model.names[j])
         motor.trntype = mujoco.mjtTrn.mjTRN_JOINT
-        if effort[k] > 0:
+        if np.isfinite(effort[k]):
             motor.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
             motor.forcerange = [-effort[k], effort[k]]
 
@@ -211,8 +231,12 @@ def _add_body(mujoco, model: pin.Model, j: int, parent):
         damping=float(model.damping[dof]),
         armature=float(model.armature[dof]),
     )
-    added.range = [model.lowerPositionLimit[joint.idx_q], model.upperPositionLimit[joint.idx_q]]
-    added.limited = mujoco.mjtLimited.mjLIMITED_TRUE if np.all(np.isfinite(added.range)) else 0
+    low, high = model.lowerPositionLimit[joint.idx_q], model.upperPositionLimit[joint.idx_q]
+    # a URDF joint without lower and upper reads as [0, 0] in Pinocchio, a continuous one has none
+    bounded = joint.nq == 1 and np.isfinite(low) and np.isfinite(high) and low < high
+    if bounded:
+        added.range = [low, high]
+    added.limited = mujoco.mjtLimited.mjLIMITED_TRUE if bounded else 0
     return body
 
 
@@ -332,17 +356,21 @@ def wxyz(rotation: np.ndarray) -> np.ndarray:
 
 def joint_axis(joint) -> tuple[np.ndarray, bool]:
     """A one-dof joint's axis in its frame and whether it is a hinge (revolute) or a slide: the
-    axis-aligned joints (``JointModelRX``, ``JointModelPY``, ...) and the unaligned ones (any axis,
-    e.g. the Panda finger's ``0 -1 0``)."""
+    axis-aligned joints (``JointModelRX``, ``JointModelPY``, ...), the unaligned ones (any axis,
+    e.g. the Panda finger's ``0 -1 0``) and the revolute ones that turn without limit (a URDF's
+    continuous joint: ``JointModelRUBZ``, ``JointModelRevoluteUnboundedUnaligned``, whose
+    configuration is Pinocchio's (cos, sin) and MuJoCo's angle)."""
     kind = joint.shortname().removeprefix("JointModel")
-    for family, hinge in (("Revolute", True), ("Prismatic", False)):
+    for family, hinge in (("Revolute", True), ("RevoluteUnbounded", True), ("Prismatic", False)):
         if kind == f"{family}Unaligned":
             return np.array(joint.extract().axis, dtype=float), hinge
     if len(kind) == 2 and kind[0] in "RP" and kind[1] in "XYZ":
         return np.eye(3)["XYZ".index(kind[1])], kind[0] == "R"
+    if len(kind) == 4 and kind[:3] == "RUB" and kind[3] in "XYZ":
+        return np.eye(3)["XYZ".index(kind[3])], True
     raise UnsupportedProblemError(
         f"the mujoco plant does not convert joints of type {joint.shortname()} (one-dof revolute or "
-        "prismatic joints only; a continuous joint has two configuration numbers in Pinocchio)"
+        "prismatic joints only)"
     )
 
 

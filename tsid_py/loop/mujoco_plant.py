@@ -111,6 +111,7 @@ class MujocoPlant(Plant):
         joints = [_named(self.model.joint, robot.model.names[j], "joint") for j in actuated]
         self._check_motors(joints)
         self._qadr = np.array([joint.qposadr[0] for joint in joints], dtype=int)
+        self._angles = JointAngles(robot, actuated)
         self._vadr = np.array([joint.dofadr[0] for joint in joints], dtype=int)
         self._root_body = _named(self.model.body, robot.model.names[1], "body").id if self._floating else 0
         model = robot.model
@@ -135,7 +136,7 @@ class MujocoPlant(Plant):
             and bool(np.all(self.model.geom_condim == 3))
         )
         self._base_rotation = np.zeros(9)
-        self._effort = np.where(robot.effort_limit() > 0, robot.effort_limit(), np.inf)
+        self._effort = robot.effort_limit()
         self._least = -self._effort  # np.clip(tau, least, effort), as np.minimum(np.maximum(...)): faster
         self._command = Command(np.zeros(robot.na))
         self._push_end = -np.inf
@@ -179,7 +180,7 @@ class MujocoPlant(Plant):
             data.qpos[:7] = [*q[:3], w, x, y, z]
             data.qvel[:3] = pin.Quaternion(w, x, y, z).toRotationMatrix() @ v[:3]
             data.qvel[3:6] = v[3:6]
-        data.qpos[self._qadr] = q[q.shape[0] - nj :]
+        data.qpos[self._qadr] = self._angles.angles(q[q.shape[0] - self.robot.nq_actuated :])
         data.qvel[self._vadr] = v[v.shape[0] - nj :]
 
     def get_state(self) -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +195,7 @@ class MujocoPlant(Plant):
             self._mujoco.mju_quat2Mat(rotation, wxyz)
             v[:3] = data.qvel[:3].dot(rotation.reshape(3, 3))  # R^T v_world: base axes
             v[3:6] = data.qvel[3:6]
-        q[robot.nq - robot.na :] = data.qpos[self._qadr]
+        q[robot.nq - robot.nq_actuated :] = self._angles.configuration(data.qpos[self._qadr])
         v[robot.nv - robot.na :] = data.qvel[self._vadr]
         return q, v
 
@@ -215,9 +216,9 @@ class MujocoPlant(Plant):
         if command.q_des is None:
             self._command = Command(tau)
             return
-        q_des = as_vector("q_des", command.q_des, self._qadr.size)
+        q_des = as_vector("q_des", command.q_des, self.robot.nq_actuated)
         v_des = as_vector("v_des", command.v_des, na)
-        self._command = Command(tau, q_des=q_des, v_des=v_des)
+        self._command = Command(tau, q_des=self._angles.angles(q_des), v_des=v_des)
 
     def advance(self, dt: float) -> None:
         steps = as_scalar("dt", dt, minimum=0.0, strict=True) / self.timestep
@@ -236,7 +237,8 @@ class MujocoPlant(Plant):
         for _ in range(int(round(steps))):
             if servo:  # the joint servos, at the physics rate
                 q, v = data.qpos[self._qadr], data.qvel[self._vadr]
-                tau = command.tau + self.kp * (command.q_des - q) + self.kd * (command.v_des - v)
+                error = self._angles.difference(command.q_des, q)
+                tau = command.tau + self.kp * error + self.kd * (command.v_des - v)
                 data.ctrl[:] = np.minimum(np.maximum(tau, self._least), effort)
                 clipped = bool((np.abs(tau) > effort).any())
             self.clipped_steps += clipped
@@ -319,6 +321,48 @@ class MujocoPlant(Plant):
             self._mujoco.mj_contactForce(model, data, i, local)
             forces[i] = local[0]
         return forces
+
+
+class JointAngles:
+    """The actuated joints' configuration as Pinocchio writes it and as MuJoCo does: the same
+    numbers, except for a joint that turns without limit (a URDF's continuous joint), whose
+    Pinocchio configuration is (cos, sin) and MuJoCo's the angle (an ``atan2``)."""
+
+    def __init__(self, robot: Robot, actuated: list[int]) -> None:
+        model, first = robot.model, robot.nq - robot.nq_actuated
+        starts = [model.joints[j].idx_q - first for j in actuated]
+        turns = [k for k, j in enumerate(actuated) if model.joints[j].nq == 2]
+        self._single = np.array([s for k, s in enumerate(starts) if k not in turns], dtype=int)
+        self._single_motor = np.array([k for k in range(len(actuated)) if k not in turns], dtype=int)
+        self._cos = np.array([starts[k] for k in turns], dtype=int)
+        self._turns = np.array(turns, dtype=int)
+        self._size = robot.nq_actuated
+        self._same = not turns  # then both are the same vector
+
+    def angles(self, q: np.ndarray) -> np.ndarray:
+        """MuJoCo's ``qpos`` of the motors' joints from Pinocchio's actuated configuration ``q``."""
+        if self._same:
+            return q
+        out = np.empty(self._single_motor.size + self._turns.size)
+        out[self._single_motor] = q[self._single]
+        out[self._turns] = np.arctan2(q[self._cos + 1], q[self._cos])
+        return out
+
+    def configuration(self, angles: np.ndarray) -> np.ndarray:
+        """Pinocchio's actuated configuration from MuJoCo's angles (a new array)."""
+        if self._same:
+            return np.array(angles)
+        q = np.empty(self._size)
+        q[self._single] = angles[self._single_motor]
+        q[self._cos], q[self._cos + 1] = np.cos(angles[self._turns]), np.sin(angles[self._turns])
+        return q
+
+    def difference(self, target: np.ndarray, angles: np.ndarray) -> np.ndarray:
+        """target - angles, the turning joints' wrapped to [-pi, pi) (the short way round)."""
+        error = target - angles
+        if not self._same:
+            error[self._turns] = (error[self._turns] + np.pi) % (2.0 * np.pi) - np.pi
+        return error
 
 
 class _FootCloud:

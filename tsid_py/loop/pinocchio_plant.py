@@ -154,8 +154,7 @@ class PinocchioPlant(Plant):
         self.prox = prox_settings or pin.ProximalSettings(1e-12, 1e-5, 10)
         self._floating = not robot.is_fixed_base
         na, nv = robot.na, robot.nv
-        effort = robot.effort_limit()
-        self._effort = np.where(effort > 0, effort, np.inf)
+        self._effort = robot.effort_limit()
         self._actuated = slice(nv - na, nv)
         self._damping = np.array(model.damping[nv - na :], dtype=float)
         self._armature = np.array(model.armature, dtype=float)

@@ -198,7 +198,7 @@ def log_directory(args: argparse.Namespace) -> Path | None:
 
 
 def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
-    """--viewer, --viewer-rate, --viewer-url, --html, --plot, --log-level (read by :func:`scenario_main`)."""
+    """--viewer, --viewer-rate, --viewer-url, --html, --plot (read by :func:`scenario_main`)."""
     see = parser.add_argument_group("viewing the run")
     see.add_argument(
         "--viewer",
@@ -233,12 +233,6 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
         f"{LOG_WINDOW} steps are kept",
     )
     see.add_argument("--force", action="store_true", help="overwrite the --html file or the --plot files")
-    parser.add_argument(
-        "--log-level",
-        choices=("debug", "info", "warning", "error"),
-        default="warning",
-        help="verbosity of messages on stderr (default: warning)",
-    )
 
 
 def report(result: RunResult, as_json: bool) -> str:
@@ -321,7 +315,6 @@ def scenario_main(
     build_parser(parser)
     args = parser.parse_args(argv)
     limit_blas_threads()
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     return run_command(parser.prog, lambda: _run_scenario(command, run, args))
 
 

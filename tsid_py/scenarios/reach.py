@@ -42,6 +42,7 @@ SINUSOID_PHASE = np.array([0.0, 0.5 * np.pi, 0.0])  # [rad]
 SUMMARY_KEYS = (
     "steps",
     "qp_failures",
+    "qp_failure",
     "max_torque_ratio",
     "dynamics_residual_max",
     "step_time_median_us",

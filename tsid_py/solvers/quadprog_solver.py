@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import quadprog
+import scipy.linalg
 
 from tsid_py.constraints import NO_BOUND
 from tsid_py.solvers.active_set import solve_with_active_set
@@ -60,6 +61,28 @@ class SolverHQuadProg(Solver):
         return out
 
 
+DEPENDENT_TOLERANCE = 1e-9  # relative: an equality row within this of the others' span repeats them
+
+
+def _independent_rows(A_eq: np.ndarray, b_eq: np.ndarray) -> np.ndarray | None:
+    """The equality rows to keep when some repeat others (a point foot whose sideways motion a
+    two-joint leg cannot make: Solo8's feet, rows of the base's motion four times over), which
+    Goldfarb-Idnani reports as inconsistent: an independent set (QR with column pivoting of
+    A_eq^T), if the others agree with it; None if the rows are truly inconsistent, or none repeat.
+    Their multipliers are then 0 (a dependent row's are not unique)."""
+    if b_eq.size == 0:
+        return None
+    _, r, pivots = scipy.linalg.qr(A_eq.T, mode="economic", pivoting=True)
+    diagonal = np.abs(np.diag(r))
+    rank = int(np.sum(diagonal > DEPENDENT_TOLERANCE * max(1.0, float(diagonal[0]))))
+    if rank == b_eq.size:
+        return None
+    kept = np.sort(pivots[:rank])
+    x = np.linalg.lstsq(A_eq[kept], b_eq[kept], rcond=None)[0]
+    scale = max(1.0, float(np.abs(b_eq).max()))
+    return kept if float(np.abs(A_eq @ x - b_eq).max()) <= DEPENDENT_TOLERANCE * 1e3 * scale else None
+
+
 def _solve_quadprog(qp: DenseQp) -> HqpOutput:
     """One cold quadprog solve.
 
@@ -86,8 +109,20 @@ def _solve_quadprog(qp: DenseQp) -> HqpOutput:
         x, _, _, iterations, multipliers, active = quadprog.solve_qp(qp.H, -qp.g, A.T, b, n_eq)
     except ValueError as exc:
         message = str(exc)
-        status = QPStatus.INFEASIBLE if "inconsistent" in message else QPStatus.ERROR
-        return HqpOutput(status, message=f"quadprog: {message}")
+        kept = _independent_rows(A[:n_eq], b[:n_eq]) if "inconsistent" in message else None
+        if kept is None:
+            status = QPStatus.INFEASIBLE if "inconsistent" in message else QPStatus.ERROR
+            return HqpOutput(status, message=f"quadprog: {message}")
+        rows = np.concatenate([kept, np.arange(n_eq, b.size)])
+        try:
+            x, _, _, iterations, reduced, active = quadprog.solve_qp(
+                qp.H, -qp.g, A[rows].T, b[rows], kept.size
+            )
+        except ValueError as again:
+            return HqpOutput(QPStatus.INFEASIBLE, message=f"quadprog: {again}")
+        multipliers = np.zeros(b.size)
+        multipliers[rows] = reduced
+        active = np.where(active > 0, rows[active - 1] + 1, 0)  # quadprog's numbers of the rows given
     rows = np.concatenate([fixed, lower, upper])
     signs = np.concatenate([np.ones(fixed.size + lower.size), -np.ones(upper.size)])
     l_in = np.zeros(c.n_in)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -121,12 +120,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="a Ray cluster (default: $RAY_ADDRESS, else this machine's cores)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object (and no progress bar)")
-    parser.add_argument(
-        "--log-level",
-        choices=("debug", "info", "warning", "error"),
-        default="warning",
-        help="verbosity of messages on stderr (default: warning)",
-    )
     return parser
 
 
@@ -134,7 +127,6 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``tsid-py sweep``; exit codes as :mod:`tsid_py.command` (2 with one line on bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     return run_command(parser.prog, lambda: _sweep(args))
 
 

@@ -260,9 +260,7 @@ def torques_figure(result, joints: int = 4):
     tau_max = np.asarray(getattr(controller, "tau_max", np.full(tau.shape[1], np.inf)), dtype=float)
     limited = np.isfinite(tau_max) & (tau_max > 0)
     ratio = np.where(limited, np.abs(tau) / np.where(limited, tau_max, 1.0), 0.0)
-    model = controller.robot.model
-    first = model.njoints - tau.shape[1]
-    names = [model.names[first + j] for j in range(tau.shape[1])]
+    names = controller.robot.actuated_joint_names()
     t = np.array(log.t)
     figure, axes = _figure(2, _title(result, "joint torques vs limits"))
     for j in np.argsort(ratio.max(axis=0))[::-1][:joints]:
