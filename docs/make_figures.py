@@ -54,6 +54,10 @@ RUNS = [
         },
     ),
     (["walk", "--robot", "romeo"], {"walk_top_view.png": "walk_romeo_top_view.png"}),
+    (
+        ["walk", "--terrain", "stairs", "--plant", "mujoco"],
+        {"walk_side_view.png": "walk_stairs_side_view.png", "walk_top_view.png": "walk_stairs_top_view.png"},
+    ),
     (["reach"], {"reach-target_end_effector.png": "reach-target_end_effector.png"}),
     (["quadruped"], {"quadruped_top_view.png": "quadruped_top_view.png"}),
 ]

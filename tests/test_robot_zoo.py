@@ -324,3 +324,66 @@ def test_the_zoo_stands_and_reaches_as_the_guide_says():
             assert o.reason and "\n" not in o.reason and "internal error" not in o.reason, o
     good, counted = share(outcomes)
     assert counted == 49 and good >= 43
+
+
+# ------------------------------------------------------------------ the review's
+def test_continuous_joints_between_pinocchio_and_mujoco(tmp_path):
+    """A continuous joint is (cos, sin) in Pinocchio and an angle in MuJoCo: there and back at
+    2.5 and -3 rad, and a servo's error the short way round (3 rad wanted at -3: 2 pi - 6)."""
+    from tsid_py.loop.mujoco_model import actuated_joints
+    from tsid_py.loop.mujoco_plant import JointAngles
+
+    urdf = ROBOTS / "double_pendulum_description/urdf/double_pendulum_continuous.urdf"
+    (tmp_path / "p.toml").write_text(guess_spec(urdf, None, "p", tmp_path).toml())
+    robot = tp.Robot(load_spec(tmp_path / "p.toml"))
+    assert robot.nq_actuated == 4 and robot.na == 2
+    joints = JointAngles(robot, actuated_joints(robot))
+    q = np.array([math.cos(2.5), math.sin(2.5), math.cos(-3.0), math.sin(-3.0)])
+    np.testing.assert_allclose(joints.angles(q), [2.5, -3.0], atol=1e-12)
+    np.testing.assert_allclose(joints.configuration(np.array([2.5, -3.0])), q, atol=1e-12)
+    np.testing.assert_allclose(
+        joints.difference(np.array([0.0, 3.0]), np.array([0.0, -3.0])), [0, 6 - 2 * math.pi]
+    )
+
+
+def test_an_arm_hanging_below_its_base_gets_its_floor_under_it(tmp_path):
+    """Talos's left arm alone hangs from its shoulder at the origin: the MuJoCo plant's floor goes
+    FLOOR_CLEARANCE under its lowest point, not through it; a standing robot's stays at z = 0."""
+    from tsid_py.collision_points import CollisionPoints
+    from tsid_py.loop.mujoco_model import FLOOR_CLEARANCE, floor_height
+
+    urdf = ROBOTS / "talos_data/robots/talos_left_arm.urdf"
+    (tmp_path / "arm.toml").write_text(guess_spec(urdf, None, "arm", tmp_path).toml())
+    arm = tp.Robot(load_spec(tmp_path / "arm.toml"))
+    shapes = CollisionPoints(arm)
+    shapes.place(arm.default_configuration())
+    lowest, _ = shapes.lowest(set(range(1, arm.model.njoints)))
+    assert lowest < -0.5 and floor_height(arm) == pytest.approx(lowest - FLOOR_CLEARANCE, abs=1e-12)
+    assert floor_height(tp.load_robot("talos")) == 0.0  # exact: a floating base stands on z = 0
+
+
+def test_bad_srdf_and_scaling_are_one_line_errors(tmp_path):
+    """An SRDF Pinocchio cannot read, and an effort_scaling of 0 (0 x a missing limit, inf, is NaN):
+    each refused in one line naming the file or the key."""
+    urdf = write_biped(tmp_path)
+    bad = tmp_path / "bad.srdf"
+    bad.write_text("<robot name='toy'><group_state")
+    code, _, err = _cli("new-spec", str(urdf), "--srdf", str(bad))
+    assert code == 2 and err.count("\n") == 1 and "bad.srdf: not an SRDF Pinocchio reads" in err, err
+    spec = _spec(tmp_path, urdf)
+    spec.write_text(
+        spec.read_text().replace("floating_base = true", "floating_base = true\neffort_scaling = 0")
+    )
+    with pytest.raises(RobotSpecError, match="effort_scaling must be a number above 0, got 0"):
+        load_spec(spec)
+
+
+def test_a_bug_on_one_robot_does_not_stop_the_zoo(monkeypatch):
+    from tsid_py import zoo
+
+    def broken(entry, folder):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(zoo, "_run_robot", broken)
+    (outcome,) = zoo.run_zoo(zoo.ZOO[:1])
+    assert outcome.outcome == "failed" and outcome.reason == "internal error: RuntimeError: a bug"

@@ -302,34 +302,48 @@ def test_a_problem_built_by_hand_takes_tsids_weight_constraint_pairs(solver):
     np.testing.assert_allclose(solver.solve(hqp).x, [0.5, 2.0, 3.5], atol=1e-7)
 
 
-def test_quadprog_solves_equality_rows_that_repeat_one_another():
+def test_quadprog_solves_equality_rows_that_repeat_one_another(monkeypatch):
     """A point foot a two-joint leg cannot move sideways repeats the base's rows (Solo8): the
-    equality rows are dependent but agree, which Goldfarb-Idnani calls inconsistent. The solver
-    keeps an independent set: the same x as without the repeats, their multipliers 0; rows that
-    truly disagree stay infeasible."""
+    equality rows are dependent but agree, which Goldfarb-Idnani calls inconsistent (the solver
+    was seen to fall back once). The solver keeps an independent set: the same x, active set and
+    inequality multipliers as without the repeats (one bound below, one above, one both ways: the
+    active rows' numbers survive the rows left out), and equality multipliers that put the same
+    force on x; rows that truly disagree stay infeasible."""
+    from tsid_py.constraints import NO_BOUND
+    from tsid_py.solvers import quadprog_solver
     from tsid_py.solvers.dense_qp import DenseQp, HardConstraints
     from tsid_py.solvers.hqp_output import QPStatus
     from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 
-    rng = np.random.default_rng(7)
-    H, g = np.eye(4) * 2.0, rng.normal(size=4)
-    A = rng.normal(size=(2, 4))
-    b = rng.normal(size=2)
-    A_in, lb, ub = np.eye(4)[:1], np.array([-10.0]), np.array([0.1])
+    independent = quadprog_solver._independent_rows
+    rng = np.random.default_rng(70)  # quadprog refuses the repeats here; all three bounds active
+    n = 6
+    H, g = 2.0 * np.eye(n), 3.0 * rng.normal(size=n)
+    A, b = rng.normal(size=(3, n)), rng.normal(size=3)
+    mix = rng.normal(size=(2, 3))
+    A_repeated, b_repeated = np.vstack([A, mix @ A]), np.concatenate([b, mix @ b])
+    A_in = np.eye(n)[:3]
+    lb, ub = np.array([-0.1, -2 * NO_BOUND, -0.1]), np.array([2 * NO_BOUND, 0.1, 0.1])
 
     def solve(A_eq, b_eq):
-        rows = HardConstraints(A_eq, b_eq, A_in, lb, ub, [f"e{k}" for k in range(len(b_eq))], ["i0"])
+        rows = HardConstraints(
+            A_eq, b_eq, A_in, lb, ub, [f"e{k}" for k in range(len(b_eq))], ["x0", "x1", "x2"]
+        )
         return SolverHQuadProg(warm_start=False).solve_qp(DenseQp(H, g, rows))
 
-    alone = solve(A, b)
-    A_repeated = np.vstack([A, A[0] + 2 * A[1]])
-    repeated = solve(A_repeated, np.append(b, b[0] + 2 * b[1]))
-    assert repeated.status == QPStatus.OPTIMAL
-    np.testing.assert_allclose(repeated.x, alone.x, atol=1e-10)
-    # the multipliers are not unique: the force they put on x is (A^T lambda)
-    np.testing.assert_allclose(
-        A_repeated.T @ repeated.lagrange_multipliers[:3], A.T @ alone.lagrange_multipliers[:2], atol=1e-9
+    kept = []
+    monkeypatch.setattr(
+        quadprog_solver, "_independent_rows", lambda *rows: kept.append(independent(*rows)) or kept[-1]
     )
-    assert np.count_nonzero(repeated.lagrange_multipliers[:3]) <= 2  # one row left out
+    alone, repeated = solve(A, b), solve(A_repeated, b_repeated)
+    assert len(kept) == 1 and kept[0].size == 3  # quadprog refused the repeats, once
+    assert alone.status == repeated.status == QPStatus.OPTIMAL
+    assert repeated.active_set.tolist() == alone.active_set.tolist() == [0, 1, 2]
+    np.testing.assert_allclose(repeated.x, alone.x, atol=1e-10)
+    np.testing.assert_allclose(repeated.lagrange_multipliers[5:], alone.lagrange_multipliers[3:], atol=1e-8)
+    assert repeated.lagrange_multipliers[5] > 0 > repeated.lagrange_multipliers[6]  # a lower, an upper bound
+    np.testing.assert_allclose(
+        A_repeated.T @ repeated.lagrange_multipliers[:5], A.T @ alone.lagrange_multipliers[:3], atol=1e-8
+    )
     disagreeing = solve(np.vstack([A, A[0]]), np.append(b, b[0] + 1.0))
     assert disagreeing.status == QPStatus.INFEASIBLE

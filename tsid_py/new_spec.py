@@ -44,12 +44,18 @@ from tsid_py.robot_specs import (
     max_normal_force,
     min_normal_force,
 )
-from tsid_py.robot_wrapper import FRAME_TYPE_ORDER, RobotWrapper, load_collision_geometry
+from tsid_py.robot_wrapper import (
+    FRAME_TYPE_ORDER,
+    RobotWrapper,
+    frame_index,
+    load_collision_geometry,
+    load_reference_configurations,
+)
 from tsid_py.sole_leveling import level_soles, sole_tilt
+from tsid_py.spec_check import SOLE_TILT
 
 FOOT_BAND = 0.01  # [m] a leaf link whose geometry reaches this close to the lowest point is a foot
 SOLE_MIN_WIDTH = 0.03  # [m] a footprint narrower than this either way is a point foot
-LEVEL_BEFORE = math.radians(3.0)  # [rad] --flatten levels soles tilted more (check-spec's SOLE_TILT)
 SOLE_FRAME_TILT = math.radians(30.0)  # [rad] a frame tilted more than this is no sole's
 POSTURES = ("half_sitting", "standing", "stand", "default", "home", "ready")  # SRDF states, preferred first
 TOOL_WORDS = ("tcp", "ee", "tool", "hand", "flange", "gripper")
@@ -203,10 +209,10 @@ def guess_spec(
 def _level(guess: SpecGuess, model: pin.Model, q: np.ndarray) -> dict[str, float]:
     """``--flatten``: the ankle angles that level soles tilted past the checker's SOLE_TILT (set in
     ``q``, and noted), by joint name; none for point feet or level soles."""
-    frames = [model.getFrameId(frame) for frame in guess.feet.values()]
+    frames = [frame_index(model, frame) for frame in guess.feet.values()]
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
-    if guess.sole is None or max(sole_tilt(model, data, f) for f in frames) <= LEVEL_BEFORE:
+    if guess.sole is None or max(sole_tilt(model, data, f) for f in frames) <= SOLE_TILT:
         return {}
     levelled = level_soles(model, q, frames)
     changes = []
@@ -288,10 +294,11 @@ def _sole_frame(
     model: pin.Model, data: pin.Data, shapes: CollisionPoints, joint: int, candidates: list[int]
 ) -> tuple[int, np.ndarray] | None:
     """The frame of a foot that stands on a sole, and the sole's points in it, or None for a point
-    foot. Tried in turn: the frames within SOLE_FRAME_TILT of the vertical, one named a sole first
-    (see :func:`_name_rank`), then the most vertical, a link's before a joint's, the lowest; the
-    first whose footprint (the foot's points within 2 mm of its lowest along the frame's z, a
-    tilted foot's own) spans SOLE_MIN_WIDTH or more each way is the sole's."""
+    foot. Tried in turn: the frames within SOLE_FRAME_TILT of the vertical, one named a sole
+    first (:func:`~tsid_py.robot_specs.foot_name_rank`), then the most vertical, a link's before
+    a joint's, the lowest; the first whose footprint (the foot's points within 2 mm of its lowest
+    along the frame's z, a tilted foot's own) spans SOLE_MIN_WIDTH or more each way is the
+    sole's."""
     upright = [i for i in candidates if data.oMf[i].rotation[2, 2] >= math.cos(SOLE_FRAME_TILT)]
     for frame in sorted(
         upright,
@@ -387,14 +394,21 @@ def _limits(guess: SpecGuess, model: pin.Model) -> None:
     """Notes on the URDF's effort and velocity limits, which the spec uses as they are."""
     start = model.joints[2].idx_v if guess.floating_base else 0
     effort, velocity = model.effortLimit[start:], model.velocityLimit[start:]
-    guess.notes.append(
-        f"limits from the URDF: effort {effort.min():g} to {effort.max():g} N m, velocity {velocity.min():g} "
-        f"to {velocity.max():g} rad/s (effort_scaling or [motors] change them)"
-    )
+    given = (np.isfinite(effort) & (effort > 0), np.isfinite(velocity) & (velocity > 0))
+    if given[0].any() and given[1].any():
+        effort, velocity = effort[given[0]], velocity[given[1]]
+        guess.notes.append(
+            f"limits from the URDF: effort {effort.min():g} to {effort.max():g} N m, velocity "
+            f"{velocity.min():g} to {velocity.max():g} rad/s (effort_scaling or [motors] change them)"
+        )
     unbounded = [
         model.names[j]
         for j in range(1, model.njoints)
-        if model.joints[j].nv == 1 and model.effortLimit[model.joints[j].idx_v] <= 0
+        if model.joints[j].nv == 1
+        and not (
+            np.isfinite(model.effortLimit[model.joints[j].idx_v])
+            and model.effortLimit[model.joints[j].idx_v] > 0
+        )
     ]
     if unbounded:
         guess.notes.append(
@@ -414,7 +428,7 @@ def _model(urdf: Path, root_joint) -> pin.Model:
 def _posture(model: pin.Model, srdf: Path | None) -> tuple[np.ndarray, str | None]:
     """The SRDF's preferred state (see POSTURES; else its first), or the neutral configuration."""
     if srdf is not None:
-        pin.loadReferenceConfigurations(model, str(srdf), False)
+        load_reference_configurations(model, srdf)
         states = [entry.key() for entry in model.referenceConfigurations]
         if states:
             chosen = next((s for s in POSTURES if s in states), states[0])

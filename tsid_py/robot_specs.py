@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.resources
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -243,7 +244,7 @@ class RobotSpec:
                 name=raw.get("name", path.stem),
                 description=raw.get("description", ""),
                 urdf=raw["urdf"],
-                effort_scaling=float(raw.get("effort_scaling", 1.0)),
+                effort_scaling=_positive(str(path), "effort_scaling", raw.get("effort_scaling", 1.0)),
                 srdf=raw.get("srdf"),
                 floating_base=bool(raw["floating_base"]),
                 reference_configuration=raw.get("reference_configuration"),
@@ -416,6 +417,18 @@ class Robot(RobotWrapper):
     def posture_gains(self) -> np.ndarray:
         """Per-joint posture gains kp from the spec, size na [1/s^2]."""
         return np.broadcast_to(self.spec.posture_gains, (self.na,)).astype(float)
+
+
+def _positive(spec: str, key: str, value: object) -> float:
+    """A spec's number that must be finite and above 0 (a scaling: 0 or inf would turn a missing
+    limit, inf, into NaN), else a RobotSpecError naming it."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise RobotSpecError(f"{spec}: {key} must be a number above 0, got {value!r}")
+    return number
 
 
 def files_root(spec: RobotSpec) -> Path:

@@ -16,7 +16,13 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.errors import InvalidParameterError, MissingFileError, UnknownFrameError, UnknownNameError
+from tsid_py.errors import (
+    InvalidParameterError,
+    MissingFileError,
+    RobotSpecError,
+    UnknownFrameError,
+    UnknownNameError,
+)
 from tsid_py.sealed import Sealed
 from tsid_py.validation import as_vector, is_plain_vector, unknown_name_message
 
@@ -305,9 +311,7 @@ class RobotWrapper(Sealed):
 
     # ---------------------------------------------------------------- frames
     def frame_id(self, frame: Frame) -> int:
-        """The index of a frame given by name (or an index, checked). Where a URDF names several
-        frames alike (a link and the joint of the same name), the link's comes first, then a fixed
-        joint's, then the others (FRAME_TYPE_ORDER)."""
+        """The index of a frame given by name (:func:`frame_index`) or an index, checked."""
         if type(frame) is int and 0 <= frame < self._nframes:  # the common case, checked first
             return frame
         if isinstance(frame, (int, np.integer)):
@@ -320,11 +324,11 @@ class RobotWrapper(Sealed):
         cached = self._frame_ids.get(frame)
         if cached is not None:
             return cached
-        if not isinstance(frame, str) or not self.model.existFrame(frame):
-            names = [f.name for f in self.model.frames]
-            raise UnknownFrameError(unknown_name_message("frame", str(frame), names))
-        named = [i for i, f in enumerate(self.model.frames) if f.name == frame]
-        self._frame_ids[frame] = min(named, key=lambda i: FRAME_TYPE_ORDER.get(self.model.frames[i].type, 9))
+        if not isinstance(frame, str):
+            raise UnknownFrameError(
+                unknown_name_message("frame", str(frame), [f.name for f in self.model.frames])
+            )
+        self._frame_ids[frame] = frame_index(self.model, frame)
         return self._frame_ids[frame]
 
     def joint_id(self, joint: Frame) -> int:
@@ -467,11 +471,32 @@ def build_model_from_urdf(
     if srdf is not None:
         if not Path(srdf).is_file():
             raise MissingFileError(f"SRDF file not found: {srdf}")
-        pin.loadReferenceConfigurations(model, str(srdf), False)
+        load_reference_configurations(model, srdf)
     visual_model = None
     if load_visuals:
         visual_model = load_geometry(model, urdf, pin.GeometryType.VISUAL, package_dirs)
     return model, visual_model
+
+
+def load_reference_configurations(model: pin.Model, srdf: str | Path) -> None:
+    """The SRDF's states into ``model.referenceConfigurations`` (Pinocchio's reader); a file it
+    cannot read is one line (RobotSpecError) naming it."""
+    try:
+        pin.loadReferenceConfigurations(model, str(srdf), False)
+    except (RuntimeError, ValueError) as error:
+        raise RobotSpecError(
+            f"{srdf}: not an SRDF Pinocchio reads ({' '.join(str(error).split())})"
+        ) from None
+
+
+def frame_index(model: pin.Model, name: str) -> int:
+    """The index of the frame ``name`` (UnknownFrameError if none); where a URDF names several
+    frames alike (a link and the joint of the same name), the link's, then a fixed joint's, then
+    the others (FRAME_TYPE_ORDER)."""
+    named = [i for i, f in enumerate(model.frames) if f.name == name]
+    if not named:
+        raise UnknownFrameError(unknown_name_message("frame", str(name), [f.name for f in model.frames]))
+    return min(named, key=lambda i: FRAME_TYPE_ORDER.get(model.frames[i].type, 9))
 
 
 def load_geometry(

@@ -71,15 +71,25 @@ def _axes(model: pin.Model, data: pin.Data, frame: int) -> np.ndarray:
     return pin.getFrameJacobian(model, data, frame, pin.LOCAL_WORLD_ALIGNED)[3:]
 
 
+ANKLE_JOINTS = 3  # the most joints up from a foot its ankle may count (two, and a yaw between)
+
+
 def _ankle(model: pin.Model, data: pin.Data, q: np.ndarray, frame: int) -> list[int]:
-    """The one-dof joints nearest the foot up its chain, as few as turn its z axis both ways."""
+    """The one-dof joints nearest the foot up its chain, as few as turn its z axis both ways, at
+    most ANKLE_JOINTS of them (a leg without an ankle roll is refused, not levelled with its knee
+    and hip)."""
     pin.computeJointJacobians(model, data, q)
     pin.updateFramePlacements(model, data)
     z = data.oMf[frame].rotation[:, 2]
     axes = _axes(model, data, frame)
     chosen: list[int] = []
     joint = model.frames[frame].parentJoint
-    while joint > 0 and model.joints[joint].nv == 1 and model.joints[joint].nq == 1:
+    while (
+        joint > 0
+        and model.joints[joint].nv == 1
+        and model.joints[joint].nq == 1
+        and len(chosen) < ANKLE_JOINTS
+    ):
         chosen.append(joint)
         turn = np.cross(axes[:, [model.joints[j].idx_v for j in chosen]].T, z).T[:2]
         if np.linalg.matrix_rank(turn, tol=1e-6) == 2:

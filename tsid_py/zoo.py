@@ -180,10 +180,19 @@ class ZooOutcome:
 
 def run_robot(entry: ZooRobot, folder: Path | None = None) -> ZooOutcome:
     """new-spec (with ``--flatten``), check-spec, and the robot's scenario in MuJoCo; the spec is
-    written in ``folder`` (a temporary one by default)."""
+    written in ``folder`` (a temporary one by default). Whatever escapes (a bug) is the outcome
+    ``failed``, its reason ``internal error: ...``: one robot never stops the zoo."""
     if folder is None:
         with tempfile.TemporaryDirectory() as temporary:
             return run_robot(entry, Path(temporary))
+    try:
+        return _run_robot(entry, folder)
+    except Exception as error:  # a bug of tsid_py's (or a library's), reported as the robot's outcome
+        reason = f"internal error: {type(error).__name__}: {' '.join(str(error).split())}"
+        return ZooOutcome(entry.name, entry.urdf, entry.kind, 0.0, 0, "failed", reason, "")
+
+
+def _run_robot(entry: ZooRobot, folder: Path) -> ZooOutcome:
     from tsid_py.new_spec import guess_spec
     from tsid_py.robot_specs import Robot, load_spec
     from tsid_py.spec_check import check_robot
@@ -202,7 +211,10 @@ def run_robot(entry: ZooRobot, folder: Path | None = None) -> ZooOutcome:
         return replace(start, outcome="refused by new-spec", reason=_short(error, robots))
     path = folder / f"{guess.name}.toml"
     path.write_text(guess.toml())
-    robot = Robot(load_spec(path))
+    try:
+        robot = Robot(load_spec(path))
+    except TsidError as error:
+        return replace(start, outcome="refused by check-spec", reason=_short(error, robots))
     start = replace(start, mass=round(robot.total_mass, 1), dof=robot.na)
     errors = [f.message for f in check_robot(robot) if f.severity == "error"]
     if errors:

@@ -103,6 +103,7 @@ class StepRequest:
             trajectory.t0,
             trajectory.duration,
             trajectory.height,
+            trajectory.step_over,
         )
         object.__setattr__(self, "trajectory", own)
         for name in ("unload", "load"):

@@ -25,6 +25,7 @@ import pinocchio as pin
 from tsid_py.collision_points import CollisionPoints
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.inertia import simulable
+from tsid_py.planning.terrain import Terrain
 from tsid_py.robot_specs import Robot, files_root
 from tsid_py.validation import as_scalar
 
@@ -50,7 +51,13 @@ def mujoco_module():
     return mujoco
 
 
-def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, collision: str = "urdf"):
+def build_mujoco_model(
+    robot: Robot,
+    timestep: float = 1e-3,
+    mu: float = 1.0,
+    collision: str = "urdf",
+    terrain: Terrain | None = None,
+):
     """The MuJoCo model (``mujoco.MjModel``) of ``robot``.
 
     Args:
@@ -59,6 +66,8 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, co
         mu: Friction coefficient of the robot on the ground.
         collision: "urdf" (the URDF's collision geometry, the default) or "spec" (feet from the
             spec's sole or point feet).
+        terrain: Blocks on the floor (:class:`~tsid_py.planning.terrain.Terrain`), each a box geom
+            of the world body named ``terrain-K``, as the floor is for the robot's geometry.
 
     Bodies are named after the Pinocchio joints that move them; each foot frame of the spec has a
     site of its name at its origin; a floating base has an IMU (:data:`IMU_SITE`: MuJoCo's
@@ -77,6 +86,16 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, co
     floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
     floor.pos = [0.0, 0.0, floor_height(robot)]
     floor.contype, floor.conaffinity, floor.friction = _GROUND, _ROBOT, [mu, 0.005, 0.0001]
+    for k, block in enumerate(terrain.blocks if terrain is not None else ()):
+        box = spec.worldbody.add_geom(
+            name=f"terrain-{k}",
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=np.array(block.size) / 2,
+            pos=block.center,
+        )
+        box.quat = pin.Quaternion(block.rotation).coeffs()[[3, 0, 1, 2]]  # MuJoCo's w, x, y, z
+        box.contype, box.conaffinity, box.friction = _GROUND, _ROBOT, [mu, 0.005, 0.0001]
+        box.rgba = [0.6, 0.6, 0.55, 1.0]
     bodies = {0: spec.worldbody}
     for j in range(1, model.njoints):
         bodies[j] = _add_body(mujoco, model, j, bodies[model.parents[j]])
@@ -86,7 +105,7 @@ def build_mujoco_model(robot: Robot, timestep: float = 1e-3, mu: float = 1.0, co
         for frame_name in robot.spec.feet.values():
             _add_spec_foot(mujoco, robot, bodies, frame_name)
     for geom in spec.geoms:
-        if geom.name != "floor":
+        if geom.name != "floor" and not geom.name.startswith("terrain-"):
             geom.contype, geom.conaffinity, geom.friction = _ROBOT, _GROUND, [mu, 0.005, 0.0001]
             geom.condim = 3
     for frame_name in robot.spec.feet.values():  # the foot frame's origin, to measure at

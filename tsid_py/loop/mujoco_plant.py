@@ -33,6 +33,7 @@ from tsid_py.loop.plant import (
     PlantState,
     servo_gains,
 )
+from tsid_py.planning.terrain import Terrain
 from tsid_py.robot_specs import Robot
 from tsid_py.validation import as_scalar, as_vector
 
@@ -82,6 +83,7 @@ class MujocoPlant(Plant):
         servo: tuple[np.ndarray, np.ndarray] | None = None,
         collision: str | None = None,
         model=None,
+        terrain: Terrain | None = None,
     ) -> None:
         mujoco = mujoco_module()
         self.robot = robot
@@ -91,12 +93,17 @@ class MujocoPlant(Plant):
             )
             mu = as_scalar("mu", 1.0 if mu is None else mu, minimum=0.0)
             self.model = build_mujoco_model(
-                robot, self.timestep, mu, "urdf" if collision is None else collision
+                robot, self.timestep, mu, "urdf" if collision is None else collision, terrain
             )
         else:
             given = [
                 name
-                for name, value in (("timestep", timestep), ("mu", mu), ("collision", collision))
+                for name, value in (
+                    ("timestep", timestep),
+                    ("mu", mu),
+                    ("collision", collision),
+                    ("terrain", terrain),
+                )
                 if value is not None
             ]
             if given:
@@ -124,9 +131,12 @@ class MujocoPlant(Plant):
                 f"{robot.spec.name}: a foot frame is on the floating base's body, where the MuJoCo plant "
                 "pushes: it could not tell a foot's contact wrench from a push"
             )
-        self._floor = _named(self.model.geom, "floor", "geom").id
+        _named(self.model.geom, "floor", "geom")
+        self._ground = self.model.geom_bodyid == 0  # the floor and the terrain's blocks, by geom
         self._imu = _imu_addresses(mujoco, self.model, self._root_body) if self._floating else None
-        clouds = [_FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body)) for body in bodies]
+        clouds = [
+            _FootCloud(self.model, np.flatnonzero(self.model.geom_bodyid == body), terrain) for body in bodies
+        ]
         self._foot_parts = list(zip(feet, bodies, roots, sites, clouds, strict=True))  # what _measure reads
         self._moved = np.zeros(6)  # a foot's wrench moved to its frame's origin (MuJoCo's order)
         self._geom_body_names = [self.model.body(b).name for b in self.model.geom_bodyid]
@@ -283,17 +293,18 @@ class MujocoPlant(Plant):
         robot's CoM in world axes, moment first; nothing else acts on a foot, as the robot's
         geometry collides with the ground only and :meth:`push` pushes the base), moved to the
         foot frame's origin p (``mju_transformSpatial``: moment + (c - p) x force). A body touches
-        the ground when one of its contacts with the floor carries a normal force above
-        POINT_THRESHOLD.
+        the ground when one of its contacts with the ground (the floor, a terrain's block: the
+        world body's geoms) carries a normal force above POINT_THRESHOLD.
         """
         mujoco, data, moved = self._mujoco, self.data, self._moved
         count = data.ncon
         bodies: frozenset[str] = frozenset()
         if count:
             geoms = data.contact.geom[:count]
-            robot_geoms = np.where(geoms[:, 0] == self._floor, geoms[:, 1], geoms[:, 0])
+            first_ground = self._ground[geoms[:, 0]]
+            robot_geoms = np.where(first_ground, geoms[:, 1], geoms[:, 0])
             on_floor = (self._normal_forces(count) > POINT_THRESHOLD) & (
-                (geoms[:, 0] == self._floor) | (geoms[:, 1] == self._floor)
+                first_ground | self._ground[geoms[:, 1]]
             )
             bodies = frozenset([self._geom_body_names[g] for g in robot_geoms[on_floor].tolist()])
         mujoco.mj_rnePostConstraint(self.model, data)
@@ -368,9 +379,10 @@ class JointAngles:
 class _FootCloud:
     """A foot's collision geometry as points in its body's frame, each with a radius below it
     (mesh and box vertices: 0; sphere and capsule centres: their radius); :meth:`on_ground` gives
-    those within GROUND_BAND of the ground."""
+    those within GROUND_BAND of the ground (the floor, or a terrain's surface under them)."""
 
-    def __init__(self, model, geoms: np.ndarray) -> None:
+    def __init__(self, model, geoms: np.ndarray, terrain: Terrain | None = None) -> None:
+        self._terrain = None if terrain is None or terrain.flat else terrain
         import mujoco
 
         points, radii = [], []
@@ -401,10 +413,14 @@ class _FootCloud:
         """The points within GROUND_BAND of the ground, dropped by their radius (k x 3, world) [m]."""
         rotation, origin = data.xmat[self.body].reshape(3, 3), data.xpos[self.body]
         heights = self.points @ rotation[2] + (origin[2] - self.radii)
-        low = heights <= GROUND_BAND
-        found = self.points[low] @ rotation.T + origin
-        found[:, 2] = heights[low]
-        return found
+        if self._terrain is None:
+            low = heights <= GROUND_BAND
+            found = self.points[low] @ rotation.T + origin
+            found[:, 2] = heights[low]
+            return found
+        world = self.points @ rotation.T + origin
+        world[:, 2] = heights
+        return world[heights <= self._terrain.heights(world) + GROUND_BAND]
 
 
 def _named(lookup, name: str, kind: str):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import IntegratorPlant, Plant
+from tsid_py.planning.terrain import Terrain
 from tsid_py.robot_specs import Robot
 
 PLANTS = {
@@ -29,11 +30,17 @@ def check_plant(name: str) -> None:
         raise InvalidParameterError(f"unknown plant {name!r}: choose from {', '.join(PLANTS)}")
 
 
-def make_plant(name: str, robot: Robot) -> Plant:
-    """A new plant of kind ``name`` (a key of :data:`PLANTS`) for ``robot``."""
+def make_plant(name: str, robot: Robot, terrain: Terrain | None = None) -> Plant:
+    """A new plant of kind ``name`` (a key of :data:`PLANTS`) for ``robot``, on ``terrain`` (the
+    floor by default: the MuJoCo plant builds its blocks; the integrator has no ground to touch;
+    the other plants know only the floor)."""
     check_plant(name)
     if name == "integrator":
         return IntegratorPlant(robot)
+    if terrain is not None and not terrain.flat and name != "mujoco":
+        raise InvalidParameterError(
+            f"the {name} plant's ground is the floor only: terrain {terrain.name} needs --plant mujoco"
+        )
     if name == "pinocchio":
         from tsid_py.loop.pinocchio_plant import PinocchioPlant
 
@@ -44,4 +51,4 @@ def make_plant(name: str, robot: Robot) -> Plant:
         from tsid_py.loop.mujoco_model import build_mujoco_model_from_urdf
 
         return MujocoPlant(robot, model=build_mujoco_model_from_urdf(robot))
-    return MujocoPlant(robot)
+    return MujocoPlant(robot, terrain=terrain)

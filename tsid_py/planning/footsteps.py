@@ -18,14 +18,27 @@ class Footstep:
     """One swing: ``side`` leaves ``start`` at ``t_lift`` and lands at ``target`` at ``t_land`` [s].
 
     ``start`` and ``target`` are placements of the foot frame in the world (copied in, read as
-    copies); t_land > t_lift. A footstep does not change once made.
+    copies); t_land > t_lift. ``height`` [m], when given, is this swing's bump (one that clears a
+    step's edge: :func:`~tsid_py.planning.terrain_walk.swing_height`), else the walk's;
+    ``step_over``: the swing rises, moves, then lands (onto or off a block:
+    :class:`~tsid_py.planning.swing_foot.TrajectorySE3SwingFoot`). A footstep does not change once
+    made.
     """
 
-    __slots__ = ("_side", "_start", "_target", "_t_lift", "_t_land")
+    __slots__ = ("_side", "_start", "_target", "_t_lift", "_t_land", "_height", "_step_over")
     start = Copied("Where the foot lifts off (the foot frame in the world).")
     target = Copied("Where the foot lands (the foot frame in the world).")
 
-    def __init__(self, side: str, start: pin.SE3, target: pin.SE3, t_lift: float, t_land: float) -> None:
+    def __init__(
+        self,
+        side: str,
+        start: pin.SE3,
+        target: pin.SE3,
+        t_lift: float,
+        t_land: float,
+        height: float | None = None,
+        step_over: bool = False,
+    ) -> None:
         if side not in SIDES:  # a list or any other value, not only an unknown name
             lookup("side", str(side), dict.fromkeys(SIDES))
         self._side = side
@@ -35,6 +48,8 @@ class Footstep:
             raise InvalidParameterError(
                 f"a footstep lands after it lifts off: t_land = {self._t_land} s <= t_lift = {self._t_lift} s"
             )
+        self._height = None if height is None else as_scalar("height", height, minimum=0.0)
+        self._step_over = bool(step_over)
 
     @property
     def side(self) -> str:
@@ -54,15 +69,22 @@ class Footstep:
     def __repr__(self) -> str:
         return f"Footstep({self._side!r}, lift {self._t_lift:g} s, land {self._t_land:g} s)"
 
+    @property
+    def height(self) -> float | None:
+        """This swing's own bump [m], or None (the walk's)."""
+        return self._height
+
     def swing_trajectory(self, height: float) -> TrajectorySE3SwingFoot:
-        """The swing-foot reference of this step, rising ``height`` [m] at mid-swing."""
+        """The swing-foot reference of this step, rising its own height, else ``height`` [m], at
+        mid-swing."""
         return TrajectorySE3SwingFoot(
             f"swing-{self._side}",
             self._start,
             self._target,
             self._t_lift,
             self._t_land - self._t_lift,
-            height,
+            height if self._height is None else self._height,
+            self._step_over,
         )
 
 

@@ -28,6 +28,7 @@ from tsid_py.loop.plant import Push
 from tsid_py.loop.plants import make_plant
 from tsid_py.loop.sensing import SENSINGS
 from tsid_py.loop.verdict import VerdictLimits
+from tsid_py.planning.terrain import Terrain
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid, TrajectorySample
 from tsid_py.validation import as_count, as_scalar
 
@@ -55,6 +56,7 @@ class LoopSetup:
     extend: bool = True
     sensing: str = "truth"
     estimator: str = "kinematic-inertial"
+    terrain: Terrain | None = None  # the plant's ground: the floor, or blocks on it (MuJoCo)
 
     def __post_init__(self) -> None:
         if self.check_every is not None:  # refused here, before a log or a plant is made
@@ -64,7 +66,7 @@ class LoopSetup:
 
     def loop(self, controller, dt: float, log: RunLog) -> ControlLoop:
         """The closed loop of ``controller`` on a new plant of this kind."""
-        plant = make_plant(self.plant, controller.robot)
+        plant = make_plant(self.plant, controller.robot, self.terrain)
         return ControlLoop(
             controller,
             dt,

@@ -8,21 +8,30 @@ height. The controller follows the CoM plan, swings the feet on minimum-jerk tra
 switches the contacts with unloading/loading ramps; a low-weight CoP task follows the planned
 ZMP. The robot falls if a QP fails, the CoM leaves the hull of the feet or the ZMP leaves the
 support polygon.
+
+With ``terrain`` (stairs, a slope, stones or a TOML file: :mod:`tsid_py.planning.terrain`) the
+robot walks across it instead: the footholds, swings and CoM height of
+:func:`~tsid_py.planning.terrain_walk.plan_walk_on`, on a MuJoCo plant with the terrain's blocks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from tsid_py.controllers.biped import BipedController, BipedParams
-from tsid_py.planning.footsteps import plan_straight_walk
+from tsid_py.planning.footsteps import FootstepPlan, plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
+from tsid_py.planning.support import sole_center
+from tsid_py.planning.terrain import TERRAINS, Terrain, load_terrain
+from tsid_py.planning.terrain_walk import TerrainComPlan, plan_walk_on
 from tsid_py.robot_specs import Robot
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec
 from tsid_py.scenarios.runner import RunResult
 from tsid_py.scenarios.scenario import RunOptions, Scenario
 from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
+from tsid_py.trajectories import TrajectorySample
 
 W_COP = 1e-5  # weight of the CoP task (rows in m N)
 MAX_STEP_LENGTH = 0.2  # [m] the longest default step (Talos's, in TSID's walking exercise)
@@ -62,6 +71,17 @@ class WalkParams(ScenarioParams):
         unit="m",
         shown="the spec's [walk] swing_height, else 7% of the leg's length, at most 0.05",
     )
+    terrain: str = param(
+        "flat",
+        lambda: (
+            f"the ground: {', '.join(TERRAINS)} or a terrain TOML file (not flat: walk across it, "
+            "the plan's steps from the terrain; MuJoCo's plant)"
+        ),
+        sweep=False,
+    )
+    max_rise: float = param(
+        0.12, "the highest a swing may step up or down, on terrain", unit="m", sweep=False
+    )
     params: BipedParams | None = param(
         None, "the biped's parameters (default: for stepping)", python_only=True
     )
@@ -75,23 +95,29 @@ def simulate(p: WalkParams, options: RunOptions) -> RunResult:
     default_length, default_height = default_step(robot_model)
     step_length = default_length if p.step_length is None else p.step_length
     swing_height = default_height if p.swing_height is None else p.swing_height
-    plan = plan_straight_walk(
-        robot_model.spec.sole,
-        controller.foot_placement("right"),
-        controller.foot_placement("left"),
-        controller.com_initial[:2],
-        p.steps,
-        step_length,
-        p.single_support,
-        p.double_support,
-    )
-    com_plan = plan_com_from_zmp(plan.zmp_reference, plan.t_end, controller.com_initial)
+    terrain = load_terrain(p.terrain)
+    setup = options.setup
+    if terrain.flat:
+        plan = plan_straight_walk(
+            robot_model.spec.sole,
+            controller.foot_placement("right"),
+            controller.foot_placement("left"),
+            controller.com_initial[:2],
+            p.steps,
+            step_length,
+            p.single_support,
+            p.double_support,
+        )
+        com_reference = plan_com_from_zmp(plan.zmp_reference, plan.t_end, controller.com_initial).sample
+    else:
+        plan, com_reference = _plan_across(controller, terrain, p, step_length, swing_height)
+        setup = replace(setup, terrain=terrain)
     cop_task = TaskCopEquality("task-cop", robot_model)
     controller.formulation.add_force_task(cop_task, weight=W_COP, priority=1)
-    return run_footsteps(
+    result = run_footsteps(
         controller,
         plan,
-        com_plan.sample,
+        com_reference,
         "walk",
         p.dt,
         swing_height=swing_height,
@@ -101,8 +127,36 @@ def simulate(p: WalkParams, options: RunOptions) -> RunResult:
         cop_task=cop_task,
         progress=options.progress,
         observer=options.observer,
-        setup=options.setup,
+        setup=setup,
     )
+    if not terrain.flat:
+        result.summary["terrain"] = p.terrain  # the name or file the side view reads
+    return result
+
+
+def _plan_across(
+    controller: BipedController, terrain: Terrain, p: WalkParams, step_length: float, swing_height: float
+) -> tuple[FootstepPlan, Callable[[float], TrajectorySample]]:
+    """The footsteps across ``terrain`` to 0.4 m past its end
+    (:func:`~tsid_py.planning.terrain_walk.plan_walk_on`) and the CoM reference that follows it."""
+    sole = controller.robot.spec.sole
+    right, left = controller.foot_placement("right"), controller.foot_placement("left")
+    start = max(sole_center(sole, right)[0], sole_center(sole, left)[0])
+    plan, knots = plan_walk_on(
+        terrain,
+        sole,
+        right,
+        left,
+        controller.com_initial[:2],
+        terrain.end + 0.4 - start,
+        step_length,
+        p.single_support,
+        p.double_support,
+        max_rise=p.max_rise,
+        swing=swing_height,
+    )
+    lipm = plan_com_from_zmp(plan.zmp_reference, plan.t_end, controller.com_initial)
+    return plan, TerrainComPlan(lipm, knots).sample
 
 
 SCENARIO = Scenario(

@@ -342,6 +342,44 @@ def top_view_figure(result):
     return figure
 
 
+def side_view_figure(result):
+    """Seen from the side, for a walk on terrain (``summary["terrain"]``): the ground's profile
+    under the feet, the feet and the CoM, the planned footholds, x-z [m]."""
+    result = plotted(result)
+    terrain_name = result.summary.get("terrain")
+    com = _series(result.log, "com")
+    if not terrain_name or terrain_name == "flat" or com is None:
+        return None
+    from matplotlib.figure import Figure
+
+    from tsid_py.planning.terrain import load_terrain
+
+    terrain = load_terrain(str(terrain_name))
+    log = result.log
+    figure = Figure(figsize=(9.0, 3.6), layout="constrained")
+    ax = figure.subplots()
+    x = np.linspace(min(com[:, 0].min(), 0.0) - 0.3, max(com[:, 0].max(), terrain.end) + 0.3, 600)
+    ground = terrain.heights(np.column_stack([x, np.zeros_like(x)]))
+    ax.fill_between(x, ground, ground.min() - 0.05, color="0.85", step=None, label=f"ground ({terrain.name})")
+    ax.plot(x, ground, color="0.4", linewidth=1)
+    for side, color in (("right", "tab:orange"), ("left", "tab:green")):
+        feet = (getattr(log, "feet", None) or {}).get(side)
+        if feet is not None and len(feet) == len(log.t):
+            feet = np.array(feet, dtype=float)
+            ax.plot(feet[:, 0], feet[:, 2], color=color, linewidth=1, label=f"{side} foot frame")
+    ax.plot(com[:, 0], com[:, 2], color="tab:red", linewidth=2, label="CoM")
+    footsteps = getattr(log, "footsteps", None) or []
+    if footsteps:
+        planned = np.array([position for _, position in footsteps])
+        ax.plot(planned[:, 0], planned[:, 2], "x", color="k", label="planned footholds")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("z [m]")
+    finish([ax])
+    ax.set_title(_title(result, "feet and CoM seen from the side"))
+    return figure
+
+
 def _frame_heights(result, configurations) -> dict[str, np.ndarray]:
     """World height [m] of each contact frame at each configuration."""
     robot = result.controller.robot
@@ -497,6 +535,7 @@ FIGURES = {
     "contact_forces": contact_forces_figure,
     "torques": torques_figure,
     "top_view": top_view_figure,
+    "side_view": side_view_figure,
     "foot_heights": foot_heights_figure,
     "capture_point": capture_point_figure,
     "estimate": estimate_figure,

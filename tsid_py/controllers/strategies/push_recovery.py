@@ -350,7 +350,9 @@ class PushRecovery:
         )
         old = request.trajectory
         landing = self._landing(old.start, choice.landing)
-        trajectory = TrajectorySE3SwingFoot(old.name, old.start, landing, old.t0, old.duration, old.height)
+        trajectory = TrajectorySE3SwingFoot(
+            old.name, old.start, landing, old.t0, old.duration, old.height, old.step_over
+        )
         catch.request = self._request(catch.side, trajectory, request.unload, chosen=True)
         return catch.request
 
