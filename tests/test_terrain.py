@@ -4,6 +4,7 @@ a CoM that follows it, and Talos and G1 across stairs, a slope and stepping ston
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pinocchio as pin
@@ -16,7 +17,7 @@ from tsid_py.planning.lipm import plan_com_from_zmp
 from tsid_py.planning.support import sole_center, sole_corners
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.planning.terrain import Block, Terrain, load_terrain, slope, stairs, stones
-from tsid_py.planning.terrain_walk import EDGE_MARGIN, TerrainComPlan, plan_walk_on
+from tsid_py.planning.terrain_walk import CLEARANCE, EDGE_MARGIN, TerrainComPlan, plan_walk_on
 
 
 def test_the_ground_of_stairs_a_slope_and_stones():
@@ -65,6 +66,7 @@ def _talos_plan(terrain: Terrain):
     return controller, sole, plan, knots
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("terrain", [stairs(), slope(), stones()], ids=["stairs", "slope", "stones"])
 def test_every_foothold_is_on_one_surface_and_every_swing_clears_the_terrain(terrain):
     """Each target's sole lies on the plane of the ground under it (its corners, grown by the edge
@@ -101,6 +103,7 @@ def test_every_foothold_is_on_one_surface_and_every_swing_clears_the_terrain(ter
         assert max(sole_center(sole, p)[2] for p in landings) == pytest.approx(0.4)
 
 
+@pytest.mark.slow
 def test_a_block_higher_than_a_step_is_refused_before_the_walk():
     controller = BipedController(tp.load_robot("talos"))
     with pytest.raises(InvalidParameterError, match="rising at most 0.12 m"):
@@ -132,8 +135,13 @@ def test_the_step_over_swing_rises_moves_and_lands_with_consistent_derivatives()
     assert swing.sample(1.2).pos[0] == pytest.approx(0.3) and swing.sample(1.6).pos[0] == pytest.approx(0.6)
     assert swing.sample(1.4).pos[2] == pytest.approx(0.15)
     assert np.all(np.abs(swing.sample(1.8).vel) < 1e-12)
+    for t in np.linspace(1.01, 1.79, 27):  # the angular velocity: R_dot R^T
+        before, now, after = (swing.sample(t + d).pos[3:].reshape(3, 3, order="F") for d in (-eps, 0.0, eps))
+        spin = (after - before) / (2 * eps) @ now.T
+        np.testing.assert_allclose([spin[2, 1], spin[0, 2], spin[1, 0]], swing.sample(t).vel[3:], atol=1e-6)
 
 
+@pytest.mark.slow
 def test_the_com_follows_the_stance_surfaces_smoothly():
     """z = z0 + h(t), h from knot to knot with a minimum-jerk blend: at the knots exactly, its
     velocity and acceleration the derivatives of its position; x-y the LIPM's."""
@@ -150,6 +158,11 @@ def test_the_com_follows_the_stance_surfaces_smoothly():
         assert (after.vel[2] - before.vel[2]) / (2 * eps) == pytest.approx(now.acc[2], abs=1e-4)
         np.testing.assert_allclose(now.pos[:2], lipm.sample(t).pos[:2], atol=1e-15)
     assert max(h for _, h in knots) == pytest.approx(0.4)
+    for t, h in knots[1:-1]:  # each knot: the stance foot's surface when the ZMP arrives on it
+        stance = next(step for step in plan.steps if step.t_lift == pytest.approx(t))
+        planted = plan.placements(t)["left" if stance.side == "right" else "right"]
+        centre = sole_center(controller.robot.spec.sole, planted)
+        assert h == pytest.approx(stairs().height(centre[0], centre[1]), abs=1e-9)
 
 
 def test_a_terrain_needs_the_mujoco_plant():
@@ -179,3 +192,102 @@ def test_walking_across_terrain_in_mujoco(robot, terrain):
     if terrain == "stairs":
         base = np.array(result.log.arrays()["q"])[:, 2]
         assert base.max() - base[0] > 0.35
+
+
+def _biped_feet():
+    controller = BipedController(tp.load_robot("talos"))
+    sole = controller.robot.spec.sole
+    return controller, sole, controller.foot_placement("right"), controller.foot_placement("left")
+
+
+def test_a_foothold_keeps_its_margin_from_every_edge_and_off_a_gap_across():
+    """A sole 2 cm from an edge, ahead or behind, is refused, 3 cm away accepted; a gap 6.5 cm
+    wide across the walk, under the middle of a sole, is seen (points SEARCH_STEP apart across)."""
+    from tsid_py.planning.terrain_walk import foothold
+
+    _, sole, right, _ = _biped_feet()
+    block = Terrain("step", (Block((1.0, 0.0, 0.05), (0.4, 1.2, 0.1)),))  # its top from x = 0.8 to 1.2
+    heel = 0.8 + sole.lxn  # a sole centre whose heel is on the edge
+    assert foothold(block, sole, right, heel + EDGE_MARGIN + 0.01) is not None
+    assert foothold(block, sole, right, heel + EDGE_MARGIN - 0.01) is None
+    toe = 1.2 - sole.lxp
+    assert foothold(block, sole, right, toe - EDGE_MARGIN - 0.01) is not None
+    assert foothold(block, sole, right, toe - EDGE_MARGIN + 0.01) is None
+    y = sole_center(sole, right)[1]
+    split = Terrain(
+        "split",
+        (Block((1.0, y + 0.5325, 0.05), (1.0, 1.0, 0.1)), Block((1.0, y - 0.5325, 0.05), (1.0, 1.0, 0.1))),
+    )
+    assert split.height(1.0, y) == 0.0  # exact: the gap shows the floor
+    assert foothold(split, sole, right, 1.0) is None
+
+
+def test_a_swing_rises_over_what_stands_between_its_footholds():
+    """A post 12 cm high, 5 x 5 cm, under the middle of a swing's straight line: the swing is
+    raised until its whole sole passes above it (the corners alone would pass either side)."""
+    from tsid_py.planning.terrain_walk import swing_height
+
+    _, sole, right, _ = _biped_feet()
+    y = sole_center(sole, right)[1]
+    post = Terrain("post", (Block((0.3, y, 0.06), (0.05, 0.05, 0.12)),))
+    target = pin.SE3(right.rotation, right.translation + np.array((0.6, 0.0, 0.0)))
+    bump = swing_height(post, sole, right, target, 0.05)
+    assert bump > 0.12
+    swing = TrajectorySE3SwingFoot("s", right, target, 0.0, 1.0, bump)
+    middle = swing.sample(0.5).pos
+    assert middle[2] > 0.12  # over the post at mid-swing
+    # on the floor, the least that keeps CLEARANCE at mid-swing
+    assert swing_height(Terrain("flat"), sole, right, target, 0.05) == pytest.approx(CLEARANCE)
+
+
+def test_a_terrain_under_the_starting_feet_or_behind_them_is_refused(tmp_path):
+    controller, sole, right, left = _biped_feet()
+    under = Terrain("under", (Block((0.0, 0.0, 0.01), (0.6, 1.2, 0.02)),))
+    with pytest.raises(InvalidParameterError, match="a terrain must leave the robot's starting feet"):
+        plan_walk_on(under, sole, right, left, controller.com_initial[:2], 1.0, 0.2)
+    from tsid_py.scenarios import walk
+
+    behind = tmp_path / "behind.toml"
+    behind.write_text(Terrain("behind", (Block((-3.0, 0.0, 0.05), (0.4, 1.2, 0.1)),)).toml())
+    with pytest.raises(InvalidParameterError, match="behind the robot's feet"):
+        walk.run("talos", terrain=str(behind))
+
+
+@pytest.mark.parametrize(
+    ("text", "fault"),
+    [
+        ("[[block]]\ncenter = 5\nsize = [1, 1, 1]\n", "center and size are lists of 3 numbers"),
+        ("block = 5\n", "block must be [[block]] tables"),
+        ("[block]\ncenter = [0, 0, 0]\nsize = [1, 1, 1]\n", "block must be [[block]] tables"),
+        ('[[block]]\ncenter = [0, 0, 0]\nsize = [1, 1, 1]\npitch = "steep"\n', "pitch a number"),
+        ("[[block]]\ncenter = [0, 0, 0]\nsize = [1, 1, 1]\npitch = true\n", "pitch a number"),
+        (
+            "[[block]]\ncenter = [0, 0, 0]\nsize = [1, 1, 1]\npitch = 90\n",
+            "block 1: a block's pitch must be within",
+        ),
+        ("[[block]]\ncenter = [0, 0, 0]\nsize = [1, -1, 1]\n", "block 1: a block's size must be positive"),
+    ],
+)
+def test_a_bad_terrain_file_is_one_line_naming_the_block(tmp_path, text, fault):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(InvalidParameterError, match=re.escape(fault)):
+        load_terrain(path)
+    path.write_bytes(b"\xff\xfe[[block]]")
+    with pytest.raises(InvalidParameterError, match="not TOML"):
+        load_terrain(path)
+
+
+def test_a_pitched_block_is_ground_over_its_raised_end_too():
+    """A block pitched 20 deg up with its high end in the air: over that end the ground is the end
+    face (leaning out, its normal up and forward), as MuJoCo's box is, not the floor."""
+    block = Block((1.0, 0.0, 0.0), (1.0, 1.0, 0.4), math.radians(-20.0))
+    terrain = Terrain("ramp", (block,))
+    a = math.radians(20.0)
+    top_end = 1.0 + 0.5 * math.cos(a) - 0.2 * math.sin(a)  # where the top face ends, x
+    assert terrain.height(1.0, 0.0) == pytest.approx(0.2 / math.cos(a))
+    assert terrain.height(top_end + 0.05, 0.0) > 0.15  # over the end face
+    np.testing.assert_allclose(terrain.normal(top_end + 0.05, 0.0), [math.cos(a), 0.0, math.sin(a)])
+    rotation = block.rotation
+    rotation[:] = 0.0  # a copy: the block's own is untouched
+    assert terrain.height(1.0, 0.0) == pytest.approx(0.2 / math.cos(a))

@@ -67,6 +67,9 @@ class MujocoPlant(Plant):
             per foot frame, a motor per actuated joint in the robot's order, a geom "floor"). Its
             timestep, friction and geometry are its own: ``timestep``, ``mu`` and ``collision``
             are then not given.
+        terrain: Blocks on the floor (:class:`~tsid_py.planning.terrain.Terrain`): built into the
+            model, or, with ``model``, the ground that model's own blocks make (the feet's contact
+            points are measured on it).
 
     Raises:
         RobotSpecError: A model given that is not named so (the first missing name, in one line).
@@ -98,12 +101,7 @@ class MujocoPlant(Plant):
         else:
             given = [
                 name
-                for name, value in (
-                    ("timestep", timestep),
-                    ("mu", mu),
-                    ("collision", collision),
-                    ("terrain", terrain),
-                )
+                for name, value in (("timestep", timestep), ("mu", mu), ("collision", collision))
                 if value is not None
             ]
             if given:

@@ -2,9 +2,10 @@
 
 The floor is the plane z = 0; a terrain adds blocks, each a box with a centre [m], a size [m] and
 a pitch [rad] (a turn about the world's y axis: a block pitched by -a rises at the angle a as x
-grows, a slope). The ground under (x, y) is the highest top face there, or the floor: its height
-:meth:`Terrain.height` [m] and its upward normal :meth:`Terrain.normal`. A block's sides are
-vertical walls the planner keeps the feet off (a step's edge).
+grows, a slope). The ground under (x, y) is the highest point of the blocks over it (a top face,
+or the end of a pitched block that leans out), or the floor: its height :meth:`Terrain.height`
+[m] and its upward normal :meth:`Terrain.normal`. The footstep planner keeps the feet off the
+edges between surfaces (a step's edge).
 
 One ground model for the MuJoCo plant (a box geom per block: :mod:`tsid_py.loop.mujoco_model`),
 the footstep planner (footholds, swing clearance: :mod:`tsid_py.planning.terrain_walk`) and the
@@ -29,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tsid_py.errors import InvalidParameterError, MissingFileError
+from tsid_py.errors import InvalidParameterError, MissingFileError, TsidError
 from tsid_py.validation import as_scalar, as_vector
 
 WIDTH = 1.2  # [m] the built-in terrains' width across y, centred on y = 0
@@ -66,8 +67,45 @@ class Block:
 
     @property
     def rotation(self) -> np.ndarray:
-        """The block's axes in the world (read-only)."""
-        return self._rotation
+        """The block's axes in the world (a copy)."""
+        return self._rotation.copy()
+
+    def upper(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The block's highest point over each (x, y) [m] (-inf where it is not over it) and the
+        index of the face that is it: 0 the top face, 1 and 2 the ends. A block pitched about y is
+        a rectangle in the x-z plane, its upper boundary the edges that face up: the top and, for a
+        pitched block, the end that leans out (both ends of a level block are vertical)."""
+        cx, _, cz = self.center
+        half_x, half_z = 0.5 * self.size[0], 0.5 * self.size[2]
+        axis_x, axis_z = self._rotation[[0, 2], 0], self._rotation[[0, 2], 2]  # x-z of its x and z axes
+        corners = {  # the rectangle's corners in x-z
+            (sx, sz): np.array((cx, cz)) + sx * half_x * axis_x + sz * half_z * axis_z
+            for sx in (-1, 1)
+            for sz in (-1, 1)
+        }
+        edges = [
+            (corners[(-1, 1)], corners[(1, 1)]),
+            (corners[(1, -1)], corners[(1, 1)]),
+            (corners[(-1, -1)], corners[(-1, 1)]),
+        ]
+        best, which = np.full(x.shape, -np.inf), np.full(x.shape, -1)
+        for k, (a, b) in enumerate(edges):
+            if abs(b[0] - a[0]) < 1e-12:
+                continue  # a vertical end: a wall, never the ground under a point
+            t = (x - a[0]) / (b[0] - a[0])
+            z = a[1] + t * (b[1] - a[1])
+            higher = (t >= 0.0) & (t <= 1.0) & (z > best)
+            best, which = np.where(higher, z, best), np.where(higher, k, which)
+        outside = np.abs(y - self.center[1]) > 0.5 * self.size[1]
+        return np.where(outside, -np.inf, best), which
+
+    def face_normal(self, face: int) -> np.ndarray:
+        """The upward unit normal of face ``face`` of :meth:`upper` (world)."""
+        if face == 0:
+            return self._rotation[:, 2].copy()
+        sign = 1.0 if face == 1 else -1.0
+        normal = sign * self._rotation[:, 0]  # an end's outward normal, upward for the end that leans out
+        return normal if normal[2] > 0 else -normal
 
     @property
     def normal(self) -> np.ndarray:
@@ -82,21 +120,27 @@ class Terrain:
     name: str
     blocks: tuple[Block, ...] = ()
 
-    def _tops(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The ground's height under each point's x, y [m], and the index of the block whose top
-        face it is (-1: the floor). A block's top face, the plane n . (p - c) = size_z / 2, is
-        over (x, y) where that plane's point lies within the face's extent, in the block's axes."""
+    def __post_init__(self) -> None:
+        blocks = tuple(self.blocks)  # its own: a list the caller keeps does not change it
+        if any(not isinstance(block, Block) for block in blocks):
+            raise InvalidParameterError(f"terrain {self.name}: blocks must be Block objects")
+        object.__setattr__(self, "blocks", blocks)
+
+    def _tops(self, points: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """The ground's height under each point's x, y [m], and which (block, face) it is ((-1, 0):
+        the floor): the highest of the floor and the blocks' upper boundaries (:meth:`Block.upper`)."""
         points = np.atleast_2d(np.asarray(points, dtype=float))
-        best, which = np.zeros(points.shape[0]), np.full(points.shape[0], -1)
-        for k, block in enumerate(self.blocks):
-            n, (cx, cy, cz) = block.rotation[:, 2], block.center
-            dx, dy = points[:, 0] - cx, points[:, 1] - cy
-            z = cz + (0.5 * block.size[2] - n[0] * dx - n[1] * dy) / n[2]
-            local = np.stack([dx, dy, z - cz], axis=1) @ block.rotation
-            over = (np.abs(local[:, 0]) <= 0.5 * block.size[0]) & (np.abs(local[:, 1]) <= 0.5 * block.size[1])
-            higher = over & (z > best)
-            best, which = np.where(higher, z, best), np.where(higher, k, which)
-        return best, which
+        x, y = points[:, 0], points[:, 1]
+        best, block, face = np.zeros(x.shape), np.full(x.shape, -1), np.zeros(x.shape, dtype=int)
+        for k, candidate in enumerate(self.blocks):
+            z, faces = candidate.upper(x, y)
+            higher = z > best
+            best, block, face = (
+                np.where(higher, z, best),
+                np.where(higher, k, block),
+                np.where(higher, faces, face),
+            )
+        return best, list(zip(block.tolist(), face.tolist(), strict=True))
 
     def height(self, x: float, y: float) -> float:
         """The ground's height under (x, y) [m]: the highest top face there, or the floor."""
@@ -108,8 +152,8 @@ class Terrain:
 
     def normal(self, x: float, y: float) -> np.ndarray:
         """The ground's upward unit normal under (x, y) (a new array)."""
-        k = int(self._tops(np.array((x, y)))[1][0])
-        return UP.copy() if k < 0 else self.blocks[k].rotation[:, 2].copy()
+        block, face = self._tops(np.array((x, y)))[1][0]
+        return UP.copy() if block < 0 else self.blocks[block].face_normal(face)
 
     @property
     def flat(self) -> bool:
@@ -205,7 +249,8 @@ TERRAINS: dict[str, Callable[[], Terrain]] = {
 
 
 def load_terrain(name: str | Path) -> Terrain:
-    """A built-in terrain by name (:data:`TERRAINS`), or a TOML file's (the module docstring)."""
+    """A built-in terrain by name (:data:`TERRAINS`), or a TOML file's (the module docstring);
+    a file that is not one is refused in one line naming it and the block."""
     if str(name) in TERRAINS:
         return TERRAINS[str(name)]()
     path = Path(name)
@@ -213,19 +258,39 @@ def load_terrain(name: str | Path) -> Terrain:
         raise MissingFileError(f"terrain {name}: neither a built-in one ({', '.join(TERRAINS)}) nor a file")
     try:
         raw = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise InvalidParameterError(f"{path}: not TOML ({error})") from None
     unknown = sorted(set(raw) - {"block"})
     if unknown:
         raise InvalidParameterError(f"{path}: unknown key {unknown[0]!r} (a terrain has [[block]] tables)")
-    blocks = []
-    for k, table in enumerate(raw.get("block", [])):
-        extra = sorted(set(table) - {"center", "size", "pitch"})
-        if extra or "center" not in table or "size" not in table:
-            raise InvalidParameterError(
-                f"{path}: block {k + 1} needs center and size, may have pitch [m, deg]; got {sorted(table)}"
-            )
-        blocks.append(
-            Block(tuple(table["center"]), tuple(table["size"]), math.radians(float(table.get("pitch", 0.0))))
+    tables = raw.get("block", [])
+    if not isinstance(tables, list) or not all(isinstance(table, dict) for table in tables):
+        raise InvalidParameterError(f"{path}: block must be [[block]] tables, each with center and size")
+    return Terrain(path.stem, tuple(_block(path, k + 1, table) for k, table in enumerate(tables)))
+
+
+def _block(path: Path, number: int, table: dict) -> Block:
+    """Block ``number`` of a terrain file, or one line naming the file, the block and the fault."""
+    where = f"{path}: block {number}"
+    extra = sorted(set(table) - {"center", "size", "pitch"})
+    if extra or "center" not in table or "size" not in table:
+        raise InvalidParameterError(
+            f"{where} needs center and size, may have pitch [m, deg]; got {sorted(table)}"
         )
-    return Terrain(path.stem, tuple(blocks))
+    center, size, pitch = table["center"], table["size"], table.get("pitch", 0.0)
+    if not (_three_numbers(center) and _three_numbers(size) and _number(pitch)):
+        raise InvalidParameterError(
+            f"{where}: center and size are lists of 3 numbers [m], pitch a number [deg]"
+        )
+    try:
+        return Block(tuple(center), tuple(size), math.radians(pitch))
+    except TsidError as error:
+        raise InvalidParameterError(f"{where}: {error}") from None
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _three_numbers(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 3 and all(_number(v) for v in value)

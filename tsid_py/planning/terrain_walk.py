@@ -7,7 +7,7 @@
   ``step_length`` [m], to where its sole, grown by EDGE_MARGIN all round, lies on one surface
   (its points, SEARCH_STEP apart, on the plane of the ground under its centre, within
   FLAT_TOLERANCE) and rises or drops at most ``max_rise`` [m]; the farthest such place, down to
-  beside the other foot (a step-to, as on stairs whose treads are shorter than two steps). The
+  just ahead of where the foot is (beside the other foot on stairs: a step-to). The
   foot lands with its sole on the surface: its z axis along the surface's normal, its sole's
   centre on the surface;
 - **timing and ZMP**: as :func:`~tsid_py.planning.footsteps.plan_straight_walk`'s (a double
@@ -15,8 +15,8 @@
   foot reaches ``distance`` ahead and the trailing one closes beside it; where an edge leaves no
   foothold within ``step_length``, the nearest one up to LONG_STEP step lengths ahead;
 - **swings** (:func:`swing_height`): the foot's bump above the straight line from lift-off to
-  touch-down is raised, by 1 cm at a time, until every corner of its sole stays above the
-  terrain all along the swing (CLEARANCE at mid-swing);
+  touch-down is raised, by 1 cm at a time, until its whole sole stays above the terrain all
+  along the swing (CLEARANCE at mid-swing);
 - **CoM height** (:class:`TerrainComPlan`): the CoM keeps its height above the stance foot's
   surface, moving from one stance's to the next with a minimum-jerk blend between the times the
   ZMP arrives on them; x-y from the ZMP preview (the LIPM at the starting height above the
@@ -25,24 +25,27 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pinocchio as pin
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.lipm import LipmPlan
-from tsid_py.planning.support import as_placement, ground_point, sole_center, sole_corners
+from tsid_py.planning.support import as_placement, ground_point, sole_center
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot, bump_shape
 from tsid_py.planning.terrain import Terrain
 from tsid_py.robot_specs import SoleGeometry
 from tsid_py.trajectories import Trajectory, TrajectorySample, min_jerk_shape
-from tsid_py.validation import as_scalar
+from tsid_py.validation import as_matrix, as_scalar
 
 EDGE_MARGIN = 0.02  # [m] a sole keeps this far from a surface's edge
 FLAT_TOLERANCE = 1e-3  # [m] a sole's corners this close to the plane under its centre lie on it
 SEARCH_STEP = 0.01  # [m] how finely footholds are searched
-CLEARANCE = 0.06  # [m] the least height of a swinging sole's corners above the terrain
+CLEARANCE = 0.05  # [m] the least height of a swinging sole's corners above the terrain
 MAX_SWING = 0.3  # [m] the highest bump a swing is given
+STANDING_DEPTH = 1e-3  # [m] how far into the ground a standing sole may start (the controller's q0: 0.1 mm)
 LONG_STEP = 1.75  # the longest step, in step lengths, taken where an edge or a gap is in the way
 
 
@@ -73,7 +76,7 @@ def foothold(terrain: Terrain, sole: SoleGeometry, like: pin.SE3, x: float) -> p
 def _sole_grid(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:
     """Points over the sole rectangle (world), SEARCH_STEP apart or nearer: a gap between two
     surfaces under it shows."""
-    across = np.linspace(-sole.lyn, sole.lyp, 3)
+    across = np.linspace(-sole.lyn, sole.lyp, int(np.ceil((sole.lyp + sole.lyn) / SEARCH_STEP)) + 1)
     along = np.linspace(-sole.lxn, sole.lxp, int(np.ceil((sole.lxp + sole.lxn) / SEARCH_STEP)) + 1)
     local = np.array([(x, y, -sole.lz) for x in along for y in across])
     return local @ placement.rotation.T + placement.translation
@@ -98,27 +101,31 @@ def swing_height(
     height: float,
     step_over: bool = False,
 ) -> float:
-    """The least bump [m], from ``height`` up by 1 cm, that keeps every corner of the sole above
-    the terrain all along the swing from ``start`` to ``target``, by CLEARANCE at mid-swing and
-    less towards the ends, where the sole stands on it (the bump's own shape,
-    :func:`~tsid_py.planning.swing_foot.bump_shape`)."""
+    """The least bump [m], from ``height`` up by 1 cm, that keeps the whole sole (its points
+    SEARCH_STEP apart) above the terrain all along the swing from ``start`` to ``target`` (33
+    instants of it), by CLEARANCE at mid-swing and less towards the ends, where the sole stands
+    on it (the bump's own shape, :func:`~tsid_py.planning.swing_foot.bump_shape`)."""
     bump = as_scalar("height", height, minimum=0.0)
+    if bump > MAX_SWING:
+        raise InvalidParameterError(f"a swing height of {bump} m is above the highest, {MAX_SWING} m")
+    instants = np.linspace(0.0, 1.0, 33)
+    margins = CLEARANCE * np.array([bump_shape(float(s))[0] for s in instants])
     while bump <= MAX_SWING + 1e-9:
         swing = TrajectorySE3SwingFoot("probe", start, target, 0.0, 1.0, bump, step_over)
-        clear = True
-        for s in np.linspace(0.1, 0.9, 33):
-            pose = swing.sample(float(s)).pos
-            placement = pin.SE3(pose[3:].reshape(3, 3, order="F"), pose[:3])
-            for corner in sole_corners(sole, placement):
-                if corner[2] < terrain.height(corner[0], corner[1]) + CLEARANCE * bump_shape(float(s))[0]:
-                    clear = False
-                    break
-            if not clear:
-                break
-        if clear:
+        if all(
+            _clears(terrain, sole, swing.sample(float(s)).pos, margin)
+            for s, margin in zip(instants, margins, strict=True)
+        ):
             return bump
         bump += 0.01
     raise InvalidParameterError(f"no swing up to {MAX_SWING} m high clears the terrain on this step")
+
+
+def _clears(terrain: Terrain, sole: SoleGeometry, pose: np.ndarray, margin: float) -> bool:
+    """Whether the sole, at a swing sample's placement (12-vector), is ``margin`` above the
+    terrain at every one of its points (the standing feet start 0.1 mm into the floor)."""
+    points = _sole_grid(sole, pin.SE3(pose[3:].reshape(3, 3, order="F"), pose[:3]))
+    return bool(np.all(points[:, 2] >= terrain.heights(points) + margin - STANDING_DEPTH))
 
 
 class TerrainComPlan(Trajectory):
@@ -127,9 +134,11 @@ class TerrainComPlan(Trajectory):
 
     def __init__(self, lipm: LipmPlan, knots: list[tuple[float, float]]) -> None:
         super().__init__("terrain-com")
-        self._lipm = lipm
-        self._times = np.array([t for t, _ in knots], dtype=float)
-        self._heights = np.array([h for _, h in knots], dtype=float)
+        self._lipm = copy.deepcopy(lipm)  # its own: the caller's plan may change after
+        table = as_matrix(
+            "the CoM's height knots", np.asarray(knots, dtype=float).reshape(-1, 2), (len(knots), 2)
+        )
+        self._times, self._heights = table[:, 0].copy(), table[:, 1].copy()
         if self._times.size < 1 or np.any(np.diff(self._times) <= 0):
             raise InvalidParameterError("the CoM's height knots must have increasing times")
 
@@ -189,9 +198,18 @@ def plan_walk_on(
     step_length = as_scalar("step_length", step_length, minimum=0.0, strict=True)
     single_support = as_scalar("single_support", single_support, minimum=0.0, strict=True)
     double_support = as_scalar("double_support", double_support, minimum=0.0, strict=True)
+    max_rise = as_scalar("max_rise", max_rise, minimum=0.0, strict=True)
     if first not in SIDES:
         raise InvalidParameterError(f"first must be one of {SIDES}, got {first!r}")
     feet = {"right": pin.SE3(right), "left": pin.SE3(left)}
+    for side, placement in feet.items():  # the terrain must leave the feet where they stand
+        centre = sole_center(sole, placement)
+        ground = terrain.height(centre[0], centre[1])
+        if abs(centre[2] - ground) > 0.01:
+            raise InvalidParameterError(
+                f"the {side} foot starts at z = {centre[2]:.3f} m where terrain {terrain.name} is "
+                f"{ground:.3f} m high: a terrain must leave the robot's starting feet where they stand"
+            )
     initial = {side: pin.SE3(placement) for side, placement in feet.items()}
 
     def x_of(side: str) -> float:
@@ -205,17 +223,11 @@ def plan_walk_on(
     times, points = [0.0, t_start], [com_xy] * 2
     knots = [(0.0, 0.5 * (ground_of("right") + ground_of("left")))]
     steps: list[Footstep] = []
-    side, t, stalled = first, t_start, 0
+    side, t = first, t_start
     while True:
         stance = "left" if side == "right" else "right"
-        closing = x_of(stance) >= goal - 1e-9
+        closing = x_of(stance) >= goal - SEARCH_STEP  # (footholds are on a SEARCH_STEP grid)
         target = _next_foothold(terrain, sole, feet, side, stance, step_length, max_rise, goal, closing)
-        stalled = stalled + 1 if sole_center(sole, target)[0] <= x_of(side) + 1e-6 and not closing else 0
-        if stalled > 1:
-            raise InvalidParameterError(
-                f"the walk cannot go on past x = {max(x_of('right'), x_of('left')):.2f} m: no foothold ahead "
-                f"within {step_length} m (a gap wider than a step, or a rise above {max_rise} m)"
-            )
         t += double_support
         times.append(t)
         points.append(sole_center(sole, feet[stance])[:2])
@@ -260,12 +272,13 @@ def _next_foothold(
     here = sole_center(sole, feet[side])
     if closing:
         candidates = np.array([stance_x])
-    else:
-        near = np.arange(min(stance_x + step_length, goal), here[0] + 0.5 * SEARCH_STEP, -SEARCH_STEP)
-        far = np.arange(
-            stance_x + step_length + SEARCH_STEP, min(stance_x + LONG_STEP * step_length, goal), SEARCH_STEP
+    else:  # whole SEARCH_STEPs from the stance foot: the same candidates wherever it stands
+        grid = stance_x + SEARCH_STEP * np.arange(
+            -round(0.5 / SEARCH_STEP), round(LONG_STEP * step_length / SEARCH_STEP) + 1
         )
-        candidates = np.concatenate([near, far])
+        ahead = grid[(grid > here[0] + 0.5 * SEARCH_STEP) & (grid <= goal + 1e-9)]  # every one a step forward
+        near = ahead[ahead <= stance_x + step_length + 1e-9][::-1]
+        candidates = np.concatenate([near, ahead[ahead > stance_x + step_length + 1e-9]])
     for x in candidates:
         placement = foothold(terrain, sole, feet[side], float(x))
         if placement is not None and abs(sole_center(sole, placement)[2] - here[2]) <= max_rise:

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.errors import InvalidParameterError
 from tsid_py.planning.footsteps import FootstepPlan, plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
 from tsid_py.planning.support import sole_center
@@ -130,7 +132,8 @@ def simulate(p: WalkParams, options: RunOptions) -> RunResult:
         setup=setup,
     )
     if not terrain.flat:
-        result.summary["terrain"] = p.terrain  # the name or file the side view reads
+        named = p.terrain in TERRAINS  # a file's whole path: the side view reads it from anywhere
+        result.summary["terrain"] = p.terrain if named else str(Path(p.terrain).resolve())
     return result
 
 
@@ -142,6 +145,10 @@ def _plan_across(
     sole = controller.robot.spec.sole
     right, left = controller.foot_placement("right"), controller.foot_placement("left")
     start = max(sole_center(sole, right)[0], sole_center(sole, left)[0])
+    if terrain.end + 0.4 <= start:
+        raise InvalidParameterError(
+            f"terrain {terrain.name} ends at x = {terrain.end:.2f} m, behind the robot's feet"
+        )
     plan, knots = plan_walk_on(
         terrain,
         sole,

@@ -359,7 +359,7 @@ def side_view_figure(result):
     figure = Figure(figsize=(9.0, 3.6), layout="constrained")
     ax = figure.subplots()
     x = np.linspace(min(com[:, 0].min(), 0.0) - 0.3, max(com[:, 0].max(), terrain.end) + 0.3, 600)
-    ground = terrain.heights(np.column_stack([x, np.zeros_like(x)]))
+    ground = terrain.heights(np.column_stack([x, np.full_like(x, com[:, 1].mean())]))  # under the walk
     ax.fill_between(x, ground, ground.min() - 0.05, color="0.85", step=None, label=f"ground ({terrain.name})")
     ax.plot(x, ground, color="0.4", linewidth=1)
     for side, color in (("right", "tab:orange"), ("left", "tab:green")):
