@@ -50,6 +50,7 @@ from tsid_py.robot_wrapper import (
     frame_index,
     load_collision_geometry,
     load_reference_configurations,
+    turned_up_to,
 )
 from tsid_py.sole_leveling import level_soles, sole_tilt
 from tsid_py.spec_check import SOLE_TILT
@@ -458,7 +459,7 @@ def _into_limits(guess: SpecGuess, model: pin.Model, q: np.ndarray, posture: str
         low, high, value = float(model.lowerPositionLimit[k]), float(model.upperPositionLimit[k]), float(q[k])
         if not (np.isfinite(low) and np.isfinite(high) and low < high) or low <= value <= high:
             continue
-        turned = value + 2.0 * math.pi * math.ceil((low - value) / (2.0 * math.pi))
+        turned = turned_up_to(value, low)
         if joint.shortname().startswith("JointModelR") and turned <= high:
             q[k] = turned
         elif posture is None:

@@ -9,6 +9,7 @@ frames and units: docs/concepts/conventions.md.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -476,6 +477,12 @@ def build_model_from_urdf(
     if load_visuals:
         visual_model = load_geometry(model, urdf, pin.GeometryType.VISUAL, package_dirs)
     return model, visual_model
+
+
+def turned_up_to(angle: float, low: float) -> float:
+    """The same angle [rad] whole turns away: angle + 2 pi k, k the least integer that puts it at or
+    above ``low`` (whether it is then within a joint's upper limit is the caller's question)."""
+    return angle + 2.0 * math.pi * math.ceil((low - angle) / (2.0 * math.pi))
 
 
 def load_reference_configurations(model: pin.Model, srdf: str | Path) -> None:

@@ -49,7 +49,7 @@ from tsid_py.robot_specs import (
     max_normal_force,
     min_normal_force,
 )
-from tsid_py.robot_wrapper import FRAME_TYPE_ORDER
+from tsid_py.robot_wrapper import FRAME_TYPE_ORDER, turned_up_to
 from tsid_py.sole_leveling import level_soles, sole_tilt
 
 logger = logging.getLogger("tsid_py")
@@ -181,7 +181,7 @@ def posture_findings(robot: Robot) -> list[Finding]:
         if low >= high or low - POSTURE_TOLERANCE <= value <= high + POSTURE_TOLERANCE:
             continue  # (a URDF joint without lower and upper reads as [0, 0]: no limits)
         hint = ""
-        turned = value + 2.0 * math.pi * math.ceil((low - value) / (2.0 * math.pi))
+        turned = turned_up_to(value, low)
         if (
             abs(value) > math.pi
             and low <= math.radians(value) <= high

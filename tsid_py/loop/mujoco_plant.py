@@ -358,9 +358,10 @@ class JointAngles:
         return out
 
     def configuration(self, angles: np.ndarray) -> np.ndarray:
-        """Pinocchio's actuated configuration from MuJoCo's angles (a new array)."""
+        """Pinocchio's actuated configuration from MuJoCo's angles (``angles`` itself when no
+        joint turns without limit: the plant passes a fresh ``qpos[...]`` and copies the result)."""
         if self._same:
-            return np.array(angles)
+            return angles
         q = np.empty(self._size)
         q[self._single] = angles[self._single_motor]
         q[self._cos], q[self._cos + 1] = np.cos(angles[self._turns]), np.sin(angles[self._turns])

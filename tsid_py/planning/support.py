@@ -44,8 +44,12 @@ def sole_polygon(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:
     return sole_corners(sole, placement)[:, :2]
 
 
+def sole_center_local(sole: SoleGeometry) -> np.ndarray:
+    """The centre of the sole rectangle in the foot frame (3-vector) [m]."""
+    sole = as_sole(sole)
+    return np.array([(sole.lxp - sole.lxn) / 2, (sole.lyp - sole.lyn) / 2, -sole.lz])
+
+
 def sole_center(sole: SoleGeometry, placement: pin.SE3) -> np.ndarray:
     """The centre of the sole rectangle in the world (3-vector) [m]."""
-    sole, placement = as_sole(sole), as_placement("foot placement", placement)
-    local = np.array([(sole.lxp - sole.lxn) / 2, (sole.lyp - sole.lyn) / 2, -sole.lz])
-    return placement.act(local)
+    return as_placement("foot placement", placement).act(sole_center_local(sole))

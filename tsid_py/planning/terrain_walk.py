@@ -33,7 +33,7 @@ import pinocchio as pin
 from tsid_py.errors import InvalidParameterError
 from tsid_py.planning.footsteps import SIDES, Footstep, FootstepPlan
 from tsid_py.planning.lipm import LipmPlan
-from tsid_py.planning.support import as_placement, ground_point, sole_center
+from tsid_py.planning.support import as_placement, ground_point, sole_center, sole_center_local
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot, bump_shape
 from tsid_py.planning.terrain import Terrain
 from tsid_py.robot_specs import SoleGeometry
@@ -56,9 +56,8 @@ def foothold(terrain: Terrain, sole: SoleGeometry, like: pin.SE3, x: float) -> p
     y = float(sole_center(sole, like)[1])
     normal = terrain.normal(x, y)
     rotation = _turned(like.rotation, normal)
-    local_centre = np.array(((sole.lxp - sole.lxn) / 2, (sole.lyp - sole.lyn) / 2, -sole.lz))
     ground = np.array((x, y, terrain.height(x, y)))
-    placement = pin.SE3(rotation, ground - rotation @ local_centre)
+    placement = pin.SE3(rotation, ground - rotation @ sole_center_local(sole))
     grown = SoleGeometry(
         sole.lxp + EDGE_MARGIN,
         sole.lxn + EDGE_MARGIN,
