@@ -72,22 +72,26 @@ def judge(direction: str, force: float, args: argparse.Namespace, runs: list[dic
         recovery_params=args.recovery_params if args.recovery_mode != "none" else None,
         **sensing,
     ).summary
-    runs.append(
-        {
-            "force_n": force,
-            "verdict": summary["verdict"],
-            "lost_balance_at_s": summary["lost_balance_at_s"],
-            "fell_at_s": summary["fell_at_s"],
-            "recovered_at_s": summary["recovered_at_s"],
-            "simulated_s": summary["simulated_time_s"],
-            "qp_failures": summary["qp_failures"],
-            "steps": summary.get("recovery_steps", 0),
-            "max_torque_ratio": summary["max_torque_ratio"],
-            "dynamics_residual_max": summary["dynamics_residual_max"],
-            "wall_s": time.perf_counter() - started,
-        }
-    )
+    runs.append(run_record(summary, force, started, steps=summary.get("recovery_steps", 0)))
     return summary["verdict"] == "recovered"
+
+
+def run_record(summary: dict, force: float, started: float, **extra: object) -> dict[str, object]:
+    """What a benchmark keeps of one pushed run: the force [N], the verdict and its times, the QP
+    failures, the worst torque ratio and residual, the times simulated and taken, and ``extra``."""
+    return {
+        "force_n": force,
+        "verdict": summary["verdict"],
+        "lost_balance_at_s": summary["lost_balance_at_s"],
+        "fell_at_s": summary["fell_at_s"],
+        "recovered_at_s": summary["recovered_at_s"],
+        "qp_failures": summary["qp_failures"],
+        "max_torque_ratio": summary["max_torque_ratio"],
+        "dynamics_residual_max": summary["dynamics_residual_max"],
+        **extra,
+        "simulated_s": summary["simulated_time_s"],
+        "wall_s": time.perf_counter() - started,
+    }
 
 
 def judge_without_contacts(direction: str, force: float, args: argparse.Namespace, runs: list[dict]) -> bool:
@@ -161,15 +165,23 @@ def largest_recovered(direction: str, args: argparse.Namespace) -> dict[str, obj
         return grid_limit(direction, args, judge_without_contacts)
     if args.grid:
         return grid_limit(direction, args)
+    return bisect_limit(lambda force, runs: judge(direction, force, args, runs), args.range, args.resolution)
+
+
+def bisect_limit(recovers, force_range: tuple[float, float], resolution: float) -> dict[str, object]:
+    """The largest recovered force by bisection, to ``resolution`` [N], both ends of
+    ``force_range`` checked first; ``recovers(force, runs)`` runs one push, appends its record (a
+    dict with ``force_n`` and ``verdict``) to ``runs`` and says whether it was recovered. Assumes
+    the outcome changes once with the force (the module docstring)."""
     runs: list[dict] = []
-    low, high = args.range
-    if not judge(direction, low, args, runs):
+    low, high = force_range
+    if not recovers(low, runs):
         return {"largest_recovered_n": None, "note": f"{low} N was not recovered", "runs": runs}
-    if judge(direction, high, args, runs):
+    if recovers(high, runs):
         return {"largest_recovered_n": high, "note": f"{high} N was recovered: raise --range", "runs": runs}
-    while high - low > args.resolution:
+    while high - low > resolution:
         middle = 0.5 * (low + high)
-        low, high = (middle, high) if judge(direction, middle, args, runs) else (low, middle)
+        low, high = (middle, high) if recovers(middle, runs) else (low, middle)
     failed = next(run for run in runs if run["force_n"] == high)
     return {
         "largest_recovered_n": low,

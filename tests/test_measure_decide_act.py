@@ -127,6 +127,29 @@ def test_feet_standing_still_above_z_0_show_where_the_ground_is(talos):
     assert lifted.touching == () and lifted.ground_height == held.ground_height
 
 
+def test_the_pendulum_stands_on_the_ground_the_feet_touch(talos):
+    """Feet on a step 40 cm up (a measurer that learns the ground there): omega is the pendulum's
+    over the step, sqrt(g / (c_z - 0.4)), not over z = 0 (17 % lower); lifted off, the last
+    ground the feet touched stays the pendulum's."""
+    controller = BipedController(talos)
+    measurer = Measurer(talos, controller.q0, learn_ground=True)
+    at_q0 = measurer.measure(PlantState(0.0, controller.q0, talos.zero_velocity()))
+    floor = float(np.mean(at_q0.support[:, 2]))
+    assert at_q0.omega == pytest.approx(math.sqrt(9.81 / (at_q0.com[2] - floor)), rel=1e-9)
+    q = controller.q0
+    q[2] += 0.4
+    up = measurer.measure(PlantState(0.0, q, talos.zero_velocity()))
+    assert up.touching == ("right", "left")
+    assert up.omega == pytest.approx(math.sqrt(9.81 / (up.com[2] - 0.4 - floor)), rel=1e-6)
+    assert up.omega > 1.15 * math.sqrt(9.81 / up.com[2])
+    q[2] += 0.05
+    rising = talos.zero_velocity()
+    rising[2] = 0.3
+    lifted = measurer.measure(PlantState(0.1, q, rising))
+    assert lifted.touching == ()
+    assert lifted.omega == pytest.approx(math.sqrt(9.81 / (lifted.com[2] - 0.4 - floor)), rel=1e-6)
+
+
 def test_a_foot_held_still_in_the_air_is_not_the_ground(talos):
     """The left foot lifted 5 cm by its knee and held still, the right one on the ground and
     sliding: the ground stays where it was (the lowest foot moves), and the left foot does not

@@ -386,3 +386,40 @@ def test_html_replay_draws_the_robot_in_chromium(balance_run, tmp_path):
     region = drawn[:, int(0.3 * width) : int(0.7 * width)]  # the robot stands in the middle of the view
     assert region.mean() > 0.08
     assert region.sum() > 0.9 * drawn.sum()
+
+
+def test_a_replay_of_a_walk_on_terrain_draws_its_blocks_where_the_plant_has_them(balance_run, tmp_path):
+    """The replay of a run whose summary names a terrain carries one box per block, of the block's
+    size, at its centre and turned by its pitch (the slope's ramp); a run on the floor has none."""
+    import base64
+    import json
+    import re
+    from dataclasses import replace
+
+    import umsgpack
+
+    from tsid_py.planning.terrain import load_terrain
+    from tsid_py.viz.html_replay import write_html_replay
+
+    def boxes(path: Path) -> dict[str, tuple[dict, list]]:
+        text = path.read_text()
+        encoded = json.loads(re.search(r"for \(const encoded of (\[.*?\])\)", text, re.S).group(1))
+        found: dict[str, list] = {}
+        for blob in encoded:
+            command = umsgpack.unpackb(base64.b64decode(blob))
+            if command["path"].startswith("/meshcat/terrain/"):
+                found.setdefault(command["path"], []).append(command)
+        return found
+
+    assert boxes(write_html_replay(balance_run, tmp_path / "floor.html")) == {}
+    slope = load_terrain("slope")
+    on_slope = replace(balance_run, summary={**balance_run.summary, "terrain": "slope"})
+    drawn = boxes(write_html_replay(on_slope, tmp_path / "slope.html"))
+    assert len(drawn) == len(slope.blocks) > 0
+    for k, block in enumerate(slope.blocks):
+        commands = {c["type"]: c for c in drawn[f"/meshcat/terrain/block{k}"]}
+        geometry = commands["set_object"]["object"]["geometries"][0]
+        np.testing.assert_allclose([geometry["width"], geometry["height"], geometry["depth"]], block.size)
+        matrix = np.array(commands["set_transform"]["matrix"]).reshape(4, 4).T  # column-major
+        np.testing.assert_allclose(matrix[:3, 3], block.center, atol=1e-12)
+        np.testing.assert_allclose(matrix[:3, :3], block.rotation, atol=1e-12)

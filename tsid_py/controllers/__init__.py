@@ -4,7 +4,14 @@ from tsid_py.controllers.arm import ArmController, ArmParams
 from tsid_py.controllers.biped import BipedController, BipedParams
 from tsid_py.controllers.feet import FootSchedule, StepRequest
 from tsid_py.controllers.quadruped import QuadrupedController, QuadrupedParams
-from tsid_py.controllers.strategies import Decision, Footsteps, PushRecovery, RecoveryParams, Strategy
+from tsid_py.controllers.strategies import (
+    Decision,
+    Footsteps,
+    PushRecovery,
+    RecoveryParams,
+    Strategy,
+    WalkRecovery,
+)
 
 __all__ = [
     "ArmController",
@@ -20,4 +27,5 @@ __all__ = [
     "RecoveryParams",
     "StepRequest",
     "Strategy",
+    "WalkRecovery",
 ]

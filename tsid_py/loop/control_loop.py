@@ -59,6 +59,7 @@ from tsid_py.loop.plant import Command, IntegratorPlant, Plant, Push, check_mode
 from tsid_py.loop.sensing import SENSINGS, RobotSensors, SensorParams
 from tsid_py.loop.verdict import BalanceJudge, Verdict, VerdictLimits
 from tsid_py.physics import SolutionChecker, WorstChecks
+from tsid_py.planning.terrain import Terrain
 from tsid_py.progress import progress_bar
 from tsid_py.validation import as_count, as_scalar
 
@@ -195,6 +196,8 @@ class ControlLoop:
         sensors: The sensors' numbers with robot sensing (the spec's ``[sensors]`` by default).
         estimator: The base-state estimator of robot sensing (one of
             :data:`~tsid_py.loop.estimation.ESTIMATORS`).
+        terrain: The blocks on the floor the plant has (:class:`~tsid_py.planning.terrain.Terrain`),
+            for robot sensing's estimator: a foot touching down presses on their surface.
     """
 
     def __init__(
@@ -211,8 +214,12 @@ class ControlLoop:
         sensing: str = "truth",
         sensors: SensorParams | None = None,
         estimator: str = "kinematic-inertial",
+        terrain: Terrain | None = None,
     ) -> None:
         self.controller = controller
+        if terrain is not None and not isinstance(terrain, Terrain):
+            raise InvalidParameterError(f"terrain must be a Terrain, got {type(terrain).__name__}")
+        self.terrain = terrain
         if check_every is not None:
             check_every = as_count("check_every", check_every, minimum=0)
         self.dt = as_scalar("dt", dt, minimum=0.0, strict=True)
@@ -345,7 +352,9 @@ class _Run:
         self.sensors: RobotSensors | None = None
         if loop.sensing == "robot":  # the controller's state from the robot's sensors, estimated
             self.sensors = RobotSensors(robot, loop.dt, loop.sensors)
-            self.estimator = KinematicInertialEstimator(robot, q0, loop.dt, self.sensors.params)
+            self.estimator = KinematicInertialEstimator(
+                robot, q0, loop.dt, self.sensors.params, terrain=loop.terrain
+            )
             self.controller_measurer = Measurer(robot, q0)
             self.errors = EstimateErrors()
         params = self.sensors.params if self.sensors is not None else None  # (truth: taken at once)

@@ -20,9 +20,10 @@ stand still do not slip) and having two gains a user can reason about:
   base's linear velocity (the gyroscope gives the angular one), averaged over the touching feet,
   fused with the accelerometer's integral at ``velocity_gain`` [1/s] (the accelerometer above,
   the legs below);
-- **base position**: each touching foot anchored where it was when it touched (on flat ground,
-  ``EstimatorParams.flat_ground``, at the height of the ground the robot started on: the legs'
-  odometry then does not drift up or down step after step, a foot's soft contact sinking a
+- **base position**: each touching foot anchored where it was when it touched (on known ground,
+  ``EstimatorParams.flat_ground``, at the height of the ground the robot started on, raised by a
+  terrain's surface under the point it presses on when the estimator is given the terrain: the
+  legs' odometry then does not drift up or down step after step, a foot's soft contact sinking a
   millimetre or two under load each time); the base is where the anchored feet put it through the
   kinematics (their mean); with no foot down, the velocity integrated. A sole that tilts while
   it touches turns about its centre of pressure (from its force/torque sensor, on the sole): the
@@ -47,6 +48,7 @@ from tsid_py.geometry import GRAVITY
 from tsid_py.loop.measured import MeasuredState
 from tsid_py.loop.plant import ContactMeasurement, PlantState
 from tsid_py.loop.sensing import Reading, SensorParams
+from tsid_py.planning.terrain import Terrain
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_scalar, as_vector
 
@@ -56,7 +58,8 @@ ESTIMATORS = ("kinematic-inertial",)  # the estimators ControlLoop(estimator=...
 @dataclass(frozen=True)
 class EstimatorParams:
     """The estimator's gains [1/s] (:mod:`tsid_py.loop.estimation`), and whether the ground is
-    flat (``flat_ground``: a foot that touches down presses on the ground the robot started on)."""
+    known (``flat_ground``: a foot that touches down presses on the ground the robot started on,
+    or, for an estimator given a terrain, on the terrain's surface there)."""
 
     tilt_gain: float = 0.05
     velocity_gain: float = 20.0
@@ -81,6 +84,8 @@ class KinematicInertialEstimator:
         dt: The control period [s].
         sensors: The sensors' numbers (the velocity filter's cut-off, the contact threshold).
         params: The gains.
+        terrain: The blocks on the floor the robot walks on (:class:`~tsid_py.planning.terrain.Terrain`;
+            None: the floor): a foot touching down presses on their surface (``flat_ground``).
     """
 
     name = "kinematic-inertial"
@@ -92,6 +97,7 @@ class KinematicInertialEstimator:
         dt: float,
         sensors: SensorParams | None = None,
         params: EstimatorParams | None = None,
+        terrain: Terrain | None = None,
     ) -> None:
         if robot.is_fixed_base:
             raise InvalidParameterError(f"{robot.name}: a base-state estimator needs a floating base")
@@ -104,6 +110,7 @@ class KinematicInertialEstimator:
         self.robot, self.dt = robot, as_scalar("dt", dt, minimum=0.0, strict=True)
         self.sensors = sensors or SensorParams.for_robot(robot)
         self.params = params or EstimatorParams()
+        self._terrain = None if terrain is None or terrain.flat else terrain
         self._data = robot.create_data()
         self._feet = [(frame, robot.frame_id(frame)) for frame in feet.values()]
         weight = robot.total_mass * GRAVITY
@@ -185,9 +192,11 @@ class KinematicInertialEstimator:
                     if self._ground is None:  # the first touch: the ground the robot stands on
                         self._ground = pressing
                     elif self.params.flat_ground:  # on that ground, whatever the estimate drifted
-                        anchor.translation = anchor.translation - np.array(
-                            [0.0, 0.0, pressing - self._ground]
-                        )
+                        ground = self._ground
+                        if self._terrain is not None:  # (a block's top, where it presses)
+                            point = anchor.act(pressed)
+                            ground += self._terrain.height(float(point[0]), float(point[1]))
+                        anchor.translation = anchor.translation - np.array([0.0, 0.0, pressing - ground])
                 else:  # turned about the point it presses on: that point stays
                     pivot = anchor.act(pressed)
                     anchor = pin.SE3(relative.rotation, pivot - relative.rotation @ pressed)

@@ -10,8 +10,10 @@ same code.
 
 Each balance quantity has one definition, here:
 
-- **capture point**: omega = sqrt(g / z) with z the CoM's height (taken at least
-  :data:`MIN_PENDULUM_HEIGHT`, so that a measured state is never refused), xi = c + c_dot / omega
+- **capture point**: omega = sqrt(g / z) with z the CoM's height above the ground the feet touch
+  (the mean height of their touching points: a stair's or a slope's surface, not z = 0; while no
+  foot touches, the last such ground), taken at least :data:`MIN_PENDULUM_HEIGHT` so that a
+  measured state is never refused; xi = c + c_dot / omega
   (:func:`~tsid_py.planning.capture.capture_point`; Pratt et al. 2006);
 - **touch rule**: a foot touches when the plant says so (:class:`ContactMeasurement`); where the
   plant measures no contact at its frame, when its lowest ground point is within
@@ -101,7 +103,7 @@ class MeasuredState(NamedTuple):
         t: Time [s].
         q, v: The configuration and velocity (Pinocchio's conventions).
         com, com_velocity: The CoM [m] and its velocity [m/s], world frame.
-        omega: sqrt(g / z) [1/s] of the CoM's height z.
+        omega: sqrt(g / z) [1/s] of the CoM's height z above the ground its feet touch.
         capture_point: xi = c + c_dot / omega, x-y [m].
         feet: Each foot by its key of the spec's ``[feet]`` (empty for a robot without feet).
         support: The touching feet's ground points (k x 3, world) [m].
@@ -173,6 +175,7 @@ class Measurer:
         self._up = base_up(q0) if self._floating else (0.0, 0.0, 1.0)  # the world's up, base frame
         self._hulls = HullTracker()  # the support of one step is much like the last one's
         self.ground_height = 0.0  # [m] where the unmeasured feet stand (the module docstring)
+        self._pendulum_ground = 0.0  # [m] the ground the feet touched last: the pendulum's
         self._learn_ground = bool(learn_ground)
 
     @property
@@ -190,8 +193,6 @@ class Measurer:
         q, v = q.copy(), v.copy()
         pin.centerOfMass(model, data, q, v)  # the one kinematics pass: placements, velocities, CoM
         com, velocity = data.com[0].copy(), data.vcom[0].copy()
-        omega = pendulum_frequency(max(float(com[2]), MIN_PENDULUM_HEIGHT))
-        xi = capture_point(com, velocity, omega)
         contacts = {frame: _own(measured) for frame, measured in state.contacts.items()}
         seen = []  # (key, frame, placement, velocity, corners, its lowest, measurement) of each foot
         lowest, standing = math.inf, False  # the feet's lowest corner; whether its foot shows the ground
@@ -232,6 +233,10 @@ class Measurer:
                 measurement,
             )
         support = np.vstack(touching_points) if touching_points else _NO_POINTS
+        if touching_points:  # the pendulum's ground: where the feet touch
+            self._pendulum_ground = float(support[:, 2].mean())
+        omega = pendulum_frequency(max(float(com[2]) - self._pendulum_ground, MIN_PENDULUM_HEIGHT))
+        xi = capture_point(com, velocity, omega)
         bodies: tuple[str, ...] = ()
         if state.ground_bodies is not None:
             bodies = tuple(sorted(set(state.ground_bodies) - self._foot_bodies))

@@ -24,6 +24,7 @@ from tsid_py.loop.plant import COMMAND_MODES, Push
 from tsid_py.loop.plants import PLANTS
 from tsid_py.loop.sensing import SENSINGS
 from tsid_py.outputs import check_output_dir, check_output_file
+from tsid_py.planning.terrain import load_terrain
 from tsid_py.scenarios.runner import LoopSetup, RunResult
 from tsid_py.threads import limit_blas_threads
 from tsid_py.viz.meshcat_server import ANSWER_WITHIN
@@ -36,6 +37,9 @@ SUMMARY_LABELS = {
     "qp_failures": ("QP failures", ""),
     "recovery": ("push recovery", ""),
     "recovery_steps": ("steps the recovery chose", ""),
+    "recovery_moves": ("landings moved over 1 cm", ""),
+    "recovery_move_max_m": ("landing moved, max", "m"),
+    "recovery_waited_s": ("footsteps held back, in all", "s"),
     "com_error_max_m": ("CoM error, max", "m"),
     "com_error_rms_m": ("CoM error, rms", "m"),
     "foot_drift_max_m": ("foot drift, max", "m"),
@@ -331,7 +335,13 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
             from tsid_py.viz.meshcat_viewer import LiveViewer
 
             rate = VIEWER_RATE if args.viewer_rate is None else args.viewer_rate
-            viewer = LiveViewer(rate, args.viewer_url, wait_for_browser=interactive)
+            terrain = getattr(args, "terrain", None)  # (the walk's: drawn as boxes)
+            viewer = LiveViewer(
+                rate,
+                args.viewer_url,
+                wait_for_browser=interactive,
+                terrain=None if terrain is None else load_terrain(terrain),
+            )
         result = run(args) if viewer is None else run(args, viewer)
         print(report(result, args.json))
         if args.html:

@@ -97,6 +97,19 @@ class ScenarioParams:
     dt: float = param(0.002, "control period", unit="s", kw_only=True)
     backend: str = param("quadprog", "QP backend", choices=installed_backends, kw_only=True)
 
+    def __post_init__(self) -> None:
+        """A field with a fixed list of choices takes one of them (the command line's argparse
+        says so there; this says it to ``run``)."""
+        for field in dataclasses.fields(self):
+            choices = field.metadata.get("choices")
+            if choices is None or callable(choices):
+                continue
+            value = getattr(self, field.name)
+            if value not in choices:
+                raise InvalidParameterError(
+                    f"{field.name} must be one of {', '.join(map(str, choices))}, got {value!r}"
+                )
+
 
 def with_defaults(cls: type[P], name: str, **defaults: object) -> type[P]:
     """A subclass of the dataclass ``cls`` named ``name`` whose fields take other ``defaults`` (help

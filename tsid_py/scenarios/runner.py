@@ -79,6 +79,7 @@ class LoopSetup:
             self.extend,
             sensing=self.sensing,
             estimator=self.estimator,
+            terrain=self.terrain,
         )
 
     def new_log(self, kind: type[L] = RunLog, **series: Any) -> L:  # type: ignore[assignment]

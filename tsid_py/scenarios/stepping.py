@@ -57,7 +57,7 @@ class SteppingLog(RunLog):
     """:class:`RunLog` plus the locomotion series.
 
     Attributes:
-        zmp: ZMP of the contact forces, x-y [m].
+        zmp: ZMP of the contact forces, x-y [m] (NaN at a step with no foot in contact: none).
         zmp_ref: Planned ZMP (of the CoM reference: c - h / g ddc), x-y [m].
         feet: Measured world position of each foot frame, by side [m].
         feet_ref: Where each foot is held, by side [m]: its contact's reference while it is a
@@ -96,6 +96,7 @@ def run_footsteps(
     progress: bool = False,
     observer: Observer | None = None,
     setup: LoopSetup | None = None,
+    footsteps: Footsteps | None = None,
 ) -> RunResult:
     """Run the plan in closed loop until ``plan.t_end``.
 
@@ -115,6 +116,9 @@ def run_footsteps(
         progress: Show a progress bar on stderr.
         observer: Called with (controller, log) after every logged step (e.g. a live viewer).
         setup: The plant, command mode and pushes (the integrator in torque mode by default).
+        footsteps: The strategy that carries out the plan (a :class:`Footsteps` of it, or one
+            built on it, e.g. :class:`~tsid_py.controllers.strategies.walk_recovery.WalkRecovery`);
+            by default ``Footsteps(plan, swing_height, unload_duration, load_duration)``.
 
     Raises:
         InvalidParameterError: a negative duration or height, or a double support shorter than
@@ -128,7 +132,10 @@ def run_footsteps(
         raise InvalidParameterError(f"com_support must be 'contacts' or 'feet', got {com_support!r}")
     if not isinstance(plan, FootstepPlan) or not callable(com_reference):
         raise InvalidParameterError("run_footsteps needs a FootstepPlan and a CoM reference function of t")
-    footsteps = Footsteps(plan, swing_height, unload_duration, load_duration)
+    if footsteps is None:
+        footsteps = Footsteps(plan, swing_height, unload_duration, load_duration)
+    elif not isinstance(footsteps, Footsteps):
+        raise InvalidParameterError(f"footsteps must be a Footsteps strategy, got {type(footsteps).__name__}")
     setup = setup or LoopSetup()
     log = setup.new_log(
         SteppingLog,
@@ -188,6 +195,7 @@ class _Stepping(StepHooks):
         active = [side for side in SIDES if controller.in_contact(side)]
         # each contact's point forces in world axes, once: the ZMP and the feet's net forces read them
         world = {name: in_problem[name].world_forces(data, f) for name, f in out.forces.items()}
+        zmp = np.full(2, np.nan)  # (no foot in contact: there is no ZMP)
         if world:  # (none when every foot left the ground: the loop measures the fall)
             points = np.vstack([in_problem[name].world_points(data).T for name in world])
             zmp = center_of_pressure(points, np.vstack(list(world.values())))[:2]
@@ -198,7 +206,8 @@ class _Stepping(StepHooks):
         if self.com_support == "feet":
             support = np.vstack([sole_polygon(sole, feet[side]) for side in SIDES])
             hulls = self.hulls["feet"]
-        self.com_margin = min(self.com_margin, hulls.margin(com, support))
+        if world or self.com_support == "feet":  # (no contact: no support of the contacts)
+            self.com_margin = min(self.com_margin, hulls.margin(com, support))
         for side in SIDES:  # slip: how far a foot moved since it became a contact (as measured)
             if side not in active:
                 self.contact_origin.pop(side, None)
@@ -220,7 +229,8 @@ class _Stepping(StepHooks):
         com_error = float(np.linalg.norm(com - self.reference.pos))  # kept as the run goes: the log
         self.com_error_max = max(self.com_error_max, com_error)  # may keep only its last steps
         self.com_error_squares += com_error * com_error
-        self.zmp_error_max = max(self.zmp_error_max, float(np.linalg.norm(zmp - self.zmp_ref)))
+        if world:
+            self.zmp_error_max = max(self.zmp_error_max, float(np.linalg.norm(zmp - self.zmp_ref)))
         self.steps += 1
 
         log.com.append(com)

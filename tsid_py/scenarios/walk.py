@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tsid_py.controllers.biped import BipedController, BipedParams
+from tsid_py.controllers.strategies.push_recovery import RecoveryParams
+from tsid_py.controllers.strategies.walk_recovery import MAX_WAIT, WalkRecovery
 from tsid_py.errors import InvalidParameterError
 from tsid_py.planning.footsteps import FootstepPlan, plan_straight_walk
 from tsid_py.planning.lipm import plan_com_from_zmp
@@ -35,6 +37,9 @@ from tsid_py.scenarios.stepping import run_footsteps, stepping_controller
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
 from tsid_py.trajectories import TrajectorySample
 
+UNLOAD = LOAD = 0.2  # [s] the contacts' unloading before a lift-off and loading after a touch-down
+WALK_RECOVERIES = ("none", "step")
+SETTLE = 1.0  # [s] the plan's standing after the last double support
 W_COP = 1e-5  # weight of the CoP task (rows in m N)
 MAX_STEP_LENGTH = 0.2  # [m] the longest default step (Talos's, in TSID's walking exercise)
 MAX_SWING_HEIGHT = 0.05  # [m] the highest default swing (TSID's walking exercise)
@@ -84,9 +89,16 @@ class WalkParams(ScenarioParams):
     max_rise: float = param(
         0.12, "the highest a swing may step up or down, on terrain", unit="m", sweep=False
     )
+    recovery: str = param(
+        "none",
+        "none: the plan as it is; step: its landings moved where the measured capture point needs "
+        "them, the CoM on DCM feedback (flat ground)",
+        choices=WALK_RECOVERIES,
+    )
     params: BipedParams | None = param(
         None, "the biped's parameters (default: for stepping)", python_only=True
     )
+    recovery_params: RecoveryParams | None = param(None, "the recovery's parameters", python_only=True)
 
 
 def simulate(p: WalkParams, options: RunOptions) -> RunResult:
@@ -98,6 +110,10 @@ def simulate(p: WalkParams, options: RunOptions) -> RunResult:
     step_length = default_length if p.step_length is None else p.step_length
     swing_height = default_height if p.swing_height is None else p.swing_height
     terrain = load_terrain(p.terrain)
+    if p.recovery == "step" and not terrain.flat:
+        raise InvalidParameterError(
+            "--recovery step walks on flat ground: its moved landings are not checked against a terrain"
+        )
     setup = options.setup
     if terrain.flat:
         plan = plan_straight_walk(
@@ -109,13 +125,21 @@ def simulate(p: WalkParams, options: RunOptions) -> RunResult:
             step_length,
             p.single_support,
             p.double_support,
+            t_settle=SETTLE + (MAX_WAIT if p.recovery == "step" else 0.0),  # (time for the waits)
         )
         com_reference = plan_com_from_zmp(plan.zmp_reference, plan.t_end, controller.com_initial).sample
     else:
         plan, com_reference = _plan_across(controller, terrain, p, step_length, swing_height)
         setup = replace(setup, terrain=terrain)
-    cop_task = TaskCopEquality("task-cop", robot_model)
-    controller.formulation.add_force_task(cop_task, weight=W_COP, priority=1)
+    recovery = None
+    cop_task = None  # (with the recovery the CoM's feedback moves the ZMP off the plan's)
+    if p.recovery == "step":
+        recovery = WalkRecovery(
+            plan, swing_height, UNLOAD, LOAD, com_reference, robot_model, p.recovery_params
+        )
+    else:
+        cop_task = TaskCopEquality("task-cop", robot_model)
+        controller.formulation.add_force_task(cop_task, weight=W_COP, priority=1)
     result = run_footsteps(
         controller,
         plan,
@@ -123,14 +147,17 @@ def simulate(p: WalkParams, options: RunOptions) -> RunResult:
         "walk",
         p.dt,
         swing_height=swing_height,
-        unload_duration=0.2,
-        load_duration=0.2,
+        unload_duration=UNLOAD,
+        load_duration=LOAD,
         com_support="feet",
         cop_task=cop_task,
         progress=options.progress,
         observer=options.observer,
         setup=setup,
+        footsteps=recovery,
     )
+    if recovery is not None:
+        result.summary.update(recovery.summary())
     if not terrain.flat:
         named = p.terrain in TERRAINS  # a file's whole path: the side view reads it from anywhere
         result.summary["terrain"] = p.terrain if named else str(Path(p.terrain).resolve())

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import atomic_output
-from tsid_py.viz.scene import SceneBuilder, contacts_of
+from tsid_py.viz.scene import SceneBuilder, contacts_of, run_terrain
 
 REPLAY_FPS = 25.0  # animation keyframes per second of simulated time
 
@@ -99,7 +99,8 @@ for (const encoded of {commands}) {{
 
 
 def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path:
-    """Write the run of ``result`` (a RunResult whose ``controller`` is set) as one HTML file.
+    """Write the run of ``result`` (a RunResult whose ``controller`` is set) as one HTML file; a
+    walk on terrain (``summary["terrain"]``) shows its blocks.
 
     Args:
         result: The run: its log gives q, the marker points and the contact forces of every step.
@@ -129,6 +130,9 @@ def write_html_replay(result, path: str | Path, fps: float = REPLAY_FPS) -> Path
     window = RecordingWindow()
     visualizer = meshcat.Visualizer(window=window)
     scene = MeshcatScene(visualizer, robot, builder, sorted({name for f in frames for name in f.points}))
+    terrain = run_terrain(result.summary)
+    if terrain is not None:
+        scene.draw_terrain(terrain)
     if frames:
         scene.draw(frames[0])
         scene.look_at(*camera_target(robot, frames[0]))

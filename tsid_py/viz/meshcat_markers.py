@@ -31,6 +31,7 @@ FOOT_TARGET_STYLE = (0.02, 0x3060F0, 0.6)
 ARROW_COLOR, ARROW_RADIUS, HEAD_LENGTH = 0xF0C000, 0.008, 0.03  # [m]
 POLYGON_COLOR, POLYGON_RADIUS = 0x2090F0, 0.004  # [m]
 HIDDEN = 1e-6  # scale of a marker that is not shown
+TERRAIN, TERRAIN_COLOR = "terrain", 0xB0A898  # the terrain's node and its blocks' colour
 
 
 def _material(color: int, opacity: float):
@@ -110,6 +111,18 @@ class MeshcatScene:
         for k in range(self.n_edges):
             edge = mg.Cylinder(1.0, POLYGON_RADIUS)
             markers["support_polygon"][f"edge{k}"].set_object(edge, _material(POLYGON_COLOR, 1))
+
+    def draw_terrain(self, terrain) -> None:
+        """The blocks of ``terrain`` (a :class:`~tsid_py.planning.terrain.Terrain`) as boxes, where
+        the MuJoCo plant has them (centre, size, pitch about y); the floor is meshcat's grid."""
+        import meshcat.geometry as mg
+
+        node = self.visualizer[TERRAIN]
+        node.delete()
+        for k, block in enumerate(terrain.blocks):
+            box = node[f"block{k}"]
+            box.set_object(mg.Box(list(block.size)), _material(TERRAIN_COLOR, 1.0))
+            place(box, np.array(block.center), block.rotation)
 
     def look_at(self, target: np.ndarray, distance: float) -> None:
         """Point the default camera at ``target`` [m] from ``distance`` [m] (see :func:`look_at`)."""

@@ -15,6 +15,8 @@ import sys
 import time
 from typing import Any
 
+from tsid_py.errors import InvalidParameterError
+from tsid_py.planning.terrain import Terrain
 from tsid_py.validation import as_scalar
 from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, contacts_of
 
@@ -32,6 +34,8 @@ class LiveViewer:
             (:func:`~tsid_py.viz.meshcat_server.check_server`).
         wait_for_browser: Before the first frame, block until a browser has opened the page.
         realtime: Never draw ahead of the wall clock (a fast controller is slowed to real time).
+        terrain: The blocks the robot walks on (:class:`~tsid_py.planning.terrain.Terrain`), drawn
+            as boxes (None: the floor alone).
     """
 
     def __init__(
@@ -40,7 +44,11 @@ class LiveViewer:
         zmq_url: str | None = None,
         wait_for_browser: bool = False,
         realtime: bool = True,
+        terrain: Terrain | None = None,
     ) -> None:
+        if terrain is not None and not isinstance(terrain, Terrain):
+            raise InvalidParameterError(f"terrain must be a Terrain, got {type(terrain).__name__}")
+        self.terrain = terrain
         self.period = 1.0 / as_scalar("viewer rate", rate, minimum=0.0, strict=True)
         if zmq_url is not None:
             from tsid_py.viz.meshcat_server import check_server  # not at import: it runs as a program
@@ -77,6 +85,8 @@ class LiveViewer:
             self.visualizer = meshcat.Visualizer(zmq_url=self.zmq_url)
         self.builder = SceneBuilder(controller.robot, contacts_of(controller))
         self.scene = MeshcatScene(self.visualizer, controller.robot, self.builder, list(POINT_SERIES))
+        if self.terrain is not None and not self.terrain.flat:
+            self.scene.draw_terrain(self.terrain)
         kept = (
             ""
             if self.server is None

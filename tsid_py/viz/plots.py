@@ -33,7 +33,7 @@ import pinocchio as pin
 from tsid_py.geometry import GRAVITY, center_of_pressure, convex_hull_indices
 from tsid_py.outputs import atomic_output
 from tsid_py.physics import FRICTION_RATIO_MIN_NORMAL_FORCE, normal_forces_and_friction_ratio
-from tsid_py.viz.scene import SceneBuilder, contacts_of
+from tsid_py.viz.scene import SceneBuilder, contacts_of, run_terrain
 from tsid_py.viz.style import finish, new_figure
 
 AXES = ("x", "y", "z")
@@ -346,15 +346,12 @@ def side_view_figure(result):
     """Seen from the side, for a walk on terrain (``summary["terrain"]``): the ground's profile
     under the feet, the feet and the CoM, the planned footholds, x-z [m]."""
     result = plotted(result)
-    terrain_name = result.summary.get("terrain")
+    terrain = run_terrain(result.summary)
     com = _series(result.log, "com")
-    if not terrain_name or terrain_name == "flat" or com is None:
+    if terrain is None or com is None:
         return None
     from matplotlib.figure import Figure
 
-    from tsid_py.planning.terrain import load_terrain
-
-    terrain = load_terrain(str(terrain_name))
     log = result.log
     figure = Figure(figsize=(9.0, 3.6), layout="constrained")
     ax = figure.subplots()

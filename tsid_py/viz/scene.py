@@ -17,6 +17,7 @@ import numpy as np
 
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.geometry import GRAVITY, center_of_pressure, convex_hull_indices
+from tsid_py.planning.terrain import Terrain, load_terrain
 from tsid_py.robot_wrapper import RobotWrapper
 
 ARROW_LENGTH_PER_WEIGHT = 0.5  # an arrow carrying the robot's whole weight m g is 0.5 m long
@@ -121,3 +122,13 @@ def contacts_of(controller: object) -> dict[str, ContactBase]:
     if formulation is not None:
         found.update(formulation.contacts)
     return found
+
+
+def run_terrain(summary: dict[str, Any]) -> Terrain | None:
+    """The terrain a run walked on (its summary's ``terrain``: a shipped name or a file's path),
+    or None on the floor."""
+    name = summary.get("terrain")
+    if not name or name == "flat":
+        return None
+    terrain = load_terrain(str(name))
+    return None if terrain.flat else terrain

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import cast
 
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.controllers.feet import EVENT_TOLERANCE, FootSchedule, StepRequest
+from tsid_py.controllers.feet import EVENT_TOLERANCE, FootSchedule, Landing, StepRequest
 from tsid_py.controllers.strategies.strategy import Decision
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.measured import MeasuredState
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
+from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import as_scalar
 
@@ -23,7 +25,8 @@ class Footsteps:
     ``load``); it leaves the CoM reference as it is given.
 
     Attributes:
-        touchdown_errors: Each landing's distance from its footstep's target [m], by side.
+        touchdown_errors: Each landing's distance from its request's target [m], by side (the
+            footstep's target, or where a strategy built on it moved it).
         landed: The footsteps landed.
 
     Raises:
@@ -51,21 +54,47 @@ class Footsteps:
         self.landed = 0
 
     def decide(self, state: MeasuredState, feet: FootSchedule, com: TrajectorySample) -> Decision:
-        if feet.landed > self._seen:  # touch-downs since the last step: the errors of those it asked for
+        self._record_landings(feet)
+        return Decision(steps=tuple(self._ask(step, state) for step in self._due(state)))
+
+    def _record_landings(self, feet: FootSchedule) -> list[tuple[Footstep, Landing]]:
+        """The footsteps this strategy asked for that touched down since the last step, with their
+        landings; each one's distance from its request's target goes into ``touchdown_errors``."""
+        landed = []
+        if feet.landed > self._seen:
             for landing in feet.landings[self._seen :]:
                 step = self._asked.pop(id(landing.request), None)
                 if step is not None:
-                    target = cast(pin.SE3, step.target)
+                    target = cast(pin.SE3, landing.request.trajectory.end)
                     error = float(np.linalg.norm(landing.placement.translation - target.translation))
                     self.touchdown_errors.setdefault(step.side, []).append(error)
                     self.landed += 1
+                    landed.append((step, landing))
             self._seen = feet.landed
-        requests = []
+        return landed
+
+    def _due(self, state: MeasuredState) -> list[Footstep]:
+        """The footsteps whose unloading starts at this step (taken off the waiting list)."""
+        due = []
         while self._waiting and state.t >= self._waiting[0].t_lift - self.unload - EVENT_TOLERANCE:
-            step = self._waiting.pop(0)
-            request = StepRequest(
-                step.side, step.swing_trajectory(self.swing_height), unload=self.unload, load=self.load
-            )
-            self._asked[id(request)] = step
-            requests.append(request)
-        return Decision(steps=tuple(requests))
+            due.append(self._waiting.pop(0))
+        return due
+
+    def _ask(self, step: Footstep, state: MeasuredState) -> StepRequest:
+        """The request of a footstep due: its own swing, as planned."""
+        return self._keep(step, step.swing_trajectory(self.swing_height))
+
+    def _forget(self, request: StepRequest) -> None:
+        """A request replaced by another for the same footstep (the feet carry the newer)."""
+        self._asked.pop(id(request), None)
+
+    def _keep(
+        self, step: Footstep, trajectory: TrajectorySE3SwingFoot, descent_speed: float | None = None
+    ) -> StepRequest:
+        """A request for ``step`` swinging along ``trajectory``, remembered as the footstep's; with a
+        ``descent_speed`` [m/s] it lands on touch (:class:`StepRequest`'s ``land_on_touch``)."""
+        request = StepRequest(step.side, trajectory, unload=self.unload, load=self.load)
+        if descent_speed is not None:
+            request = replace(request, land_on_touch=True, descent_speed=descent_speed)
+        self._asked[id(request)] = step
+        return request

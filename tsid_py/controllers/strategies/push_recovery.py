@@ -82,6 +82,12 @@ class RecoveryParams:
         reach, max_width: How far a foot may land from the other, forward or backward and sideways
             (None: 0.6 of the leg's length, each).
         min_width: How close sideways (None: the feet's distance when standing).
+        ankle_share: While walking (:class:`~tsid_py.controllers.strategies.walk_recovery.WalkRecovery`):
+            how far toward its sole's nearer edge, as a fraction, the stance foot's centre of
+            pressure is counted on to move the capture point before a landing moves.
+
+    While walking, ``gain``, ``replan``, ``reach``, ``min_width``, ``max_width`` and
+    ``ankle_share`` are read; the walk's plan sets the rest (its swings' times and height).
     """
 
     gain: float = 3.0
@@ -96,6 +102,7 @@ class RecoveryParams:
     reach: float | None = None
     min_width: float | None = None
     max_width: float | None = None
+    ankle_share: float = 0.8
 
     def __post_init__(self) -> None:
         for name in ("gain", "swing_time", "descent_speed"):
@@ -106,8 +113,21 @@ class RecoveryParams:
                 raise InvalidParameterError(
                     f"RecoveryParams.{name} must be >= 0, got {getattr(self, name)!r}"
                 )
-        if not 0.0 <= self.replan <= 1.0:
-            raise InvalidParameterError(f"RecoveryParams.replan must be in [0, 1], got {self.replan!r}")
+        for name in ("replan", "ankle_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise InvalidParameterError(
+                    f"RecoveryParams.{name} must be in [0, 1], got {getattr(self, name)!r}"
+                )
+
+    def step_limits(self, leg: float, width: float) -> StepLimits:
+        """Where a foot may land from the other (:class:`StepLimits`), for a leg of length ``leg``
+        and feet ``width`` apart when standing [m]: the given limits, else reach 0.6 leg, min_width
+        the standing width, max_width max(0.6 leg, width)."""
+        return StepLimits(
+            reach=self.reach if self.reach is not None else 0.6 * leg,
+            min_width=self.min_width if self.min_width is not None else width,
+            max_width=self.max_width if self.max_width is not None else max(0.6 * leg, width),
+        )
 
 
 @dataclass(frozen=True)
@@ -199,11 +219,7 @@ class PushRecovery:
                 sole_center(self.sole, feet["left"])[:2] - sole_center(self.sole, feet["right"])[:2]
             )
         )
-        self.limits = StepLimits(
-            reach=params.reach if params.reach is not None else 0.6 * leg,
-            min_width=params.min_width if params.min_width is not None else width,
-            max_width=params.max_width if params.max_width is not None else max(0.6 * leg, width),
-        )
+        self.limits = params.step_limits(leg, width)
         self.swing_height = params.swing_height if params.swing_height is not None else 0.05 * leg
         self._flat_enough = math.cos(params.tilt)  # the least z-z entry of a flat foot's rotation
         self._feet = _Feet(self.sole, feet)  # their support polygon, and how far they moved
