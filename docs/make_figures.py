@@ -55,6 +55,10 @@ RUNS = [
     ),
     (["walk", "--robot", "romeo"], {"walk_top_view.png": "walk_romeo_top_view.png"}),
     (
+        ["walk", "--plant", "mujoco", "--recovery", "step", "--push", "0,-300,0@3.35+0.1"],
+        {"walk_top_view.png": "walk_push_recovery_top_view.png"},
+    ),
+    (
         ["walk", "--terrain", "stairs", "--plant", "mujoco"],
         {"walk_side_view.png": "walk_stairs_side_view.png", "walk_top_view.png": "walk_stairs_top_view.png"},
     ),
