@@ -79,7 +79,8 @@ def run_one(force: float, at: float, sign: float, recovery: str, runs: list[dict
             waited_s=summary.get("recovery_waited_s", 0.0),
         )
     )
-    return summary["verdict"] == "recovered"
+    # recovered, and the walk done: a walk held back past its end has not walked its plan
+    return summary["verdict"] == "recovered" and summary["footsteps_landed"] == summary["footsteps"]
 
 
 def limit(task: tuple[str, str, str, float, float, tuple[float, float], float]) -> tuple[str, str, str, dict]:

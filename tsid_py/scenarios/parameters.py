@@ -98,12 +98,13 @@ class ScenarioParams:
     backend: str = param("quadprog", "QP backend", choices=installed_backends, kw_only=True)
 
     def __post_init__(self) -> None:
-        """A field with a fixed list of choices takes one of them (the command line's argparse
+        """A field with a list of choices takes one of them (the command line's argparse
         says so there; this says it to ``run``)."""
         for field in dataclasses.fields(self):
             choices = field.metadata.get("choices")
-            if choices is None or callable(choices):
+            if choices is None:
                 continue
+            choices = tuple(choices() if callable(choices) else choices)  # (a list read late: now)
             value = getattr(self, field.name)
             if value not in choices:
                 raise InvalidParameterError(
