@@ -76,9 +76,13 @@ class Footsteps:
     def _due(self, state: MeasuredState) -> list[Footstep]:
         """The footsteps whose unloading starts at this step (taken off the waiting list)."""
         due = []
-        while self._waiting and state.t >= self._waiting[0].t_lift - self.unload - EVENT_TOLERANCE:
+        while self._waiting and self._is_due(self._waiting[0], state.t):
             due.append(self._waiting.pop(0))
         return due
+
+    def _is_due(self, step: Footstep, t: float) -> bool:
+        """Whether ``step``'s unloading starts by time ``t`` [s] (the plan's time)."""
+        return t >= step.t_lift - self.unload - EVENT_TOLERANCE
 
     def _ask(self, step: Footstep, state: MeasuredState) -> StepRequest:
         """The request of a footstep due: its own swing, as planned."""

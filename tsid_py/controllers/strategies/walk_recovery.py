@@ -48,7 +48,7 @@ from typing import cast
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.controllers.feet import EVENT_TOLERANCE, FootSchedule, StepRequest
+from tsid_py.controllers.feet import FootSchedule, StepRequest
 from tsid_py.controllers.strategies.footsteps import Footsteps
 from tsid_py.controllers.strategies.push_recovery import RecoveryParams
 from tsid_py.controllers.strategies.strategy import Decision
@@ -177,7 +177,7 @@ class WalkRecovery(Footsteps):
         swing, self._held = self._swing, False
         if swing is None and self._waiting:
             step = self._waiting[0]
-            if t - self.delay >= step.t_lift - self.unload - EVENT_TOLERANCE:
+            if self._is_due(step, t - self.delay):
                 swing = self._start(step, state, feet, xi_plan)
                 if swing is not None:
                     requests.append(self._request(swing))
