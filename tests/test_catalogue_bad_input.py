@@ -118,7 +118,11 @@ CASES = {
         InvalidParameterError,
         "dt",
     ),
-    "force: negative kp": (lambda k: setattr(k.force, "kp", -1.0), InvalidParameterError, "kp must be >= 0"),
+    "force: negative kp": (
+        lambda k: setattr(k.force, "kp", -1.0),
+        InvalidParameterError,
+        "kp of 'force' must be >= 0",
+    ),
     "force: ki size": (lambda k: setattr(k.force, "ki", np.ones(3)), DimensionError, "size 6"),
     "force: negative leak": (lambda k: k.force.set_leak_rate(-0.1), InvalidParameterError, "leak_rate"),
     "force: leak set NaN": (lambda k: setattr(k.force, "leak_rate", NAN), NonFiniteError, "leak_rate of"),

@@ -179,10 +179,16 @@ def test_a_task_with_its_own_state_set_after_construction_runs_and_checks(talos,
     task.kp = 20.0
     controller = BipedController(talos)
     controller.formulation.add_motion_task(task, weight=10.0, priority=1)
+    task.kp = np.array([25.0, 18.0])  # a gain vector replaced once the task is in the formulation
     hooks = Tilt(controller)
     summary = ControlLoop(controller, 0.002).run(750, hooks).summary()
     assert summary["qp_failures"] == 0 and summary["dynamics_residual_max"] < 1e-8
     assert np.linalg.norm(hooks.tilts[-1] - [np.sin(0.03), 0.0]) < 1e-3
+    # the last step's rows used the replaced gains, and kd their critical damping
+    np.testing.assert_allclose(task.kd, 2.0 * np.sqrt([25.0, 18.0]), rtol=1e-15)
+    expected = -task.kp * task.position_error - task.kd * task.velocity_error
+    np.testing.assert_allclose(task.desired_acceleration, expected, atol=1e-12)
+    np.testing.assert_allclose(task.constraint.vector, expected - task.drift, atol=1e-12)
 
 
 def test_this_file_touches_no_underscore_name():

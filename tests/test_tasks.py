@@ -119,10 +119,9 @@ def test_posture_task_is_a_pd_law_on_the_actuated_joints(talos, rng):
     assert task.compute(0.0, q, v, talos.create_data()).rows == 6
 
 
-def test_the_posture_task_written_out_fills_what_the_tracking_base_fills(talos, rng):
-    """TaskJointPosture's own fill (a slice for S v, S written once per mask) against the
-    TaskMotionTracking fill of its error, Jacobian and drift, which the finite differences check:
-    a partial mask, a moving reference, both ways of taking the error."""
+def test_the_posture_error_is_the_same_either_way_it_is_taken(talos, rng):
+    """q_a - q_ref (every actuated joint a vector space) and Pinocchio's difference agree, and
+    the finite differences check the task with a partial mask and a moving reference."""
     task = tsid.TaskJointPosture("posture", talos)
     task.kp = np.linspace(1.0, 32.0, talos.na)
     task.mask = (rng.random(talos.na) > 0.3).astype(float)
@@ -136,46 +135,42 @@ def test_the_posture_task_written_out_fills_what_the_tracking_base_fills(talos, 
     assert_task_derivatives(task, q, v)
     data = talos.create_data()
     talos.compute_all_terms(data, q, v)
-    for vector_space in (True, False):  # q_a - q_ref, or Pinocchio's difference (the same here)
+    made = []
+    for vector_space in (True, False):
         task._vector_space = vector_space
-        written, generic = (tsid.ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
-        tsid.TaskMotionTracking.fill(task, 0.0, q, v, data, generic)
-        expected = [task.position_error, task.velocity_error, task.desired_acceleration]
-        task.fill(0.0, q, v, data, written)
-        np.testing.assert_allclose(written.matrix, generic.matrix, atol=0.0)  # exact: rows of I
-        np.testing.assert_allclose(written.vector, generic.vector, atol=1e-12)
-        for got, want in zip(
-            [task.position_error, task.velocity_error, task.desired_acceleration], expected, strict=True
-        ):
-            np.testing.assert_allclose(got, want, atol=1e-12)
+        made.append(task.compute(0.0, q, v, data))
+    np.testing.assert_allclose(made[0].vector, made[1].vector, atol=1e-12)
 
 
-def test_the_com_task_written_out_fills_what_the_tracking_base_fills(talos, rng):
-    """TaskComEquality's own fill against the TaskMotionTracking fill of its error, Jacobian and
-    drift (which the finite differences check): a partial mask, per-axis gains, a moving reference."""
-    task = tsid.TaskComEquality("com", talos)
-    task.kp = np.array([10.0, 20.0, 30.0])
-    task.mask = [1, 0, 1]
-    task.set_reference(tsid.TrajectorySample(*(rng.standard_normal(3) for _ in range(3))))
-    q, v = random_state(talos, rng)
-    assert_task_derivatives(task, q, v)
+def test_a_constant_jacobian_is_written_once_per_layout_and_again_for_new_rows(talos, rng):
+    """The posture task's S is read-only: written into the same rows once, not at every step;
+    rows it has not filled, and a new mask, get it written."""
+    task = tsid.TaskJointPosture("posture", talos)
+    task.mask = np.r_[np.zeros(3), np.ones(talos.na - 3)]
     data = talos.create_data()
-    talos.compute_all_terms(data, q, v)
-    written, generic = (tsid.ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
-    tsid.TaskMotionTracking.fill(task, 0.0, q, v, data, generic)
-    kept = [task.position_error, task.velocity_error, task.desired_acceleration, task.drift]
-    task.fill(0.0, q, v, data, written)
-    np.testing.assert_allclose(written.matrix, generic.matrix, atol=1e-15)
-    np.testing.assert_allclose(written.vector, generic.vector, atol=1e-12)
-    got = [task.position_error, task.velocity_error, task.desired_acceleration, task.drift]
-    for value, expected in zip(got, kept, strict=True):
-        np.testing.assert_allclose(value, expected, atol=1e-12)
+    rows = tsid.constraints.new_constraint(task.kind, task.name, task.dim, task.cols)
+    for step in range(2):
+        q, v = random_state(talos, rng)
+        talos.compute_all_terms(data, q, v)
+        task.compute_into(0.0, q, v, data, rows)
+        if step == 0:
+            selection = rows.matrix.copy()
+            rows.matrix[...] = np.nan  # were S written again at the next step, this would go
+    assert np.isnan(rows.matrix).all()
+    np.testing.assert_array_equal(selection, np.eye(talos.na, talos.nv, 6)[3:])  # exact: rows of I
+    fresh = tsid.constraints.new_constraint(task.kind, task.name, task.dim, task.cols)
+    task.compute_into(0.0, q, v, data, fresh)
+    np.testing.assert_array_equal(fresh.matrix, selection)  # exact: rows of I
+    task.mask = np.r_[np.ones(2), np.zeros(talos.na - 2)]
+    again = tsid.constraints.new_constraint(task.kind, task.name, task.dim, task.cols)
+    task.compute_into(0.0, q, v, data, again)
+    np.testing.assert_array_equal(again.matrix, np.eye(talos.na, talos.nv, 6)[:2])  # exact: rows of I
 
 
 @pytest.mark.parametrize("cls", [tsid.TaskComEquality, tsid.TaskJointPosture])
 def test_a_subclass_with_its_own_drift_is_filled_with_it_not_by_the_fill_written_out(talos, rng, cls):
-    """The CoM and posture tasks write their fill out for their own terms; a user's subclass that
-    computes a term of its own (here the drift) must see it used."""
+    """A user's subclass of the CoM or posture task that computes a term of its own (here the
+    drift) sees it used."""
 
     class Drifting(cls):  # a user's class
         def compute_drift(self, t, q, v, data):
@@ -222,9 +217,9 @@ def test_joint_bounds_limit_the_next_velocity(ur5):
 
 def test_gains_are_validated(talos):
     task = tsid.TaskComEquality("com", talos)
-    with pytest.raises(tsid.errors.DimensionError, match="kp must have size 3"):
+    with pytest.raises(tsid.errors.DimensionError, match="kp of 'com' must have size 3"):
         task.kp = [1.0, 2.0]
-    with pytest.raises(tsid.errors.InvalidParameterError, match="kp must be >= 0"):
+    with pytest.raises(tsid.errors.InvalidParameterError, match="kp of 'com' must be >= 0"):
         task.kp = -1.0
 
 

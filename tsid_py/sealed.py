@@ -3,8 +3,8 @@
 A TSID user writes ``task.Kp = 100``; on a plain Python object that creates an attribute nobody
 reads, and the gain stays what it was. A :class:`Sealed` object refuses it, naming the closest
 attribute it has (``did you mean 'kp'?``). Names starting with ``_`` are the object's own; the
-values a task or formulation keeps from one control step to the next live in a plain namespace
-(``self._last``), so the step itself pays nothing for the check.
+values a task keeps from one control step to the next live in a slotted dataclass
+(``self._state``), so the step itself pays nothing for the check.
 
 The library seals its own classes only. A user's subclass (a class defined outside ``tsid_py``)
 may add attributes of its own at any time (``self.target = ...`` in a ``set_target`` method);

@@ -17,8 +17,9 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
 from tsid_py.sealed import Sealed
 from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_parts import Gain
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
-from tsid_py.validation import as_gain, as_scalar, as_unit_vector, as_vector, read_only
+from tsid_py.validation import as_scalar, as_unit_vector, as_vector
 
 
 class ContactBase(Sealed):
@@ -114,33 +115,20 @@ class ContactBase(Sealed):
     # ----------------------------------------------------------------- gains
     # One gain per constrained motion row: 6 for a surface contact, 3 for a point (as TSID's
     # ContactPoint::Kp); the motion task holds them in its 6 components.
-    @property
-    def kp(self) -> np.ndarray:
-        """Gains of the contact motion constraint, one per constrained row [1/s^2] (a read-only
-        copy: set them with ``contact.kp = ...``)."""
-        return read_only(self.motion_task.kp[self._gain_rows()])
-
-    @kp.setter
-    def kp(self, value: object) -> None:
-        self.motion_task.kp = self._task_gains("kp", value, self.motion_task.kp)
-
-    @property
-    def kd(self) -> np.ndarray:
-        """Damping of the contact motion constraint, one per constrained row [1/s] (a read-only
-        copy); 2 sqrt(kp) when never set."""
-        return read_only(self.motion_task.kd[self._gain_rows()])
-
-    @kd.setter
-    def kd(self, value: object) -> None:
-        self.motion_task.kd = self._task_gains("kd", value, self.motion_task.kd)
+    kp = Gain(
+        "Gains of the contact motion constraint, one per constrained row [1/s^2] (a read-only copy: "
+        "set them with ``contact.kp = ...``).",
+        held_by="motion_task",
+    )
+    kd = Gain(
+        "Damping of the contact motion constraint, one per constrained row [1/s] (a read-only copy); "
+        "2 sqrt(kp) when never set.",
+        held_by="motion_task",
+    )
 
     def _gain_rows(self) -> np.ndarray:
+        """The motion task's components the contact constrains, which its gains are."""
         return np.flatnonzero(self.motion_mask)
-
-    def _task_gains(self, name: str, value: object, current: np.ndarray) -> np.ndarray:
-        rows, gains = self._gain_rows(), current.copy()
-        gains[rows] = as_gain(f"{name} of contact {self.name!r}", value, rows.size)
-        return gains
 
     # ------------------------------------------------------------- references
     def set_reference(self, placement: pin.SE3) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintEquality
 from tsid_py.contacts.contact_6d import point_forces_generator
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_se3_equality import TaskSE3Equality, se3_error
-from tsid_py.trajectories import TrajectorySample
+from tsid_py.tasks.task_motion_tracking import TaskMotionTracking, Terms
+from tsid_py.tasks.task_se3_equality import se3_error
+from tsid_py.trajectories import TrajectorySample, as_sample, as_se3, vector_to_se3
 from tsid_py.validation import as_matrix, as_scalar, as_unit_vector, as_vector
 
 MIN_LINE_LENGTH = 1e-4  # [m] end points closer than this define no line
@@ -41,7 +41,7 @@ def line_frame(endpoints: np.ndarray, normal: np.ndarray) -> pin.SE3:
     return pin.SE3(rotation, endpoints.mean(axis=1))
 
 
-class TaskLineHold(TaskSE3Equality):
+class TaskLineHold(TaskMotionTracking):
     """The motion constraint of a line contact: the line frame L keeps its placement, but for the
     roll about the line.
 
@@ -59,8 +59,14 @@ class TaskLineHold(TaskSE3Equality):
     not follow a trajectory. The task is written in local axes only.
     """
 
+    error_points_to_reference = True  # as TSID's SE3 task's, and the surface contact's hold
+
     def __init__(self, name: str, robot: RobotWrapper, frame: Frame, offset: pin.SE3) -> None:
-        super().__init__(name, robot, frame)
+        super().__init__(name, robot, 6)
+        self.frame_id = robot.frame_id(frame)
+        self.frame_name = robot.frame_name(frame)
+        self.local_frame = True
+        self._reference_placement = pin.SE3.Identity()
         self.set_line_offset(offset)
 
     def set_line_offset(self, offset: pin.SE3) -> None:
@@ -69,6 +75,7 @@ class TaskLineHold(TaskSE3Equality):
         self._offset_inverse_action = self._offset.inverse().toActionMatrix()
 
     def use_local_frame(self, local_frame: bool) -> None:
+        """The line's axes only: ``False`` is refused."""
         if not local_frame:
             raise InvalidParameterError(
                 f"the motion constraint of line contact {self.name!r} is written in the line's axes only"
@@ -76,19 +83,29 @@ class TaskLineHold(TaskSE3Equality):
 
     def set_reference(self, reference: TrajectorySample | pin.SE3) -> None:
         """The placement of the contact frame to hold (an ``SE3``, or an SE3 sample at rest)."""
-        super().set_reference(reference)
-        if self._reference_moves:
-            super().set_reference(self._reference_placement)
+        name = f"reference of task {self.name!r}"
+        if isinstance(reference, pin.SE3):
+            self._reference_placement = as_se3(name, reference)
+            return
+        sample = as_sample(name, reference, 12, 6)
+        if np.count_nonzero(sample.vel) or np.count_nonzero(sample.acc):
             raise InvalidParameterError(
                 f"line contact {self.name!r} holds a fixed placement: its reference cannot move"
             )
+        self._reference_placement = vector_to_se3(sample.pos, name)
+
+    @property
+    def reference_placement(self) -> pin.SE3:
+        """The placement of the contact frame held (a copy)."""
+        return pin.SE3(self._reference_placement)
 
     @property
     def line_offset(self) -> pin.SE3:
         """The placement of the line frame L in the contact frame (a copy)."""
         return pin.SE3(self._offset)
 
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
+    def compute_terms(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> Terms:
+        """(e, J_L, L's classical drift, 0, 0) in L's axes (class docstring)."""
         placement, frame_jacobian, classical = self.robot.frame_motion(data, self.frame_id, True)
         to_line = self._offset_inverse_action
         frame_twist = frame_jacobian.dot(v)
@@ -97,12 +114,7 @@ class TaskLineHold(TaskSE3Equality):
         jacobian, twist, drift = to_line.dot(frame_jacobian), to_line.dot(frame_twist), to_line.dot(spatial)
         drift[:3] += np.cross(twist[3:], twist[:3])  # L's classical acceleration
         error = se3_error(placement * self._offset, self._reference_placement * self._offset)
-        velocity_error = -twist
-        desired = self._kp * error
-        desired += self._kd * velocity_error
-        self._last.position_error, self._last.velocity_error = error, velocity_error
-        self._last.desired_acceleration, self._last.drift = desired, drift
-        self._write(out, jacobian, desired, drift)
+        return error, jacobian, drift, self._zero, self._zero
 
 
 class ContactLine(ContactBase):

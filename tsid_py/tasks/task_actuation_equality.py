@@ -9,11 +9,11 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_base import TaskActuation
-from tsid_py.tasks.task_parts import Masked
+from tsid_py.tasks.task_parts import Mask
 from tsid_py.validation import Copied, as_vector
 
 
-class TaskActuationEquality(Masked, TaskActuation):
+class TaskActuationEquality(TaskActuation):
     """W S_mask tau = W S_mask tau_ref on the actuated joints [N m].
 
     W = diag(weights) scales each joint's row (TSID's TaskActuationEquality ``setWeightVector``).
@@ -23,6 +23,7 @@ class TaskActuationEquality(Masked, TaskActuation):
 
     reference = Copied("tau_ref of every actuated joint [N m].")
     weights = Copied("Per-joint weights W, size na.")
+    mask = Mask("Which actuated joints the task acts on (0/1 per joint; read-only copy).")
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)
@@ -30,9 +31,8 @@ class TaskActuationEquality(Masked, TaskActuation):
         self._weights = np.ones(robot.na)
         self.mask = np.ones(robot.na)
 
-    def _mask_size(self) -> int:
-        """mask: which actuated joints the task acts on (0/1 per joint)."""
-        return self.robot.na
+    def _apply_mask(self) -> None:
+        """Nothing to rebuild: W S_mask is written at each fill (not a selection: W scales it)."""
 
     def set_reference(self, tau_ref: object) -> None:
         """Set tau_ref of every actuated joint, size na [N m]."""
@@ -50,19 +50,8 @@ class TaskActuationEquality(Masked, TaskActuation):
         self._weights = weights
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        self._last.weights_and_reference = (self._weights, self._reference)  # their setters replace them
-        self._write(out)
-
-    def _write(self, out: ConstraintEquality) -> None:
-        """W S_mask tau = W S_mask tau_ref into ``out``, with the last computation's W and tau_ref."""
-        weights, reference = self._last.weights_and_reference
-        axes = np.flatnonzero(self._mask)
+        """W S_mask tau = W S_mask tau_ref."""
+        weights, axes = self._weights, np.flatnonzero(self._mask)
         out.matrix[...] = 0.0
         out.matrix[np.arange(axes.size), axes] = weights[axes]
-        out.vector[...] = (weights * reference)[axes]
-
-    def _last_constraint(self) -> ConstraintEquality:
-        """W S_mask tau = W S_mask tau_ref with the last computation's W and tau_ref."""
-        constraint = ConstraintEquality(self.name, self.dim, self.robot.na)
-        self._write(constraint)
-        return constraint
+        out.vector[...] = (weights * self._reference)[axes]

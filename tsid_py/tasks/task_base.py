@@ -11,22 +11,15 @@ buffers, shape checks, the mapping onto x = [dv; f].
 
 from __future__ import annotations
 
-import weakref
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from tsid_py.constraints import (
-    ConstraintBase,
-    ConstraintBound,
-    ConstraintEquality,
-    ConstraintInequality,
-    Kind,
-    new_constraint,
-)
+from tsid_py.constraints import ConstraintBase, ConstraintBound, Kind, new_constraint
 from tsid_py.errors import DimensionError, TsidError
 from tsid_py.sealed import Sealed
+from tsid_py.tasks.task_parts import joint_selection
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -34,12 +27,26 @@ if TYPE_CHECKING:
     from tsid_py.robot_wrapper import RobotWrapper
 
 
+@dataclass(slots=True, kw_only=True)
+class TaskState:
+    """What a task's last computation left.
+
+    Attributes:
+        rows: The rows it wrote: its owner's (a formulation's, refilled at every control step) or
+            those :meth:`TaskBase.compute` made. None before the first computation, after one that
+            failed, and after a new mask changed the rows.
+    """
+
+    rows: ConstraintBase | None = None
+
+
 class TaskBase(Sealed):
     """A named task on a robot.
 
     A subclass derives from one of the three families (:class:`TaskMotion`,
     :class:`TaskContactForce`, :class:`TaskActuation`), sets ``kind`` and implements ``dim`` and
-    :meth:`fill`.
+    :meth:`fill`. What a computation leaves for the next step and for the getters lives in
+    ``self._state``, a :class:`TaskState` (a task with more to keep gives it a subclass).
 
     Attributes:
         kind: A :class:`~tsid_py.constraints.Kind`: ``EQUALITY`` (A y = b), ``INEQUALITY``
@@ -47,23 +54,24 @@ class TaskBase(Sealed):
     """
 
     kind: ClassVar[Kind] = Kind.EQUALITY
-    _constraint_follows_fill: ClassVar[bool] = True  # the class's _last_constraint makes what its fill writes
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._constraint_follows_fill = _made_for_its_fill(cls)  # once per class, not per read
+    _dim: int  # the rows, for a task whose mask or constructor sets them
+    _mask: np.ndarray  # a masked task's (tsid_py.tasks.task_parts.Mask): the mask, the entries it
+    _rows: slice | np.ndarray  # keeps, whether it keeps them all
+    _all_rows: bool
+    _state: TaskState
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         self.name = name
         self.robot = robot
-        # what the last computation left: whether there was one, a weak reference to where fill
-        # wrote (for refilling), and what the task keeps to answer its getters and ``constraint``
-        self._last = SimpleNamespace(filled=False, out=None)
+        self._state = TaskState()  # a task with more to keep replaces it with its own
 
     @property
     def dim(self) -> int:
         """Number of rows of the constraint."""
-        raise NotImplementedError(f"{type(self).__name__} must define dim")
+        try:
+            return self._dim
+        except AttributeError:
+            raise NotImplementedError(f"{type(self).__name__} must define dim") from None
 
     @property
     def cols(self) -> int:
@@ -71,13 +79,12 @@ class TaskBase(Sealed):
         raise NotImplementedError
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: Any) -> None:
-        """Write the constraint at (t, q, v) into ``out``. Each task implements it.
+        """Write the constraint at (t, q, v) into ``out``: the one place a task writes its rows.
 
         Write every entry of ``out.matrix`` (not a bound's: its matrix is the identity), and of
         ``out.vector`` (an equality) or ``out.lower_bound`` and ``out.upper_bound``. Read the robot
-        through ``data``. Keep no reference to ``out``, and write nowhere else. Entries that have
-        not changed since the task last filled this same ``out`` may be left as they are
-        (:meth:`refilling`).
+        through ``data``. Write nowhere else. Entries that have not changed since the task last
+        filled this same ``out`` may be left as they are (:meth:`refilling`).
 
         Args:
             t: Time [s].
@@ -92,19 +99,18 @@ class TaskBase(Sealed):
         raise NotImplementedError(f"{type(self).__name__} must implement fill")
 
     def refilling(self, out: ConstraintBase) -> bool:
-        """Whether ``out`` is the constraint this task filled last.
+        """Whether ``out`` holds what this task wrote at its last computation.
 
         The formulation hands the same ``out`` at every step of a layout, and nothing else writes
         it: the problem and the QP it hands out are read-only. So a matrix that did not change
         since need not be written again.
         """
-        last = self._last.out
-        return last is not None and last() is out
+        return self._state.rows is out
 
     def compute_into(
         self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintBase
     ) -> None:
-        """:meth:`fill` ``out``, and remember that it did (for :meth:`refilling` and :attr:`constraint`).
+        """:meth:`fill` ``out``, and keep it as the rows :attr:`constraint` reads.
 
         The arguments are those of :meth:`fill`. Between two calls with the same ``out``, only this
         task writes it (:meth:`refilling`).
@@ -113,13 +119,14 @@ class TaskBase(Sealed):
             DimensionError: The task wrote arrays whose shapes do not fit ``out``; the message names
                 the task.
         """
-        last = self._last
-        last.filled = False  # until fill has written all it keeps
+        state = self._state
         try:
             self.fill(t, q, v, data, out)
         except TsidError:
+            state.rows = None
             raise
         except (ValueError, TypeError) as error:
+            state.rows = None
             if out.rows != self.dim:
                 raise DimensionError(
                     f"task {self.name!r}: its constraint has {self.dim} rows, the problem has {out.rows} "
@@ -129,9 +136,7 @@ class TaskBase(Sealed):
                 f"task {self.name!r} wrote arrays of the wrong shape into its {out.rows} x {out.cols} "
                 f"constraint: {error}"
             ) from error
-        last.filled = True
-        if last.out is None or last.out() is not out:
-            last.out = weakref.ref(out)  # weak: the rows are their owner's, who may drop them
+        state.rows = out
 
     def compute(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> ConstraintBase:
         """The constraint at (t, q, v), as a new constraint, the caller's.
@@ -150,72 +155,30 @@ class TaskBase(Sealed):
             q, v = self.robot.check_state(q, v)
         out = new_constraint(self.kind, self.name, self.dim, self.cols)
         self.compute_into(t, q, v, data, out)
-        self._last.computed = out  # the task's own rows: held, so that the default constraint reads them
         return out.copy()
 
     @property
     def constraint(self) -> ConstraintBase:
-        """The constraint as last computed, of the task's kind: a new one, the caller's (zeros
-        before the first computation, and after a mask changed the rows).
+        """The constraint as last computed, of the task's kind: a copy of the rows the task wrote,
+        the caller's (zeros before the first computation, and after a mask changed the rows).
 
-        The library's tasks make it again from what they kept of that computation
-        (:meth:`_last_constraint`): the terms their getters read, and the settings it used. They
-        keep no reference to the rows they filled, which are their owner's (a formulation's).
+        The rows stay their owner's: a formulation's are refilled at every control step, so this
+        is the constraint of the formulation's last step.
         """
-        if not self._last.filled:
-            return new_constraint(self.kind, self.name, self.dim, self.cols)
-        made = self._last_constraint() if self._constraint_follows_fill else TaskBase._last_constraint(self)
-        made.name = self.name
-        return made
-
-    def _last_constraint(self) -> ConstraintBase:
-        """The last computed constraint, a new one. A task that keeps its terms makes it from them
-        (every task of the library does), and a subclass that writes its own :meth:`fill` writes
-        its own ``_last_constraint`` too. By default: a copy of the rows :meth:`fill` wrote, while
-        their owner keeps them (zeros once it dropped them)."""
-        last = self._last.out() if self._last.out is not None else None
-        if last is None or last.rows != self.dim:
+        rows = self._state.rows
+        if rows is None or rows.rows != self.dim:
             return new_constraint(self.kind, self.name, self.dim, self.cols)
         if self.kind == Kind.BOUND:  # (a Kind or its string) held as rows of an inequality
             copy = cast(ConstraintBound, new_constraint(Kind.BOUND, self.name, self.dim, self.dim))
-            copy.lower_bound, copy.upper_bound = last.lower_bound, last.upper_bound  # copied in
+            bounds = cast(ConstraintBound, rows)  # an inequality's rows, whose bounds a bound's are
+            copy.lower_bound, copy.upper_bound = bounds.lower_bound, bounds.upper_bound  # copied in
             return copy
-        return last.copy()
+        made = rows.copy()
+        made.name = self.name
+        return made
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
-
-
-def equality_as_computed(name: str, matrix: np.ndarray, vector: np.ndarray | float) -> ConstraintEquality:
-    """matrix y = vector as a new constraint, copied as computed (not validated, as
-    :func:`inequality_as_computed`; a number for ``vector`` fills it)."""
-    constraint = ConstraintEquality(name, *matrix.shape)
-    constraint.matrix[...], constraint.vector[...] = matrix, vector
-    return constraint
-
-
-def inequality_as_computed(
-    name: str, matrix: np.ndarray, lower: np.ndarray, upper: np.ndarray
-) -> ConstraintInequality:
-    """lower <= matrix y <= upper as a new constraint, copied as computed: not validated, since
-    the bounds a task computes at a state beyond its limits may cross."""
-    constraint = ConstraintInequality(name, *matrix.shape)
-    constraint.matrix[...] = matrix
-    constraint.lower_bound[...], constraint.upper_bound[...] = lower, upper
-    return constraint
-
-
-def _made_for_its_fill(cls: type) -> bool:
-    """Whether the ``_last_constraint`` of ``cls`` makes what its ``fill`` writes: both are the
-    library's, or the ``_last_constraint`` was written with or after the ``fill`` it follows (a
-    subclass that overrides ``fill`` alone reads its rows instead, :meth:`TaskBase._last_constraint`)."""
-    fill_owner = next(c for c in cls.__mro__ if "fill" in c.__dict__)
-    made_owner = next(c for c in cls.__mro__ if "_last_constraint" in c.__dict__)
-    return _is_library_class(fill_owner) or issubclass(made_owner, fill_owner)
-
-
-def _is_library_class(cls: type) -> bool:
-    return cls.__module__ == "tsid_py" or cls.__module__.startswith("tsid_py.")
 
 
 class TaskMotion(TaskBase):
@@ -229,6 +192,10 @@ class TaskMotion(TaskBase):
 class TaskActuation(TaskBase):
     """A task on the joint torques tau (size na).
 
+    A mask (:class:`~tsid_py.tasks.task_parts.Mask`) of such a task is over the actuated joints.
+    By default the joints it keeps give the rows of the identity S_mask (``_selection``), and are
+    the task's ``selected_joints``.
+
     Attributes:
         selected_joints: A slice or indices when the constraint's matrix is the rows of the identity
             for those joints: the formulation then copies rows of its torque map instead of
@@ -240,6 +207,15 @@ class TaskActuation(TaskBase):
     @property
     def cols(self) -> int:
         return self.robot.na
+
+    def _mask_size(self) -> int:
+        """A mask is over the actuated joints (0/1 per joint)."""
+        return self.robot.na
+
+    def _apply_mask(self) -> None:
+        """S_mask, and the joints whose rows of the torque map the formulation takes."""
+        self._selection = joint_selection(self._mask, self.robot.na)
+        self.selected_joints = self._rows
 
 
 class TaskContactForce(TaskBase):

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pinocchio as pin
 
 from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotion, inequality_as_computed
+from tsid_py.tasks.task_base import TaskMotion, TaskState
 from tsid_py.tasks.task_parts import Scalar
 from tsid_py.validation import Copied, as_scalar
+
+
+@dataclass(slots=True, kw_only=True)
+class CapturePointState(TaskState):
+    """The last w = sqrt(g / c_z) [1/s], capture point (x, y) [m] and CoM drift (x, y) [m/s^2]."""
+
+    omega: float = 0.0
+    capture_point: np.ndarray
+    drift: np.ndarray
 
 
 class TaskCapturePointInequality(TaskMotion):
@@ -32,12 +43,10 @@ class TaskCapturePointInequality(TaskMotion):
     support_max = Copied("Upper support limits along world x and y [m].")
     safety_margin = Copied("Distances kept from the support limits along x and y [m].")
 
-    @property
-    def dim(self) -> int:
-        return 2
-
     dt = Scalar("The control period [s] (> 0).", minimum=0.0, strict=True)
     _dt: float
+    _dim = 2
+    _state: CapturePointState
 
     def __init__(self, name: str, robot: RobotWrapper, dt: float) -> None:
         super().__init__(name, robot)
@@ -48,19 +57,17 @@ class TaskCapturePointInequality(TaskMotion):
         self.gravity = float(np.linalg.norm(robot.model.gravity.linear))  # [m/s^2]
         if self.gravity <= 0.0:
             raise InvalidParameterError(f"{name!r}: the capture point needs gravity, the model has none")
-        self._last.omega = 0.0  # [1/s] at the last computation
-        self._last.capture_point = np.zeros(2)
-        self._last.drift = np.zeros(2)
+        self._state = CapturePointState(capture_point=np.zeros(2), drift=np.zeros(2))
 
     @property
     def capture_point(self) -> np.ndarray:
         """The capture point xi = c + dc / w (x, y) at the last computation [m] (a copy)."""
-        return self._last.capture_point.copy()
+        return self._state.capture_point.copy()
 
     @property
     def omega(self) -> float:
         """w = sqrt(g / c_z) at the last computation [1/s]."""
-        return self._last.omega
+        return self._state.omega
 
     def set_support_limits_x_axis(self, x_min: float, x_max: float) -> None:
         """Support limits along world x [m]."""
@@ -99,23 +106,18 @@ class TaskCapturePointInequality(TaskMotion):
             raise InvalidParameterError(
                 f"{self.name!r}: the CoM height must be > 0 for a capture point, got {com[2]} m"
             )
-        self._last.drift = robot.com_acc(data)[:2]
-        self._last.omega = w = float(np.sqrt(self.gravity / com[2]))
-        self._last.capture_point = com[:2] + com_vel[:2] / w
+        state = self._state
+        state.drift = drift = robot.com_acc(data)[:2]
+        state.omega = w = float(np.sqrt(self.gravity / com[2]))
+        state.capture_point = com[:2] + com_vel[:2] / w
         k_a = 2.0 * w / ((w * dt + 2.0) * dt)
         coasting = com[:2] + com_vel[:2] * (dt + 1.0 / w)
         lower = self._support_min + self._safety_margin
         upper = self._support_max - self._safety_margin
-        last = self._last
-        last.matrix = robot.com_jacobian(data)[:2]
-        last.bounds = k_a * (lower - coasting) - last.drift, k_a * (upper - coasting) - last.drift
-        out.matrix[...] = last.matrix
-        out.lower_bound[...], out.upper_bound[...] = last.bounds
-
-    def _last_constraint(self) -> ConstraintInequality:
-        """J_com,xy and the bounds of the last computation."""
-        return inequality_as_computed(self.name, self._last.matrix, *self._last.bounds)
+        out.matrix[...] = robot.com_jacobian(data)[:2]
+        out.lower_bound[...] = k_a * (lower - coasting) - drift
+        out.upper_bound[...] = k_a * (upper - coasting) - drift
 
     def get_acceleration(self, dv: np.ndarray) -> np.ndarray:
         """The horizontal CoM acceleration J_com,xy dv + drift_xy that dv (size nv) gives [m/s^2]."""
-        return self.constraint.matrix.dot(dv) + self._last.drift
+        return self.constraint.matrix.dot(dv) + self._state.drift

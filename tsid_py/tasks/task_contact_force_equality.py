@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -10,9 +11,16 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskContactForce, equality_as_computed
-from tsid_py.tasks.task_parts import GainVector, Scalar
+from tsid_py.tasks.task_base import TaskContactForce, TaskState
+from tsid_py.tasks.task_parts import Gain, Scalar
 from tsid_py.trajectories import TrajectorySample, as_sample
+
+
+@dataclass(slots=True, kw_only=True)
+class IntegralState(TaskState):
+    """The leaky integral I of the wrench error [N s, N m s], advanced once per computation."""
+
+    integral_error: np.ndarray
 
 
 class TaskContactForceEquality(TaskContactForce):
@@ -35,9 +43,9 @@ class TaskContactForceEquality(TaskContactForce):
         contact: The contact whose force variables the task acts on.
     """
 
-    kp = GainVector("Proportional gains on the wrench error [-].")
-    kd = GainVector("Derivative gains on the wrench-rate error [s].")
-    ki = GainVector("Integral gains on the leaky integral of the wrench error [1/s].")
+    kp = Gain("Proportional gains on the wrench error [-].")
+    kd = Gain("Derivative gains on the wrench-rate error [s].")
+    ki = Gain("Integral gains on the leaky integral of the wrench error [1/s].")
     dt = Scalar("The control period [s] (> 0), for the integral.", minimum=0.0, strict=True)
     leak_rate = Scalar("The leak of the integral term [1/s] (>= 0; TSID's default 0.05).", minimum=0.0)
     _kp: np.ndarray  # where the five descriptors keep their values
@@ -45,6 +53,7 @@ class TaskContactForceEquality(TaskContactForce):
     _ki: np.ndarray
     _dt: float
     _leak_rate: float
+    _state: IntegralState
 
     def __init__(self, name: str, robot: RobotWrapper, dt: float, contact: Any) -> None:  # a ContactBase
         super().__init__(name, robot)
@@ -56,14 +65,14 @@ class TaskContactForceEquality(TaskContactForce):
         size = contact.wrench_size
         self.kp = self.kd = self.ki = 0.0
         self.leak_rate = 0.05  # [1/s], TSID's default
-        self._last.integral_error = np.zeros(size)
+        self._state = IntegralState(integral_error=np.zeros(size))
         self._reference = TrajectorySample(np.zeros(size))
         self._external = TrajectorySample(np.zeros(size))
 
     @property
     def integral_error(self) -> np.ndarray:
         """The leaky integral I of the wrench error [N s, N m s] (a copy)."""
-        return self._last.integral_error.copy()
+        return self._state.integral_error.copy()
 
     @property
     def dim(self) -> int:
@@ -95,15 +104,9 @@ class TaskContactForceEquality(TaskContactForce):
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
         """T f = f*, and the integral advanced by one dt."""
-        ref, ext, last = self._reference, self._external, self._last
+        ref, ext, state = self._reference, self._external, self._state
         error = ref.pos - ext.pos
-        last.matrix = self.contact.force_generator  # a copy
-        last.vector = (
-            ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * last.integral_error
-        )
-        out.matrix[...], out.vector[...] = last.matrix, last.vector
-        last.integral_error = last.integral_error + self._dt * (error - self._leak_rate * last.integral_error)
-
-    def _last_constraint(self) -> ConstraintEquality:
-        """T f = f* of the last computation (its integral term before that step advanced it)."""
-        return equality_as_computed(self.name, self._last.matrix, self._last.vector)
+        integral = state.integral_error
+        out.matrix[...] = self.contact.force_generator
+        out.vector[...] = ref.pos + self._kp * error + self._kd * (ref.vel - ext.vel) + self._ki * integral
+        state.integral_error = integral + self._dt * (error - self._leak_rate * integral)

@@ -11,7 +11,7 @@ from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.geometry import GROUND_NORMAL
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskContactForce, equality_as_computed
+from tsid_py.tasks.task_base import TaskContactForce
 from tsid_py.validation import Copied, as_unit_vector, as_vector
 
 
@@ -36,15 +36,12 @@ class TaskCopEquality(TaskContactForce):
 
     reference = Copied("The CoP reference in the world frame [m].")
     contact_normal = Copied("The ground normal n in the world frame.")
+    _dim = 3
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot)
         self._contact_normal = GROUND_NORMAL.copy()
         self._reference = np.zeros(3)
-
-    @property
-    def dim(self) -> int:
-        return 3
 
     def set_reference(self, reference: object) -> None:
         """Set the desired CoP p_ref, a world point [m] (usually on the ground)."""
@@ -73,7 +70,7 @@ class TaskCopEquality(TaskContactForce):
         super().set_contacts(contacts)
 
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        A = self._last.matrix = np.zeros((3, self.cols))
+        A = np.zeros((3, self.cols))
         for contact, index in self._contacts:
             arms = contact.world_points(data) - self._reference[:, None]  # p_j - p_ref, 3 x n_points
             normal_row = self._contact_normal.dot(contact.force_rotation(data))
@@ -81,7 +78,3 @@ class TaskCopEquality(TaskContactForce):
             A[:, index : index + contact.n_force] = on_points.dot(contact.point_force_map())
         out.matrix[...] = A
         out.vector[...] = 0.0
-
-    def _last_constraint(self) -> ConstraintEquality:
-        """A f = 0 with the last A."""
-        return equality_as_computed(self.name, self._last.matrix, 0.0)

@@ -59,15 +59,5 @@ class TaskJointBounds(TaskMotion):
         v_a = v[start:]
         lower = np.maximum((self._v_lb - v_a) / self._dt, self._a_lb)
         upper = np.minimum((self._v_ub - v_a) / self._dt, self._a_ub)
-        self._last.bounds = lower, upper
         out.lower_bound[:start], out.upper_bound[:start] = -np.inf, np.inf
         out.lower_bound[start:], out.upper_bound[start:] = lower, upper
-
-    def _last_constraint(self) -> ConstraintBound:
-        """The bounds of the last computation, free on the base (as computed: at a velocity beyond
-        its bounds, a lower bound may exceed the upper one)."""
-        lower, upper = self._last.bounds
-        constraint = ConstraintBound(self.name, self.dim)  # no bounds: the base stays free
-        start = self.robot.nv - self.robot.na
-        constraint.lower_bound[start:], constraint.upper_bound[start:] = lower, upper
-        return constraint

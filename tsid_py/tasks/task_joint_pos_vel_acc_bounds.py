@@ -8,12 +8,12 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, Kind, check_bounds
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotion, inequality_as_computed
-from tsid_py.tasks.task_parts import Masked, Scalar
+from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_parts import Mask, Scalar, joint_selection
 from tsid_py.validation import Copied, as_vector
 
 
-class TaskJointPosVelAccBounds(Masked, TaskMotion):
+class TaskJointPosVelAccBounds(TaskMotion):
     """Bounds on the actuated accelerations that keep q, v inside their limits in discrete time.
 
     From Del Prete, "Joint Position and Velocity Bounds in Discrete-Time Acceleration/Torque
@@ -37,6 +37,7 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     q_max = Copied("Upper position bounds of the actuated joints [rad].")
     v_max = Copied("Velocity bounds |v| <= v_max of the actuated joints [rad/s].")
     a_max = Copied("Acceleration bounds |a| <= a_max of the actuated joints [rad/s^2].")
+    mask = Mask("Which actuated joints are bounded (0/1 per joint; read-only copy).")
 
     @property
     def lower_bounds(self) -> dict[str, np.ndarray]:
@@ -75,9 +76,8 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
         return self.robot.na
 
     def _apply_mask(self) -> None:
-        axes = np.flatnonzero(self._mask)
-        self._selection = np.zeros((axes.size, self.robot.nv))
-        self._selection[np.arange(axes.size), self.robot.nv - self.robot.na + axes] = 1.0
+        robot = self.robot
+        self._selection = joint_selection(self._mask, robot.nv, robot.nv - robot.na)
 
     def set_time_step(self, dt: float) -> None:
         """The control period [s] (as ``task.dt = dt``)."""
@@ -121,16 +121,10 @@ class TaskJointPosVelAccBounds(Masked, TaskMotion):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         na = self.robot.na
         lower, upper = self.acceleration_bounds(q[self.robot.nq - na :], v[self.robot.nv - na :])
-        self._last.bounds = lower, upper
         if not self.refilling(out):  # the selection changes only with the mask
             out.matrix[...] = self._selection
         out.lower_bound[...] = lower[self._mask]
         out.upper_bound[...] = upper[self._mask]
-
-    def _last_constraint(self) -> ConstraintInequality:
-        """The selection and the bounds of the last computation, on the masked joints."""
-        lower, upper = self._last.bounds
-        return inequality_as_computed(self.name, self._selection, lower[self._mask], upper[self._mask])
 
     def acceleration_bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The acceleration bounds of every actuated joint, the tightest of the families turned on.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.tasks.task_motion_tracking import TaskMotionTracking
 from tsid_py.trajectories import TrajectorySample, as_sample
@@ -22,22 +21,14 @@ class TaskJointPosture(TaskMotionTracking):
     """
 
     def __init__(self, name: str, robot: RobotWrapper) -> None:
-        # where the actuated joints start in q and v: read by the mask (set in the base's __init__)
-        self._q_start, self._v_start = robot.nq - robot.nq_actuated, robot.nv - robot.na
         super().__init__(name, robot, robot.na)
+        self._q_start, self._v_start = robot.nq - robot.nq_actuated, robot.nv - robot.na
         self._q_ref_full = robot.neutral_configuration()
         self._q_ref_actuated = self._q_ref_full[self._q_start :]  # a view: set_reference writes it
         self._reference = TrajectorySample(self._q_ref_actuated, tangent_size=robot.na)
         self._vector_space = robot.nq_actuated == robot.na
         self._jacobian = np.eye(robot.na, robot.nv, self._v_start)  # S, every actuated joint
-        self._jacobian.flags.writeable = False
-        self._written_out = self._terms_are(TaskJointPosture)  # else a subclass's terms: the base's fill
-
-    def _apply_mask(self) -> None:
-        """S on the joints the mask keeps, the rows :meth:`fill` writes."""
-        columns = self._v_start + np.flatnonzero(self._mask)
-        self._selection = np.zeros((columns.size, self.robot.nv))
-        self._selection[np.arange(columns.size), columns] = 1.0
+        self._jacobian.flags.writeable = False  # a constant: its rows are written once per layout
 
     @property
     def reference(self) -> TrajectorySample:
@@ -50,7 +41,6 @@ class TaskJointPosture(TaskMotionTracking):
         self._reference = as_sample(f"reference of task {self.name!r}", sample, robot.nq_actuated, robot.na)
         self._q_ref_actuated[...] = self._reference.pos
 
-    # ------------------------------------------------------------------ the tracking task's terms
     def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
         """e = q_a (-) q_ref [rad] (size na)."""
         if self._vector_space:  # every actuated joint is a vector space: q_a - q_ref
@@ -58,7 +48,7 @@ class TaskJointPosture(TaskMotionTracking):
         return pin.difference(self.robot.model, self._q_ref_full, q)[self._v_start :]
 
     def compute_jacobian(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
-        """S (na x nv): a constant, read-only."""
+        """S (na x nv): a constant, read-only (so written into the rows once per layout)."""
         return self._jacobian
 
     def compute_drift(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
@@ -67,26 +57,3 @@ class TaskJointPosture(TaskMotionTracking):
 
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         return self._reference.vel, self._reference.acc  # read-only arrays of the task's own sample
-
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        """:meth:`TaskMotionTracking.fill` for J = S, written out: S v is a slice of v, S is
-        written only when the mask changed, and nothing is checked (the terms are the task's own).
-        The same rows and errors (``tests/test_tasks.py``) in about 60 % of the time (Talos). A
-        subclass that computes its own terms gets the base's fill."""
-        if not self._written_out:
-            TaskMotionTracking.fill(self, t, q, v, data, out)
-            return
-        reference, last = self._reference, self._last
-        if self._vector_space:  # compute_error's, inline: this runs every control step
-            position_error = q[self._q_start :] - self._q_ref_actuated
-        else:
-            position_error = self.compute_error(t, q, v, data)
-        velocity_error = v[self._v_start :] - reference.vel
-        desired = reference.acc - self._kp * position_error
-        desired -= self._kd * velocity_error
-        last.position_error, last.velocity_error = position_error, velocity_error
-        last.desired_acceleration, last.jacobian = desired, self._jacobian
-        filled = last.out  # refilling(out), inline: this runs every control step
-        if filled is None or filled() is not out:  # the selection changes only with the mask
-            out.matrix[...] = self._selection
-        out.vector[...] = desired if self._all_rows else desired[self._rows]

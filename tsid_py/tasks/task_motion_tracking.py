@@ -1,17 +1,18 @@
-"""Motion tasks that track an error with PD gains: :class:`TaskMotionTracking`, the base a task of
-one's own is written on (docs/guides/custom-task.md), and :class:`PdMotionTask`, its common part
-with the tasks that write their rows themselves."""
+"""The motion task that drives a task-space error to zero with PD gains: the base of the library's
+tracking tasks (CoM, posture, joint coupling, SE3, two frames, a line contact's hold) and of a task
+of one's own (docs/guides/custom-task.md)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import DimensionError
-from tsid_py.tasks.task_base import TaskMotion, equality_as_computed
-from tsid_py.tasks.task_parts import Masked, PdGains, TrackingErrors
+from tsid_py.tasks.task_base import TaskMotion, TaskState
+from tsid_py.tasks.task_parts import Gain, Mask
 from tsid_py.validation import as_vector
 
 if TYPE_CHECKING:
@@ -19,71 +20,30 @@ if TYPE_CHECKING:
 
     from tsid_py.robot_wrapper import RobotWrapper
 
+Terms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # e, J, drift, dx_ref, ddx_ref
 
-class PdMotionTask(Masked, TaskMotion, PdGains, TrackingErrors):
-    """A masked motion task with PD gains, J dv = a* - drift, that keeps its last errors.
 
-    The common part of :class:`TaskMotionTracking` and of the tasks that write their :meth:`fill`
-    themselves: the SE3 and two-frame tasks, whose errors follow TSID's conventions. A subclass
-    keeps the last ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift``
-    (every component) in ``self._last`` when it fills, and writes the rows with :meth:`_write`.
+@dataclass(slots=True, kw_only=True)
+class TrackingState(TaskState):
+    """What a tracking task's last computation left, every component (before the mask).
+
+    Attributes:
+        position_error: e.
+        velocity_error: de.
+        desired_acceleration: a*.
+        drift: dJ v, the task-space acceleration at dv = 0.
+        constant_jacobian: The read-only Jacobian last written, when the task returns one (its
+            rows are then written once per layout, not at every step).
     """
 
-    def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
-        TaskMotion.__init__(self, name, robot)
-        PdGains.__init__(self, size)
-        self._size = size
-        self._last.position_error = np.zeros(size)
-        self._last.velocity_error = np.zeros(size)
-        self._last.desired_acceleration = np.zeros(size)
-        self._last.drift = np.zeros(size)
-        self.mask = np.ones(size)
-
-    @property
-    def size(self) -> int:
-        """Number of error components (before the mask)."""
-        return self._size
-
-    def _mask_size(self) -> int:
-        return self._size
-
-    def _write(
-        self, out: ConstraintEquality, jacobian: np.ndarray, desired: np.ndarray, drift: np.ndarray
-    ) -> None:
-        """out: J dv = desired - drift on the masked rows (every component given). The task keeps
-        J for :attr:`constraint` (an array of its own, or a copy)."""
-        self._last.jacobian = jacobian
-        if self._all_rows:
-            out.matrix[...] = jacobian
-            np.subtract(desired, drift, out=out.vector)
-        else:
-            rows = self._rows
-            out.matrix[...] = jacobian[rows]
-            np.subtract(desired[rows], drift[rows], out=out.vector)
-
-    @property
-    def drift(self) -> np.ndarray:
-        """dJ v at the last computation, every component (a copy)."""
-        return self._last.drift.copy()
-
-    def _last_constraint(self) -> ConstraintEquality:
-        """J dv = a* - drift on the masked rows, from the last J, a* and drift."""
-        last, rows = self._last, self._rows
-        return equality_as_computed(
-            self.name, last.jacobian[rows], (last.desired_acceleration - last.drift)[rows]
-        )
-
-    def get_acceleration(self, dv: object) -> np.ndarray:
-        """The task-space acceleration J dv + drift that dv gives, on the masked rows.
-
-        Args:
-            dv: Accelerations, size nv.
-        """
-        dv = as_vector("dv", dv, self.robot.nv, copy=False)
-        return self.constraint.matrix.dot(dv) + self._last.drift[self._rows]
+    position_error: np.ndarray
+    velocity_error: np.ndarray
+    desired_acceleration: np.ndarray
+    drift: np.ndarray
+    constant_jacobian: np.ndarray | None = None
 
 
-class TaskMotionTracking(PdMotionTask):
+class TaskMotionTracking(TaskMotion):
     """A motion task that drives a task-space error e to zero with PD gains: write your own on it.
 
     A subclass implements three methods:
@@ -93,17 +53,21 @@ class TaskMotionTracking(PdMotionTask):
       J v - dx_ref/dt);
     - :meth:`compute_drift`: dJ/dt v, the task-space acceleration at dv = 0.
 
-    A moving reference also overrides :meth:`reference_derivatives`. The library does the rest.
-    With gains ``kp`` and ``kd`` (2 sqrt(kp) unless set), on the rows the 0/1 ``mask`` keeps:
+    A moving reference also overrides :meth:`reference_derivatives`. A task that computes these
+    terms together overrides :meth:`compute_terms` instead. The library does the rest. With gains
+    ``kp`` and ``kd`` (2 sqrt(kp) unless set), on the rows the 0/1 ``mask`` keeps:
 
-        a* = ddx_ref - Kp e - Kd (J v - dx_ref),      constraint  J dv = a* - drift
+        de = J v - dx_ref,   a* = ddx_ref - Kp e - Kd de,      constraint  J dv = a* - drift
+
+    A task whose error points to the reference (TSID's SE3 and two-frame tasks: e = x_ref (-) x)
+    sets ``error_points_to_reference``: then de = dx_ref - J v and a* = ddx_ref + Kp e + Kd de,
+    the same a*.
 
     Shapes are checked: a wrong one raises :class:`DimensionError` naming the task. The last
     ``position_error``, ``velocity_error``, ``desired_acceleration`` and ``drift`` are kept, every
-    component, in the task's units. Check a new task with
-    :func:`tsid_py.testing.assert_task_derivatives`. The library's CoM, joint-coupling and posture
-    tasks are written this way (the posture and CoM tasks also write :meth:`fill` out for speed,
-    tested equal to this one).
+    component, in the task's units. A Jacobian returned read-only, the same array at every step
+    (a constant one), is written into the rows once per layout. Check a new task with
+    :func:`tsid_py.testing.assert_task_derivatives`.
 
     Args:
         name: The task's name.
@@ -111,21 +75,42 @@ class TaskMotionTracking(PdMotionTask):
         size: Number of error components.
     """
 
+    kp = Gain("Proportional gains [1/s^2], one per error component.", damps="kd")
+    kd = Gain("Derivative gains [1/s], one per error component; 2 sqrt(kp) until set.")
+    mask = Mask("Which error components are rows of the constraint (0/1 each; read-only copy).")
+    error_points_to_reference: ClassVar[bool] = False
+    _kp: np.ndarray
+    _kd: np.ndarray
+    _state: TrackingState
+
     def __init__(self, name: str, robot: RobotWrapper, size: int) -> None:
-        super().__init__(name, robot, size)
+        super().__init__(name, robot)
+        self._size = size
+        self._state = TrackingState(
+            position_error=np.zeros(size),
+            velocity_error=np.zeros(size),
+            desired_acceleration=np.zeros(size),
+            drift=np.zeros(size),
+        )
         self._zero = np.zeros(size)
         self._zero.flags.writeable = False
-        self._kept_jacobian = np.zeros((size, robot.nv))  # J of the last fill, copied from the subclass's
+        self.kp = 0.0
+        self.mask = np.ones(size)
 
-    def _terms_are(self, owner: type) -> bool:
-        """Whether the error, Jacobian, drift and reference derivatives are ``owner``'s: no
-        subclass changed them, so a :meth:`fill` written out for ``owner`` computes them."""
-        cls = type(self)
-        return all(
-            getattr(cls, name) is getattr(owner, name)
-            for name in ("compute_error", "compute_jacobian", "compute_drift", "reference_derivatives")
-        )
+    @property
+    def size(self) -> int:
+        """Number of error components (before the mask)."""
+        return self._size
 
+    @property
+    def gain_size(self) -> int:
+        """Number of gains: one per error component."""
+        return self._size
+
+    def _mask_size(self) -> int:
+        return self._size
+
+    # ---------------------------------------------------------------- what a subclass writes
     def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
         """e = x(q) - x_ref(t), size ``size``."""
         raise NotImplementedError(f"{type(self).__name__} must implement compute_error")
@@ -139,38 +124,60 @@ class TaskMotionTracking(PdMotionTask):
         raise NotImplementedError(f"{type(self).__name__} must implement compute_drift")
 
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """(dx_ref/dt, d^2x_ref/dt^2) at time t; zeros (a fixed reference) by default."""
+        """(dx_ref/dt, d^2x_ref/dt^2) at time t; by default ``self._zero`` twice, a fixed reference
+        (which the fill then need not add)."""
         return self._zero, self._zero
 
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
+    def compute_terms(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> Terms:
+        """(e, J, drift, dx_ref, ddx_ref) at (t, q, v): by default from the four methods above,
+        their shapes checked. A task that computes them together overrides this one."""
         size, nv = self._size, self.robot.nv
         error = self.compute_error(t, q, v, data)
         jacobian = self.compute_jacobian(t, q, v, data)
         drift = self.compute_drift(t, q, v, data)
+        velocity_ref, acceleration_ref = self.reference_derivatives(t)
         if not (
             type(error) is type(jacobian) is type(drift) is np.ndarray  # the common case, checked at once
-            and error.shape == drift.shape == (size,)
+            and type(velocity_ref) is type(acceleration_ref) is np.ndarray
+            and error.shape == drift.shape == velocity_ref.shape == acceleration_ref.shape == (size,)
             and jacobian.shape == (size, nv)
             and error.dtype == jacobian.dtype == drift.dtype == np.float64
         ):
             error = self._checked("error", error, (size,))
             jacobian = self._checked("Jacobian", jacobian, (size, nv))
             drift = self._checked("drift", drift, (size,))
-        velocity_ref, acceleration_ref = self.reference_derivatives(t)
-        if not (
-            type(velocity_ref) is type(acceleration_ref) is np.ndarray
-            and velocity_ref.shape == acceleration_ref.shape == (size,)
-        ):
             velocity_ref = self._checked("reference velocity", velocity_ref, (size,))
             acceleration_ref = self._checked("reference acceleration", acceleration_ref, (size,))
-        velocity_error = jacobian.dot(v) - velocity_ref
-        desired = acceleration_ref - self._kp * error
-        desired -= self._kd * velocity_error
-        self._kept_jacobian[...] = jacobian  # the subclass's array: it may reuse it
-        self._write(out, self._kept_jacobian, desired, drift)
-        self._last.position_error[...] = error  # copies: the subclass may return arrays it reuses
-        self._last.drift[...] = drift
-        self._last.velocity_error, self._last.desired_acceleration = velocity_error, desired
+        return error, jacobian, drift, velocity_ref, acceleration_ref
+
+    # ------------------------------------------------------------------------ the rows
+    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
+        """J dv = a* - drift on the masked rows (class docstring), from :meth:`compute_terms`."""
+        error, jacobian, drift, velocity_ref, acceleration_ref = self.compute_terms(t, q, v, data)
+        state, fixed = self._state, velocity_ref is acceleration_ref is self._zero  # a fixed reference
+        velocity = jacobian.dot(v)
+        if self.error_points_to_reference:
+            velocity_error = np.negative(velocity, out=velocity) if fixed else velocity_ref - velocity
+            desired = self._kp * error
+            desired += self._kd * velocity_error
+        else:
+            velocity_error = velocity if fixed else np.subtract(velocity, velocity_ref, out=velocity)
+            desired = self._kp * error
+            desired += self._kd * velocity_error
+            np.negative(desired, out=desired)
+        if not fixed:
+            desired += acceleration_ref
+        state.position_error[...] = error  # copies: a task may return arrays it reuses
+        state.drift[...] = drift
+        state.velocity_error, state.desired_acceleration = velocity_error, desired
+        constant = not jacobian.flags.writeable
+        if not (constant and jacobian is state.constant_jacobian and self.refilling(out)):
+            out.matrix[...] = jacobian if self._all_rows else jacobian[self._rows]
+        state.constant_jacobian = jacobian if constant else None
+        if self._all_rows:
+            np.subtract(desired, drift, out=out.vector)
+        else:
+            np.subtract(desired[self._rows], drift[self._rows], out=out.vector)
 
     def _checked(self, what: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
         """``value`` as a float array of ``shape``, else a DimensionError naming the task."""
@@ -185,3 +192,33 @@ class TaskMotionTracking(PdMotionTask):
         if array.shape != shape:
             raise DimensionError(f"task {self.name!r}: its {what} must have shape {shape}, got {array.shape}")
         return array
+
+    # ------------------------------------------------------------------------ read-outs
+    @property
+    def position_error(self) -> np.ndarray:
+        """e at the last computation, every component (a copy)."""
+        return self._state.position_error.copy()
+
+    @property
+    def velocity_error(self) -> np.ndarray:
+        """de at the last computation, every component (a copy)."""
+        return self._state.velocity_error.copy()
+
+    @property
+    def desired_acceleration(self) -> np.ndarray:
+        """a* at the last computation, every component (a copy)."""
+        return self._state.desired_acceleration.copy()
+
+    @property
+    def drift(self) -> np.ndarray:
+        """dJ v at the last computation, every component (a copy)."""
+        return self._state.drift.copy()
+
+    def get_acceleration(self, dv: object) -> np.ndarray:
+        """The task-space acceleration J dv + drift that dv gives, on the masked rows.
+
+        Args:
+            dv: Accelerations, size nv.
+        """
+        dv = as_vector("dv", dv, self.robot.nv, copy=False)
+        return self.constraint.matrix.dot(dv) + self._state.drift[self._rows]

@@ -8,12 +8,12 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskActuation, inequality_as_computed
-from tsid_py.tasks.task_parts import MaskedActuatedJoints
+from tsid_py.tasks.task_base import TaskActuation
+from tsid_py.tasks.task_parts import Mask
 from tsid_py.validation import Copied, as_vector
 
 
-class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
+class TaskMotorEnvelope(TaskActuation):
     """|tau_i| <= tau_max_i (1 - |v_i| / v_max_i) for every (masked) actuated joint [N m].
 
     The linear torque-speed curve of a DC motor at its voltage limit: the stall torque tau_max at
@@ -41,6 +41,7 @@ class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
     kind = Kind.INEQUALITY
     tau_max = Copied("Stall torque per actuated joint [N m].")
     v_max = Copied("No-load speed per actuated joint [rad/s or m/s].")
+    mask = Mask("Which actuated joints are bounded (0/1 per joint; read-only copy).")
 
     def __init__(
         self,
@@ -105,18 +106,13 @@ class TaskMotorEnvelope(MaskedActuatedJoints, TaskActuation):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         if not self.refilling(out):  # the selection changes only with the mask
             out.matrix[...] = self._selection
-        lower, upper = self._last.bounds = self._bounds(v[self.robot.nv - self.robot.na :])
+        lower, upper = self._bounds(v[self.robot.nv - self.robot.na :])
         if self._all_rows:
             out.lower_bound[...] = lower
             out.upper_bound[...] = upper
         else:
             out.lower_bound[...] = lower[self._rows]
             out.upper_bound[...] = upper[self._rows]
-
-    def _last_constraint(self) -> ConstraintInequality:
-        """The selection and the bounds of the last computation, on the masked joints."""
-        lower, upper = self._last.bounds
-        return inequality_as_computed(self.name, self._selection, lower[self._rows], upper[self._rows])
 
 
 def _spec_limits(robot: RobotWrapper) -> tuple[np.ndarray, np.ndarray]:

@@ -1,145 +1,93 @@
-"""The parts a task is built from: PD gains, a mask of rows, a gain attribute, the last errors
-(mixins of the library's tasks; :class:`~tsid_py.tasks.task_motion_tracking.TaskMotionTracking`
-combines them for a task of one's own)."""
+"""The attributes a task is built from: its gains, its mask, a validated scalar (descriptors, one
+of each kind for every task and contact), and the selection matrix of a mask over joints."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from tsid_py.validation import as_gain, as_mask, as_scalar, mask_rows, read_only
 
-if TYPE_CHECKING:
-    from tsid_py.robot_wrapper import RobotWrapper
 
+class Gain:
+    """A gain (``kp``, ``kd``, ``ki``): the one way tasks and contacts hold theirs.
 
-class PdGains:
-    """Proportional-derivative gains ``kp``, ``kd`` of a fixed size.
+    Set as a scalar or as a vector of the owner's ``gain_size`` entries, every entry >= 0; read as
+    a read-only copy (set it with ``task.kp = ...``). Stored as a vector in ``_<name>``, which a
+    fill reads at no cost. The docstring given states its unit.
 
-    ``kd`` defaults to critical damping, 2 sqrt(kp), until it is set.
+    Args:
+        doc: The docstring, with the unit.
+        damps: The derivative gain this proportional gain sets to critical damping, 2 sqrt(kp),
+            until that one is set itself (``kp = Gain(..., damps="kd")``).
+        held_by: The attribute holding the gain instead of the owner: a contact's gains are its
+            motion task's, one per row its ``_gain_rows()`` names.
     """
 
-    def __init__(self, size: int, kp: float = 0.0) -> None:
-        self._gain_size = size
-        self._kp = np.full(size, kp)
-        self._kd_set = False
-        self._kd = 2.0 * np.sqrt(self._kp)
+    def __init__(self, doc: str, *, damps: str | None = None, held_by: str | None = None) -> None:
+        self.__doc__ = doc
+        self._damps, self._held_by = damps, held_by
 
-    @property
-    def kp(self) -> np.ndarray:
-        """Proportional gains [1/s^2] (a read-only copy: set them with ``task.kp = ...``)."""
-        return read_only(self._kp.copy())
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name, self._attribute = name, f"_{name}"
 
-    @kp.setter
-    def kp(self, value: object) -> None:
-        self._kp = as_gain("kp", value, self._gain_size)
-        if not self._kd_set:
-            self._kd = 2.0 * np.sqrt(self._kp)
+    def __get__(self, owner: Any, owner_type: type | None = None) -> np.ndarray:
+        if owner is None:
+            return self  # type: ignore[return-value]
+        if self._held_by is not None:
+            return read_only(getattr(getattr(owner, self._held_by), self._attribute)[owner._gain_rows()])
+        return read_only(getattr(owner, self._attribute).copy())
 
-    @property
-    def kd(self) -> np.ndarray:
-        """Derivative gains [1/s] (a read-only copy); 2 sqrt(kp) when never set."""
-        return read_only(self._kd.copy())
-
-    @kd.setter
-    def kd(self, value: object) -> None:
-        self._kd = as_gain("kd", value, self._gain_size)
-        self._kd_set = True
-
-
-class Masked:
-    """A 0/1 ``mask`` over a task's rows or joints, read as floats and stored as booleans.
-
-    ``_mask_size`` says how many entries the mask has, and what they mean. Setting the mask
-    validates it and keeps the selected entries as ``_rows``: a slice when they are contiguous.
-    ``_all_rows`` says whether every entry is kept. It then calls ``_apply_mask``, so the task can
-    rebuild what depends on the mask. ``dim`` is the number of entries kept.
-    """
-
-    _last: SimpleNamespace  # the task's
-    _mask: np.ndarray
-    _rows: slice | np.ndarray
-    _all_rows: bool
-    _dim: int
-
-    @property
-    def mask(self) -> np.ndarray:
-        """The mask, one 0/1 float per entry (see the task's ``_mask_size``; read-only: set it
-        with ``task.mask = ...``)."""
-        return read_only(self._mask.astype(float))
-
-    @mask.setter
-    def mask(self, value: object) -> None:
-        self._mask = as_mask("mask", value, self._mask_size())
-        self._rows = mask_rows(self._mask)
-        self._all_rows = bool(self._mask.all())
-        self._dim = int(self._mask.sum())
-        self._last.out = None  # what the task filled with the old mask is not its constraint any more
-        self._last.filled = False
-        self._apply_mask()
-
-    @property
-    def dim(self) -> int:
-        """Number of rows: the entries the mask keeps."""
-        return self._dim
-
-    def _mask_size(self) -> int:
-        raise NotImplementedError
-
-    def _apply_mask(self) -> None:
-        """Rebuild what depends on the mask (nothing by default)."""
+    def __set__(self, owner: Any, value: object) -> None:
+        name = f"{self._name} of {owner.name!r}"
+        if self._held_by is not None:
+            holder, rows = getattr(owner, self._held_by), owner._gain_rows()
+            gains = getattr(holder, self._attribute).copy()
+            gains[rows] = as_gain(name, value, rows.size)
+            setattr(holder, self._name, gains)
+            return
+        gain = as_gain(name, value, owner.gain_size)
+        setattr(owner, self._attribute, gain)
+        if self._damps is None:
+            setattr(owner, f"_{self._name}_set", True)  # a derivative gain no longer follows kp
+        elif not getattr(owner, f"_{self._damps}_set", False):
+            setattr(owner, f"_{self._damps}", 2.0 * np.sqrt(gain))
 
 
-class MaskedActuatedJoints(Masked):
-    """A mask over the actuated joints (0/1 per joint), for a task on tau with one row per joint kept.
+class Mask:
+    """A 0/1 ``mask`` over a task's ``_mask_size()`` entries (its error components, or joints),
+    read as floats (a read-only copy) and stored as booleans.
 
-    ``_selection`` is S_mask (kept joints x na). ``selected_joints`` tells the formulation to take
-    those rows of its torque map.
-    """
-
-    robot: RobotWrapper  # the task's
-    selected_joints: slice | np.ndarray | None
-    _selection: np.ndarray
-
-    def _mask_size(self) -> int:
-        """mask: which actuated joints are bounded (0/1 per joint)."""
-        return self.robot.na
-
-    def _apply_mask(self) -> None:
-        axes = np.flatnonzero(self._mask)
-        self._selection = np.zeros((axes.size, self.robot.na))
-        self._selection[np.arange(axes.size), axes] = 1.0
-        self.selected_joints = self._rows
-
-
-class GainVector:
-    """A gain attribute (e.g. ``kp``), validated on assignment.
-
-    It takes a scalar or a vector of the owner's ``gain_size``, every entry >= 0. It is stored as a
-    vector and read as a read-only copy. The docstring given states its unit.
+    Setting it validates it and keeps the selected entries as ``_rows`` (a slice when they are
+    contiguous), whether all are kept as ``_all_rows``, and their number as ``_dim``, the task's
+    rows. The rows the task wrote before are no longer its constraint. The task's
+    ``_apply_mask()``, if it has one, then rebuilds what depends on the mask.
     """
 
     def __init__(self, doc: str) -> None:
         self.__doc__ = doc
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name, self._attribute = name, f"_{name}"
-
-    def __get__(self, task: object, owner: type | None = None) -> np.ndarray:
+    def __get__(self, task: Any, owner: type | None = None) -> np.ndarray:
         if task is None:
             return self  # type: ignore[return-value]
-        return read_only(getattr(task, self._attribute).copy())
+        return read_only(task._mask.astype(float))
 
-    def __set__(self, task: object, value: object) -> None:
-        setattr(task, self._attribute, as_gain(self._name, value, task.gain_size))  # type: ignore[attr-defined]
+    def __set__(self, task: Any, value: object) -> None:
+        task._mask = mask = as_mask("mask", value, task._mask_size())
+        task._rows = mask_rows(mask)
+        task._all_rows = bool(mask.all())
+        task._dim = int(mask.sum())
+        task._state.rows = None
+        apply = getattr(task, "_apply_mask", None)
+        if apply is not None:
+            apply()
 
 
 class Scalar:
     """A scalar attribute (e.g. ``dt``), validated on assignment: a finite number >= ``minimum``
-    (> with ``strict``). Stored in ``_name``, which a task's ``fill`` reads at no extra cost. The
-    docstring given states its unit."""
+    (> with ``strict``). Stored in ``_<name>``, which a fill reads at no cost. The docstring
+    given states its unit."""
 
     def __init__(self, doc: str, *, minimum: float, strict: bool = False) -> None:
         self.__doc__ = doc
@@ -158,23 +106,10 @@ class Scalar:
         setattr(task, self._attribute, as_scalar(name, value, minimum=self._minimum, strict=self._strict))
 
 
-class TrackingErrors:
-    """The last ``position_error``, ``velocity_error`` and ``desired_acceleration`` of a PD task,
-    every component, read as copies (the task keeps them in ``self._last``)."""
-
-    _last: SimpleNamespace
-
-    @property
-    def position_error(self) -> np.ndarray:
-        """e at the last computation, every component (a copy)."""
-        return self._last.position_error.copy()
-
-    @property
-    def velocity_error(self) -> np.ndarray:
-        """de at the last computation, every component (a copy)."""
-        return self._last.velocity_error.copy()
-
-    @property
-    def desired_acceleration(self) -> np.ndarray:
-        """a* at the last computation, every component (a copy)."""
-        return self._last.desired_acceleration.copy()
+def joint_selection(mask: np.ndarray, columns: int, first: int = 0) -> np.ndarray:
+    """The rows of the identity that a mask over joints keeps: one row per kept joint k, with a 1
+    in column ``first + k`` of ``columns``."""
+    kept = np.flatnonzero(mask)
+    selection = np.zeros((kept.size, columns))
+    selection[np.arange(kept.size), first + kept] = 1.0
+    return selection

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintEquality
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_motion_tracking import PdMotionTask
+from tsid_py.tasks.task_motion_tracking import TaskMotionTracking, Terms
 from tsid_py.trajectories import TrajectorySample, as_sample, as_se3, vector_to_se3
 
 
@@ -29,7 +28,7 @@ def rotate_motion(rotation: np.ndarray, motion: np.ndarray) -> np.ndarray:
     return motion.reshape(2, 3).dot(rotation.T).reshape(6)
 
 
-class TaskSE3Equality(PdMotionTask):
+class TaskSE3Equality(TaskMotionTracking):
     """Track a reference placement of a frame.
 
     In the local frame (default), e = se3_error(M, M_ref) points from the frame to the reference.
@@ -39,6 +38,8 @@ class TaskSE3Equality(PdMotionTask):
     world axes (LOCAL_WORLD_ALIGNED), and a_ref is used as is. The 6-D mask selects the rows
     (linear x, y, z, angular x, y, z). The signs are TSID's: its error points to the reference.
     """
+
+    error_points_to_reference = True
 
     def __init__(self, name: str, robot: RobotWrapper, frame: Frame) -> None:
         super().__init__(name, robot, 6)
@@ -85,27 +86,21 @@ class TaskSE3Equality(PdMotionTask):
             np.count_nonzero(self._reference.vel) or np.count_nonzero(self._reference.acc)
         )
 
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
-        """J dv = Kp e + Kd de + a_ref - a_drift on the masked rows, in the task's axes.
+    def compute_terms(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> Terms:
+        """(e, J, drift, v_ref, a_ref) in the task's axes, so that J dv = Kp e + Kd de + a_ref - drift.
 
-        Local axes: e = se3_error(M, M_ref), de = R^T v_ref - v, a_ref -> R^T a_ref. World axes:
-        e = R se3_error(M, M_ref), de = v_ref - v, a_ref as is. A static reference (v_ref = a_ref =
-        0, see :meth:`set_reference`) is neither rotated nor added.
+        Local axes: e = se3_error(M, M_ref), de = R^T v_ref - J v, a_ref -> R^T a_ref. World axes:
+        e = R se3_error(M, M_ref), de = v_ref - J v, a_ref as is. A static reference (see
+        :meth:`set_reference`) has zero velocity and acceleration.
         """
         placement, jacobian, drift = self.robot.frame_motion(data, self.frame_id, self.local_frame)
         error = se3_error(placement, self._reference_placement)
         if not self.local_frame:
             error = rotate_motion(placement.rotation, error)
-        velocity_error = -jacobian.dot(v)  # the frame velocity in the task's axes is J v
-        desired = self._kp * error
-        if self._reference_moves:
-            ref_vel, ref_acc = self._reference.vel, self._reference.acc  # type: ignore[union-attr]  # set with them
-            if self.local_frame:
-                rotation_t = placement.rotation.T
-                ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
-            velocity_error += ref_vel
-            desired += ref_acc
-        desired += self._kd * velocity_error
-        self._last.position_error, self._last.velocity_error = error, velocity_error
-        self._last.desired_acceleration, self._last.drift = desired, drift
-        self._write(out, jacobian, desired, drift)
+        if not self._reference_moves:
+            return error, jacobian, drift, self._zero, self._zero
+        ref_vel, ref_acc = self._reference.vel, self._reference.acc  # type: ignore[union-attr]  # set with them
+        if self.local_frame:
+            rotation_t = placement.rotation.T
+            ref_vel, ref_acc = rotate_motion(rotation_t, ref_vel), rotate_motion(rotation_t, ref_acc)
+        return error, jacobian, drift, ref_vel, ref_acc

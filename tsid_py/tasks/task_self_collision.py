@@ -46,7 +46,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintInequality, Kind
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnknownNameError
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.tasks.task_base import TaskMotion
+from tsid_py.tasks.task_base import TaskMotion, TaskState
 from tsid_py.validation import as_scalar, unknown_name_message
 
 GJK_TOLERANCE = 1e-9  # [m] coal's default 1e-6 shows in finite differences of the distance
@@ -99,6 +99,13 @@ def point_drift(model: pin.Model, data: pin.Data, joint: int, point: np.ndarray)
     return placement.rotation.dot(local)
 
 
+@dataclass(slots=True, kw_only=True)
+class DistanceState(TaskState):
+    """The distance of every pair at the last computation [m] (inf: not handed to coal)."""
+
+    distances: np.ndarray
+
+
 class TaskSelfCollision(TaskMotion):
     """Keep pairs of collision geometries at least ``d_min`` apart (module docstring).
 
@@ -126,6 +133,8 @@ class TaskSelfCollision(TaskMotion):
     """
 
     kind = Kind.INEQUALITY
+
+    _state: DistanceState
 
     def __init__(
         self,
@@ -194,13 +203,9 @@ class TaskSelfCollision(TaskMotion):
         if max_active is not None and (isinstance(max_active, bool) or int(max_active) < 1):
             raise InvalidParameterError(f"max_active must be a positive integer or None, got {max_active!r}")
         self._dim = len(ids) if max_active is None else min(len(ids), int(max_active))
-        self._last.distances = np.full(len(ids), np.inf)
+        self._state = DistanceState(distances=np.full(len(ids), np.inf))
 
     # ------------------------------------------------------------------ parameters
-    @property
-    def dim(self) -> int:
-        return self._dim
-
     @property
     def dt(self) -> float:
         """The control period [s]."""
@@ -255,12 +260,12 @@ class TaskSelfCollision(TaskMotion):
     def distances(self) -> np.ndarray:
         """The distance of every pair at the last computation [m] (inf where the bounding spheres
         were farther apart than d_influence; a copy)."""
-        return self._last.distances.copy()
+        return self._state.distances.copy()
 
     @property
     def min_distance(self) -> float:
         """The smallest distance at the last computation [m]."""
-        return float(self._last.distances.min())
+        return float(self._state.distances.min())
 
     # ------------------------------------------------------------------- distances
     def compute_distances(self, data: pin.Data, every_pair: bool = True) -> list[PairDistance | None]:
@@ -316,30 +321,19 @@ class TaskSelfCollision(TaskMotion):
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintInequality) -> None:
         pairs = self.compute_distances(data, every_pair=False)
         distances = np.array([np.inf if p is None else p.distance for p in pairs])
-        self._last.distances = distances
+        self._state.distances = distances
         active = [k for k in np.argsort(distances, kind="stable") if distances[k] < self._d_influence]
-        rows = self._last.constraint = ConstraintInequality(
-            self.name, self._dim, self.robot.nv
-        )  # no bound yet
+        out.matrix[...], out.lower_bound[...], out.upper_bound[...] = 0.0, -np.inf, np.inf  # no bound yet
         dt, d_s = self._dt, self._d_min
         gamma = self._damping / (self._d_influence - d_s)
         for row, k in enumerate(active[: self._dim]):
             pair = pairs[k]
             jacobian, drift = self.distance_jacobian(data, k, pair)
             speed = float(jacobian.dot(v))
-            rows.matrix[row] = jacobian
-            rows.lower_bound[row] = (
+            out.matrix[row] = jacobian
+            out.lower_bound[row] = (
                 -(speed + gamma * (pair.distance + dt * speed - d_s)) / (dt + gamma * dt**2 / 2) - drift
             )
-        out.matrix[...], out.lower_bound[...], out.upper_bound[...] = (
-            rows.matrix,
-            rows.lower_bound,
-            rows.upper_bound,
-        )
-
-    def _last_constraint(self) -> ConstraintInequality:
-        """The rows of the last computation, kept as the task's own constraint."""
-        return self._last.constraint.copy()
 
 
 # ------------------------------------------------------------------------ which pairs

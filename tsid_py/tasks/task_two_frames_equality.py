@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from tsid_py.constraints import ConstraintEquality
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import Frame, RobotWrapper
-from tsid_py.tasks.task_motion_tracking import PdMotionTask
+from tsid_py.tasks.task_motion_tracking import TaskMotionTracking, Terms
 from tsid_py.tasks.task_se3_equality import rotate_motion, se3_error
 
 
-class TaskTwoFramesEquality(PdMotionTask):
+class TaskTwoFramesEquality(TaskMotionTracking):
     """Drive frame 1 onto frame 2, all quantities in world-aligned axes (TSID's TaskTwoFramesEquality).
 
     e = R_1 se3_error(M_1, M_2) points from frame 1 to frame 2: its linear part is p_2 - p_1 [m],
@@ -21,6 +20,8 @@ class TaskTwoFramesEquality(PdMotionTask):
     the LOCAL_WORLD_ALIGNED Jacobians and a_k the classical acceleration drifts. The 6-D mask
     selects the rows (linear x, y, z, angular x, y, z).
     """
+
+    error_points_to_reference = True
 
     def __init__(self, name: str, robot: RobotWrapper, frame1: Frame, frame2: Frame) -> None:
         super().__init__(name, robot, 6)
@@ -32,22 +33,16 @@ class TaskTwoFramesEquality(PdMotionTask):
             )
         self.local_frame = False  # forces and rows in world-aligned axes
 
-    def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
+    def compute_terms(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> Terms:
+        """(e, J_1 - J_2, a_1 - a_2, 0, 0): then de = -(J_1 - J_2) v = v_2 - v_1."""
         robot, f1, f2 = self.robot, self.frame_id1, self.frame_id2
         placement1 = robot.frame_placement(data, f1)
         error = rotate_motion(placement1.rotation, se3_error(placement1, robot.frame_placement(data, f2)))
-        velocity_error = (
-            robot.frame_velocity_world_oriented(data, f2).vector
-            - robot.frame_velocity_world_oriented(data, f1).vector
-        )
         drift = (
             robot.frame_classic_acceleration_world_oriented(data, f1).vector
             - robot.frame_classic_acceleration_world_oriented(data, f2).vector
         )
-        desired = self._kp * error + self._kd * velocity_error
         jacobian = robot.frame_jacobian_world_oriented(data, f1) - robot.frame_jacobian_world_oriented(
             data, f2
         )
-        self._last.position_error, self._last.velocity_error = error, velocity_error
-        self._last.desired_acceleration, self._last.drift = desired, drift
-        self._write(out, jacobian, desired, drift)
+        return error, jacobian, drift, self._zero, self._zero
