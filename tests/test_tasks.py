@@ -6,6 +6,7 @@ import pytest
 from conftest import directional_derivative, random_state
 
 import tsid_py as tsid
+from tsid_py.constraints import ConstraintEquality
 from tsid_py.testing import assert_task_derivatives
 
 
@@ -138,7 +139,7 @@ def test_the_posture_task_written_out_fills_what_the_tracking_base_fills(talos, 
     talos.compute_all_terms(data, q, v)
     for vector_space in (True, False):  # q_a - q_ref, or Pinocchio's difference (the same here)
         task._vector_space = vector_space
-        written, generic = (tsid.ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
+        written, generic = (ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
         tsid.TaskMotionTracking.fill(task, 0.0, q, v, data, generic)
         expected = [task.position_error, task.velocity_error, task.desired_acceleration]
         task.fill(0.0, q, v, data, written)
@@ -161,7 +162,7 @@ def test_the_com_task_written_out_fills_what_the_tracking_base_fills(talos, rng)
     assert_task_derivatives(task, q, v)
     data = talos.create_data()
     talos.compute_all_terms(data, q, v)
-    written, generic = (tsid.ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
+    written, generic = (ConstraintEquality("c", task.dim, talos.nv) for _ in range(2))
     tsid.TaskMotionTracking.fill(task, 0.0, q, v, data, generic)
     kept = [task.position_error, task.velocity_error, task.desired_acceleration, task.drift]
     task.fill(0.0, q, v, data, written)
