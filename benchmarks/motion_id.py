@@ -22,11 +22,12 @@ import pinocchio as pin
 
 import tsid_py as tsid
 from tsid_py.analysis import multi_contact_inverse_dynamics_over_time
+from tsid_py.robot_specs import SpecRobot
 
 DT = 0.002  # [s]
 
 
-def synthetic_motion(robot: tsid.Robot, frames: int, seed: int = 0) -> np.ndarray:
+def synthetic_motion(robot: SpecRobot, frames: int, seed: int = 0) -> np.ndarray:
     """(frames, nq) configurations: half-sitting plus sinusoids of 0.02-0.1 rad at 0.2-1.5 Hz."""
     rng = np.random.default_rng(seed)
     q0 = robot.default_configuration()
@@ -38,7 +39,7 @@ def synthetic_motion(robot: tsid.Robot, frames: int, seed: int = 0) -> np.ndarra
     return np.array([pin.integrate(robot.model, q0, offset) for offset in offsets])
 
 
-def time_runs(robot: tsid.Robot, frame_counts: tuple[int, ...], point_feet: bool) -> list[dict[str, float]]:
+def time_runs(robot: SpecRobot, frame_counts: tuple[int, ...], point_feet: bool) -> list[dict[str, float]]:
     """Time the analysis of synthetic recordings of each length (all feet down, or trotting on points)."""
     feet = list(robot.spec.feet.values())
     results = []

@@ -23,6 +23,7 @@ import numpy as np
 
 import tsid_py as tsid
 from tsid_py.controllers.biped import BipedController
+from tsid_py.solvers import installed_backends
 from tsid_py.solvers.dense_qp import dense_qp
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
@@ -40,7 +41,7 @@ def measure(levels: int, steps: int, amplitude: float) -> dict[str, dict[str, fl
     if levels == 3:
         form.remove_task("task-posture")
         form.add_motion_task(controller.posture_task, weight=1.0, priority=2)
-    solvers = {name: tsid.make_solver(name) for name in tsid.installed_backends()}
+    solvers = {name: tsid.make_solver(name) for name in installed_backends()}
     primitives = {name: tsid.make_solver(name) for name in solvers}
     sway = TrajectoryEuclidianSinusoid("com", controller.com_initial, [0.0, amplitude, 0.0], [0.0, 0.5, 0.0])
     times = {name: {"solve_us": [], "qp_us": []} for name in solvers}
@@ -81,7 +82,7 @@ def main() -> None:
     result = {
         "problem": f"Talos {scenario}: 62 variables, 18 equalities, 66 inequalities",
         "steps": args.steps,
-        "backends": tsid.installed_backends(),
+        "backends": installed_backends(),
         "two_levels": measure(2, args.steps, args.amplitude),
         "three_levels": measure(3, args.steps, args.amplitude),
     }

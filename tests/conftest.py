@@ -13,25 +13,27 @@ import pinocchio as pin  # noqa: E402
 import pytest  # noqa: E402
 
 import tsid_py as tsid  # noqa: E402
+from tsid_py.robot_specs import SpecRobot
+from tsid_py.solvers import installed_backends
 
 
 @pytest.fixture(scope="session")
-def talos() -> tsid.Robot:
+def talos() -> SpecRobot:
     return tsid.load_robot("talos")
 
 
 @pytest.fixture(scope="session")
-def romeo() -> tsid.Robot:
+def romeo() -> SpecRobot:
     return tsid.load_robot("romeo")
 
 
 @pytest.fixture(scope="session")
-def ur5() -> tsid.Robot:
+def ur5() -> SpecRobot:
     return tsid.load_robot("ur5")
 
 
 @pytest.fixture(scope="session")
-def solo12() -> tsid.Robot:
+def solo12() -> SpecRobot:
     return tsid.load_robot("solo12")
 
 
@@ -66,7 +68,7 @@ def directional_derivative(
     return (plus - minus) / (2 * eps)
 
 
-@pytest.fixture(params=tsid.installed_backends())
+@pytest.fixture(params=installed_backends())
 def solver(request) -> tsid.Solver:
     """One solver per installed QP backend (quadprog, daqp, ...)."""
     return tsid.make_solver(request.param)

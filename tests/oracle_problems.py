@@ -17,7 +17,8 @@ import pinocchio as pin
 
 import tsid_py as tp
 from tsid_py.planning import FootstepPlan, plan_com_from_zmp, plan_straight_walk
-from tsid_py.robot_specs import example_robot_data_dir
+from tsid_py.robot_specs import SpecRobot, example_robot_data_dir
+from tsid_py.solvers import HqpOutput
 from tsid_py.trajectories import Trajectory
 
 
@@ -217,7 +218,7 @@ class WalkEvents:
                     state[1] = True
 
 
-def _tau_max(robot: tp.Robot, problem: Problem) -> np.ndarray | None:
+def _tau_max(robot: SpecRobot, problem: Problem) -> np.ndarray | None:
     return None if problem.tau_max_scaling is None else problem.tau_max_scaling * robot.effort_limit()
 
 
@@ -252,7 +253,7 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
         contact.set_reference(robot.frame_placement(data, spec.frame))
         form.add_rigid_contact(contact, spec.force_reg_weight, spec.motion_weight, spec.motion_priority)
     references: list[Callable[[float], None]] = []
-    solved: dict[str, tp.HqpOutput] = {}  # the last solution: a ramped removal starts from its force
+    solved: dict[str, HqpOutput] = {}  # the last solution: a ramped removal starts from its force
     if problem.walk is not None:
         plan, com_trajectory = walk_plan(problem, q)
         references.append(_tsid_py_walk(problem, robot, form, plan, solved))
@@ -288,7 +289,7 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
         form.add_actuation_task(bounds, weight=1.0, priority=0)
     solver = solver or tp.SolverHQuadProg()
 
-    def solve(t: float, q: np.ndarray, v: np.ndarray) -> tp.HqpOutput:
+    def solve(t: float, q: np.ndarray, v: np.ndarray) -> HqpOutput:
         for update in references:
             update(t)
         solved["sol"] = sol = solver.solve(form.compute_problem_data(t, q, v))
@@ -312,10 +313,10 @@ def build_tsid_py(problem: Problem, q: np.ndarray, solver: tp.Solver | None = No
 
 def _tsid_py_walk(
     problem: Problem,
-    robot: tp.Robot,
+    robot: SpecRobot,
     form: tp.InverseDynamicsFormulation,
     plan: FootstepPlan,
-    solved: dict[str, tp.HqpOutput],
+    solved: dict[str, HqpOutput],
 ):
     walk, contacts = problem.walk, form.contacts
     names = {"right": problem.contacts[0].name, "left": problem.contacts[1].name}

@@ -27,14 +27,14 @@ from tsid_py.analysis import (
 )
 from tsid_py.analysis.contact_geometry import root_wrench_matrix
 from tsid_py.analysis.planar_chain import PlanarChain, default_planar_chain
-from tsid_py.robot_specs import specs_dir
+from tsid_py.robot_specs import SpecRobot, specs_dir
 
 TALOS_FEET = ["leg_right_sole_fix_joint", "leg_left_sole_fix_joint"]
 SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
 
 
 @pytest.fixture(scope="module")
-def planar_chain() -> tsid.Robot:
+def planar_chain() -> SpecRobot:
     return tsid.load_robot("planar_chain")
 
 

@@ -8,9 +8,10 @@ import pytest
 import tsid_py as tsid
 from tsid_py.controllers.biped import BipedController
 from tsid_py.scenarios import balance, com_sinusoid, step, stepping, walk
+from tsid_py.solvers import installed_backends
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
-OTHER_BACKENDS = [name for name in tsid.installed_backends() if name != "quadprog"]
+OTHER_BACKENDS = [name for name in installed_backends() if name != "quadprog"]
 DT = 0.002
 
 

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import tsid_py as tsid
+from tsid_py.constraints import ConstraintEquality, ConstraintInequality
+from tsid_py.contacts import Measured6dWrench
 from tsid_py.errors import (
     DimensionError,
     DuplicateNameError,
@@ -15,6 +17,7 @@ from tsid_py.errors import (
     UnknownNameError,
 )
 from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.solvers import QPStatus, SolverDAQP, installed_backends
 
 NAN = float("nan")
 HANDS = ("gripper_left_joint", "gripper_right_joint")
@@ -27,7 +30,7 @@ def kit(talos, ur5):
         "foot", talos, "leg_right_sole_fix_joint", talos.spec.sole.corners(), [0, 0, 1], 0.3, 5.0, 1000.0
     )
     form = tsid.InverseDynamicsFormulation("form", talos)
-    push = tsid.Measured6dWrench("push", talos, "torso_2_joint")
+    push = Measured6dWrench("push", talos, "torso_2_joint")
     form.add_measured_force(push)
     return SimpleNamespace(
         talos=talos,
@@ -196,7 +199,7 @@ CASES = {
     ),
     # Measured6dWrench and the formulation
     "push: unknown frame": (
-        lambda k: tsid.Measured6dWrench("p", k.talos, "torso"),
+        lambda k: Measured6dWrench("p", k.talos, "torso"),
         UnknownFrameError,
         "torso",
     ),
@@ -213,7 +216,7 @@ CASES = {
         "Measured6dWrench or a Measured3dForce",
     ),
     "push: other robot": (
-        lambda k: k.form.add_measured_force(tsid.Measured6dWrench("arm", k.ur5, "ee_fixed_joint")),
+        lambda k: k.form.add_measured_force(Measured6dWrench("arm", k.ur5, "ee_fixed_joint")),
         DimensionError,
         "nv = 6",
     ),
@@ -242,15 +245,15 @@ CASES = {
         "tolerance",
     ),
 }
-if "daqp" in tsid.installed_backends():
+if "daqp" in installed_backends():
     CASES |= {
         "daqp: setting of the wrong type": (
-            lambda k: tsid.SolverDAQP(primal_tol="tight"),
+            lambda k: SolverDAQP(primal_tol="tight"),
             InvalidParameterError,
             "primal_tol",
         ),
         "daqp: fractional iteration limit": (
-            lambda k: tsid.SolverDAQP(iter_limit=10.5),
+            lambda k: SolverDAQP(iter_limit=10.5),
             InvalidParameterError,
             "integer",
         ),
@@ -259,7 +262,7 @@ if "daqp" in tsid.installed_backends():
             UnknownNameError,
             "primal_tol",
         ),
-        "daqp: NaN setting": (lambda k: tsid.SolverDAQP(dual_tol=NAN), NonFiniteError, "dual_tol"),
+        "daqp: NaN setting": (lambda k: SolverDAQP(dual_tol=NAN), NonFiniteError, "dual_tol"),
     }
 
 
@@ -270,12 +273,12 @@ def test_bad_input_raises_a_named_error(kit, case):
         action(kit)
 
 
-@pytest.mark.skipif("daqp" not in tsid.installed_backends(), reason="the daqp extra is not installed")
+@pytest.mark.skipif("daqp" not in installed_backends(), reason="the daqp extra is not installed")
 def test_daqp_settings_reach_the_solver():
     """A valid setting is passed through: an iteration limit of 1 stops a QP that needs more."""
-    box = tsid.ConstraintInequality.from_arrays("box", np.eye(3), -np.ones(3), np.ones(3))
-    cost = tsid.ConstraintEquality.from_arrays("far", np.eye(3), [5.0, -5.0, 5.0])
+    box = ConstraintInequality.from_arrays("box", np.eye(3), -np.ones(3), np.ones(3))
+    cost = ConstraintEquality.from_arrays("far", np.eye(3), [5.0, -5.0, 5.0])
     hqp = HqpData([[WeightedConstraint(1.0, box)], [WeightedConstraint(1.0, cost)]], 3)
-    assert tsid.SolverDAQP(iter_limit=1000).solve(hqp).ok
-    limited = tsid.SolverDAQP(iter_limit=1).solve(hqp)
-    assert limited.status == tsid.QPStatus.MAX_ITER_REACHED
+    assert SolverDAQP(iter_limit=1000).solve(hqp).ok
+    limited = SolverDAQP(iter_limit=1).solve(hqp)
+    assert limited.status == QPStatus.MAX_ITER_REACHED

@@ -12,11 +12,13 @@ import quadprog
 from conftest import feet_to_wrench_contacts
 
 import tsid_py as tsid
+from tsid_py.contacts import PrescribedWrench
 from tsid_py.contacts.contact_line import TaskLineHold
 from tsid_py.contacts.prescribed_wrench import linear_ramp
 from tsid_py.controllers import ArmController, BipedController
 from tsid_py.loop import ControlLoop, StepHooks
 from tsid_py.physics import check_solution
+from tsid_py.solvers import HqpOutput, QPStatus
 from tsid_py.tasks.task_self_collision import PairDistance
 from tsid_py.testing import assert_task_derivatives
 
@@ -316,7 +318,7 @@ def test_a_prescribed_wrench_enters_the_dynamics_on_schedule_and_the_hand_is_hel
     The hold task keeps the hand in place; the RNEA residual with every external wrench (feet and
     hand) is zero at every step, and leaving the hand's wrench out leaves a residual of its size."""
     controller = BipedController(talos)
-    hand = tsid.PrescribedWrench("wall", talos, "gripper_left_joint")
+    hand = PrescribedWrench("wall", talos, "gripper_left_joint")
     hand.use_local_frame(False)
     hand.set_reference(talos.frame_placement(controller.data, "gripper_left_joint"))
     hand.motion_task.kp = 100.0
@@ -353,7 +355,7 @@ def test_prescribed_wrench_torques_are_rnea_and_bad_input(talos, rng):
     q, v = near_default(talos, rng)
     data = talos.create_data()
     talos.compute_all_terms(data, q, v)
-    hand = tsid.PrescribedWrench("hand", talos, "arm_right_7_joint")
+    hand = PrescribedWrench("hand", talos, "arm_right_7_joint")
     wrench = rng.standard_normal(6)
     hand.set_wrench(wrench)
     frame = talos.model.frames[talos.frame_id("arm_right_7_joint")]
@@ -626,7 +628,7 @@ def test_motor_envelope_defaults_braking_mapping_and_bad_input(talos, rng):
     hqp = controller.formulation.compute_problem_data(0.0, q, v)
     row = next(item.constraint for item in hqp[0] if item.constraint.name == "envelope")
     x = rng.standard_normal(controller.formulation.n_var)
-    tau = controller.formulation.get_actuator_forces(tsid.HqpOutput(tsid.QPStatus.OPTIMAL, x=x))
+    tau = controller.formulation.get_actuator_forces(HqpOutput(QPStatus.OPTIMAL, x=x))
     lower, upper = envelope.envelope(v)
     np.testing.assert_allclose(row.matrix @ x - row.lower_bound, tau - lower, atol=1e-8)
     np.testing.assert_allclose(row.matrix @ x - row.upper_bound, tau - upper, atol=1e-8)

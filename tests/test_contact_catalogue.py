@@ -7,14 +7,16 @@ import pytest
 from conftest import random_state
 
 import tsid_py as tsid
+from tsid_py.contacts import Measured3dForce, Measured6dWrench
 from tsid_py.controllers.biped import BipedController
 from tsid_py.physics import check_solution
+from tsid_py.robot_specs import SpecRobot
 
 DT = 0.002
 
 
 @pytest.fixture(scope="module")
-def talos_with_handle() -> tsid.Robot:
+def talos_with_handle() -> SpecRobot:
     """Talos with a frame "handle" on the torso, where the left gripper is in the half-sitting posture."""
     robot = tsid.load_robot("talos")
     data = BipedController(robot).data
@@ -68,7 +70,7 @@ def test_a_grasp_closes_the_chain_and_carries_a_passive_arm(talos_with_handle):
 
 def test_a_measured_push_is_carried_by_the_feet(talos):
     controller = BipedController(talos)
-    push = tsid.Measured6dWrench("push", talos, "torso_2_joint")
+    push = Measured6dWrench("push", talos, "torso_2_joint")
     push.use_local_frame(False)
     push.set_measured_contact_force([40.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # 40 N forward on the torso
     controller.formulation.add_measured_force(push)
@@ -102,9 +104,9 @@ def test_a_measured_wrench_is_the_same_in_local_or_world_axes(talos, rng):
     data = talos.create_data()
     talos.compute_all_terms(data, q, v)
     wrench = rng.standard_normal(6)
-    local = tsid.Measured6dWrench("local", talos, "torso_2_joint")
+    local = Measured6dWrench("local", talos, "torso_2_joint")
     local.set_measured_contact_force(wrench)
-    world = tsid.Measured6dWrench("world", talos, "torso_2_joint")
+    world = Measured6dWrench("world", talos, "torso_2_joint")
     world.use_local_frame(False)
     rotation = data.oMf[talos.frame_id("torso_2_joint")].rotation
     world.set_measured_contact_force(np.concatenate([rotation @ wrench[:3], rotation @ wrench[3:]]))
@@ -129,8 +131,8 @@ def test_a_measured_3d_force_is_a_pure_force_at_the_frame_origin(talos, rng, loc
     data = talos.create_data()
     talos.compute_all_terms(data, q, v)
     force = rng.standard_normal(3)
-    point = tsid.Measured3dForce("hand", talos, "arm_right_7_joint")
-    wrench = tsid.Measured6dWrench("hand-wrench", talos, "arm_right_7_joint")
+    point = Measured3dForce("hand", talos, "arm_right_7_joint")
+    wrench = Measured6dWrench("hand-wrench", talos, "arm_right_7_joint")
     for measured in (point, wrench):
         measured.use_local_frame(local)
     point.set_measured_contact_force(force)

@@ -15,6 +15,7 @@ import pytest
 from conftest import random_state
 
 import tsid_py as tsid
+from tsid_py.constraints import ConstraintBound, ConstraintInequality
 from tsid_py.controllers import BipedController
 from tsid_py.loop import ControlLoop, StepHooks
 from tsid_py.testing import assert_task_derivatives, check_task_derivatives
@@ -217,7 +218,7 @@ def test_a_task_of_an_unknown_kind_is_refused_when_added(talos):
         controller.formulation.add_motion_task(Misspelt("typo", talos, BASE), weight=1.0)
     with pytest.raises(tsid.errors.InvalidParameterError, match="got 'equalty'"):
         tsid.constraints.new_constraint("equalty", "c", 1, 1)
-    assert isinstance(tsid.constraints.new_constraint("inequality", "c", 1, 2), tsid.ConstraintInequality)
+    assert isinstance(tsid.constraints.new_constraint("inequality", "c", 1, 2), ConstraintInequality)
 
     class BoundsByString(tsid.TaskJointBounds):
         kind = "bound"  # the string, not Kind.BOUND: the same kind
@@ -225,7 +226,7 @@ def test_a_task_of_an_unknown_kind_is_refused_when_added(talos):
     bounds = BoundsByString("bounds", talos, dt=0.01)
     controller.formulation.add_motion_task(bounds, weight=0.0, priority=0)
     controller.compute(0.0, controller.q0, talos.zero_velocity())
-    assert isinstance(bounds.constraint, tsid.ConstraintBound)  # (the formulation held it as rows)
+    assert isinstance(bounds.constraint, ConstraintBound)  # (the formulation held it as rows)
 
     class FiveBounds(BoundsByString):
         @property

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 import tsid_py
+from tsid_py.threads import limit_blas_threads
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -78,7 +79,7 @@ def test_the_markers_mark_blocks():
 @pytest.mark.slow
 @pytest.mark.parametrize("path", marked_pages(), ids=name)
 def test_runnable_blocks_run(path, tmp_path, monkeypatch):
-    tsid_py.limit_blas_threads()
+    limit_blas_threads()
     monkeypatch.chdir(tmp_path)  # a block that writes files writes them here
     namespace: dict[str, object] = {"__name__": f"docs_{path.stem}"}
     for k, code in enumerate(runnable_blocks(path)):

@@ -11,6 +11,7 @@ import tsid_py as tsid
 from tsid_py.controllers import BipedController
 from tsid_py.physics import check_solution
 from tsid_py.scenarios.runner import run_biped
+from tsid_py.solvers import HqpOutput, QPStatus
 from tsid_py.solvers.dense_qp import dense_qp
 
 G = 9.81
@@ -147,7 +148,7 @@ def test_bad_inputs_raise_named_errors(talos):
 
 def test_reading_a_failed_solution_raises(talos):
     form = BipedController(talos).formulation
-    failed = tsid.HqpOutput(tsid.QPStatus.INFEASIBLE, message="test")
+    failed = HqpOutput(QPStatus.INFEASIBLE, message="test")
     with pytest.raises(tsid.errors.SolverFailedError, match="INFEASIBLE"):
         form.get_actuator_forces(failed)
     with pytest.raises(tsid.errors.InvalidParameterError, match="HqpOutput of solver.solve"):

@@ -4,22 +4,24 @@ import numpy as np
 import pytest
 
 import tsid_py as tsid
+from tsid_py.constraints import ConstraintEquality, ConstraintInequality
 from tsid_py.controllers.biped import BipedController
 from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.solvers import QPStatus
 from tsid_py.solvers.diagnostics import infeasible_output
 
 
 def test_the_conflicting_constraints_are_named(solver):
     # x0 <= 0 and x0 >= 1 conflict; "free" is satisfiable and must not be blamed.
-    low = tsid.ConstraintInequality.from_arrays("low", [[1.0, 0.0]], [-np.inf], [0.0])
-    high = tsid.ConstraintInequality.from_arrays("high", [[1.0, 0.0]], [1.0], [np.inf])
-    free = tsid.ConstraintEquality.from_arrays("free", [[0.0, 1.0]], [3.0])
-    cost = tsid.ConstraintEquality.from_arrays("cost", np.eye(2), [0.0, 0.0])
+    low = ConstraintInequality.from_arrays("low", [[1.0, 0.0]], [-np.inf], [0.0])
+    high = ConstraintInequality.from_arrays("high", [[1.0, 0.0]], [1.0], [np.inf])
+    free = ConstraintEquality.from_arrays("free", [[0.0, 1.0]], [3.0])
+    cost = ConstraintEquality.from_arrays("cost", np.eye(2), [0.0, 0.0])
     hqp = HqpData(
         [[WeightedConstraint(1.0, c) for c in (low, high, free)], [WeightedConstraint(1.0, cost)]], 2
     )
     sol = solver.solve(hqp)
-    assert sol.status == tsid.QPStatus.INFEASIBLE
+    assert sol.status == QPStatus.INFEASIBLE
     assert len(sol.infeasible_constraints) == 1 and sol.infeasible_constraints[0] in ("low", "high")
     assert sorted(sol.conflicting_set) == ["high", "low"]
     assert "restores feasibility" in sol.message
@@ -54,7 +56,7 @@ def test_a_hard_com_task_outside_the_support_polygon_is_blamed(talos, solver):
     controller = biped_with_hard(talos, solver, "task-com")
     controller.set_com_reference(tsid.TrajectorySample(controller.com_initial + [0.0, 0.3, 0.0]))
     hqp, sol = solve_standing(controller)
-    assert sol.status == tsid.QPStatus.INFEASIBLE
+    assert sol.status == QPStatus.INFEASIBLE
     assert sol.infeasible_constraints == ["task-com"]
     cones = ["contact_rfoot_force_constraint", "contact_lfoot_force_constraint"]
     assert sorted(sol.conflicting_set) == sorted(["task-com", *cones])
@@ -69,7 +71,7 @@ def test_torque_bounds_too_tight_to_stand_still_are_named(talos, solver):
     controller = biped_with_hard(talos, solver, "task-posture")
     controller.actuation_task.set_bounds(-20.0 * np.ones(talos.na), 20.0 * np.ones(talos.na))
     hqp, sol = solve_standing(controller)
-    assert sol.status == tsid.QPStatus.INFEASIBLE
+    assert sol.status == QPStatus.INFEASIBLE
     assert {"task-posture", "task-actuation-bounds"} <= set(sol.conflicting_set)
     assert len(sol.conflicting_set) == 3  # ... and the contact of one foot: the robot cannot fall
     assert sol.conflicting_set[0] in ("contact_rfoot_motion_task", "contact_lfoot_motion_task")
@@ -88,7 +90,7 @@ def test_contradictory_equalities_are_named(talos, solver):
     lift.set_reference(target)
     controller.formulation.add_motion_task(lift, weight=1.0, priority=0)
     hqp, sol = solve_standing(controller)
-    assert sol.status == tsid.QPStatus.INFEASIBLE
+    assert sol.status == QPStatus.INFEASIBLE
     assert sol.infeasible_constraints == ["task-right-foot"]
     assert sorted(sol.conflicting_set) == ["contact_rfoot_motion_task", "task-right-foot"]
     assert_kept(sol, hqp, "task-right-foot")
@@ -106,6 +108,6 @@ def test_redundant_but_consistent_equalities_are_not_called_infeasible(talos, so
     assert np.abs(row.matrix @ sol.x - row.vector).max() < 1e-8
     # had the backend failed on it, the diagnostics would find level 0 feasible and say so
     out = infeasible_output(hqp, "backend gave up", solver.solve_qp)
-    assert out.status == tsid.QPStatus.ERROR
+    assert out.status == QPStatus.ERROR
     assert out.infeasible_constraints == [] and out.conflicting_set == []
     assert "is feasible" in out.message and out.problem is not None

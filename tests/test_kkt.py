@@ -34,12 +34,14 @@ from oracle_problems import PROBLEMS, build_tsid_py, initial_state, integrate
 from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
-from tsid_py.constraints import NO_BOUND
+from tsid_py.constraints import NO_BOUND, ConstraintEquality, ConstraintInequality
 from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.solvers import installed_backends
 from tsid_py.solvers.dense_qp import DenseQp, HardConstraints, dense_qp
 from tsid_py.solvers.hqp_output import HqpOutput
+from tsid_py.tasks import TaskMotion
 
-BACKENDS = tp.installed_backends()
+BACKENDS = installed_backends()
 KKT_TOLERANCE = 1e-8  # every relative residual of a solution
 
 
@@ -244,7 +246,7 @@ def run_case(case: Case, solver: tp.Solver, check: Callable[[HqpData, HqpOutput]
     assert isinstance(form, tp.InverseDynamicsFormulation)
     if case.cascade:
         posture = form.tasks["task-posture"]
-        assert isinstance(posture, tp.TaskMotion)
+        assert isinstance(posture, TaskMotion)
         form.remove_task("task-posture")
         form.add_motion_task(posture, weight=problem.posture[1], priority=2)
     for i in range(case.steps):
@@ -295,14 +297,14 @@ def random_drifting_problem(rng: np.random.Generator, n: int = 12, n_eq: int = 3
     """A strictly convex QP whose two-sided rows bind on either side, some rows one-sided, one a
     fixed row lb = ub, one without bounds at all (both sides beyond NO_BOUND)."""
     A = rng.standard_normal((n + 4, n))
-    cost = tp.ConstraintEquality.from_arrays("cost", A, 3.0 * rng.standard_normal(n + 4))
-    eq = tp.ConstraintEquality.from_arrays("eq", rng.standard_normal((n_eq, n)), rng.standard_normal(n_eq))
+    cost = ConstraintEquality.from_arrays("cost", A, 3.0 * rng.standard_normal(n + 4))
+    eq = ConstraintEquality.from_arrays("eq", rng.standard_normal((n_eq, n)), rng.standard_normal(n_eq))
     lb, ub = -0.5 * np.ones(n_in), 0.5 * np.ones(n_in)
     lb[::3] = -np.inf
     ub[1] = NO_BOUND
     lb[4] = ub[4] = 0.1
     lb[5], ub[5] = -2 * NO_BOUND, np.inf
-    box = tp.ConstraintInequality.from_arrays("box", rng.standard_normal((n_in, n)), lb, ub)
+    box = ConstraintInequality.from_arrays("box", rng.standard_normal((n_in, n)), lb, ub)
     return HqpData(
         [[WeightedConstraint(1.0, eq), WeightedConstraint(1.0, box)], [WeightedConstraint(1.0, cost)]], n
     )
@@ -314,7 +316,7 @@ def test_a_drifting_qp_satisfies_kkt_on_both_sides_of_two_sided_rows(backend: st
     rng = np.random.default_rng(8)  # rows 2 and 7 bind on either side, at different steps
     hqp = random_drifting_problem(rng)
     cost = hqp[1][0].constraint
-    assert isinstance(cost, tp.ConstraintEquality)
+    assert isinstance(cost, ConstraintEquality)
     recorder = KktRecorder(tp.make_solver(backend, warm_start=warm_start))
     lower = upper = 0
     for _ in range(60):  # the active set mostly stays, sometimes changes
@@ -335,8 +337,8 @@ def test_a_drifting_qp_satisfies_kkt_on_both_sides_of_two_sided_rows(backend: st
 def test_a_row_without_bounds_gets_a_zero_multiplier(backend: str) -> None:
     """A QP whose only constraint row has no bound on either side still returns one multiplier per
     row (quadprog, handed no constraint at all, solves H x = -g)."""
-    free = tp.ConstraintInequality.from_arrays("free", [[1.0, 1.0]], [-np.inf], [NO_BOUND])
-    target = tp.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    free = ConstraintInequality.from_arrays("free", [[1.0, 1.0]], [-np.inf], [NO_BOUND])
+    target = ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
     hqp = HqpData([[WeightedConstraint(1.0, free)], [WeightedConstraint(1.0, target)]], n_var=2)
     solver = tp.make_solver(backend)
     for _ in range(2):  # cold, then warm started

@@ -16,7 +16,7 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.new_spec import guess_spec
-from tsid_py.robot_specs import SoleGeometry, example_robot_data_dir, load_spec, specs_dir
+from tsid_py.robot_specs import SoleGeometry, SpecRobot, example_robot_data_dir, load_spec, specs_dir
 from tsid_py.spec_check import check_robot
 
 ROBOTS = example_robot_data_dir()
@@ -206,7 +206,7 @@ def test_a_configuration_table_by_joint_name(tmp_path, ur5):
     text = text.replace("[gains]", "[gains]", 1)
     path = tmp_path / "ur5_table.toml"
     path.write_text(text)
-    robot = tp.Robot(load_spec(str(path)))
+    robot = SpecRobot(load_spec(str(path)))
     np.testing.assert_array_equal(
         robot.default_configuration(), ur5.default_configuration()
     )  # exact: as written
@@ -219,7 +219,7 @@ def test_a_configuration_table_by_joint_name(tmp_path, ur5):
         bad.write_text(
             (specs_dir() / "ur5.toml").read_text().replace("[0.0, -1.0, 0.7, 0.0, 0.0, 0.0]", "[0, 0, 0, 0]")
         )
-        tp.Robot(load_spec(str(bad)))
+        SpecRobot(load_spec(str(bad)))
 
 
 @pytest.mark.slow
@@ -303,7 +303,7 @@ def test_a_50_kg_quadruped_from_its_urdf_stands_its_force_caps_its_own(tmp_path)
     urdf = ROBOTS / "anymal_c_simple_description/urdf/anymal.urdf"
     assert _cli("new-spec", str(urdf), "--out", str(spec))[0] == 0
     assert _cli("check-spec", str(spec))[0] == 0
-    robot = tp.Robot(load_spec(str(spec)))
+    robot = SpecRobot(load_spec(str(spec)))
     weight = robot.total_mass * 9.81
     assert QuadrupedController(robot).params.f_max == pytest.approx(2 * weight, rel=1e-12)
     code, out, err = _cli("quadruped", "--robot", str(spec), "--plant", "mujoco", "--duration", "2", "--json")
@@ -331,7 +331,7 @@ def test_a_urdf_copied_out_of_its_package_finds_its_meshes_with_package_dir(tmp_
     assert code == 0, err
     spec = load_spec(str(tmp_path / "go2.toml"))
     assert len(spec.package_dirs) == 1 and not Path(spec.package_dirs[0]).is_absolute()
-    assert tp.Robot(spec).load_collision_model().ngeoms > 0
+    assert SpecRobot(spec).load_collision_model().ngeoms > 0
     with pytest.raises(tp.errors.RobotSpecError, match="not a folder"):
         from tsid_py.new_spec import guess_spec
 

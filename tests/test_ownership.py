@@ -22,7 +22,8 @@ from tsid_py.analysis import (
     multi_contact_inverse_dynamics,
     velocities_and_accelerations,
 )
-from tsid_py.constraints import ConstraintBase
+from tsid_py.constraints import ConstraintBase, ConstraintBound, ConstraintEquality, ConstraintInequality
+from tsid_py.contacts import Measured6dWrench
 from tsid_py.controllers import ArmController, BipedController, QuadrupedController
 from tsid_py.planning import plan_com_from_zmp, plan_straight_walk
 
@@ -150,7 +151,7 @@ def catalogue(talos, solo12, ur5) -> list[object]:
         biped.formulation.add_motion_task(task, weight=1e-6, priority=0 if task.kind != "equality" else 1)
     biped.formulation.add_actuation_task(torque, weight=1e-6)
     biped.compute(0.002, biped.q0, talos.zero_velocity())
-    wrench = tsid.Measured6dWrench("push", talos, "torso_2_joint")
+    wrench = Measured6dWrench("push", talos, "torso_2_joint")
     wrench.set_measured_contact_force(np.ones(6))
     linked = tsid.ContactTwoFramePositions("link", talos, "arm_left_7_joint", "arm_right_7_joint", -10, 10)
     right, left = biped.foot_placement("right"), biped.foot_placement("left")
@@ -282,7 +283,7 @@ def setter_cases(talos):
     pva = tsid.TaskJointPosVelAccBounds("pva", robot, DT)
     cop = tsid.TaskCopEquality("cop", robot)
     force = tsid.TaskContactForceEquality("force", robot, DT, contact)
-    wrench = tsid.Measured6dWrench("push", robot, "torso_2_joint")
+    wrench = Measured6dWrench("push", robot, "torso_2_joint")
     na = robot.na
     q_min, q_max = robot.position_limits()
     cases = [
@@ -316,9 +317,9 @@ def setter_cases(talos):
         (contact, "kp", [np.ones(6)]),
         (wrench, "set_measured_contact_force", [np.ones(6)]),
     ]
-    equality = tsid.ConstraintEquality("e", 2, 3)
-    inequality = tsid.ConstraintInequality("i", 2, 3)
-    bound = tsid.ConstraintBound("b", 2)
+    equality = ConstraintEquality("e", 2, 3)
+    inequality = ConstraintInequality("i", 2, 3)
+    bound = ConstraintBound("b", 2)
     cases += [(equality, "matrix", [np.ones((2, 3))]), (equality, "vector", [np.ones(2)])]
     cases += [(inequality, "matrix", [np.ones((2, 3))])]
     cases += [(c, side, [np.ones(2)]) for c in (inequality, bound) for side in ("lower_bound", "upper_bound")]
@@ -366,9 +367,9 @@ def test_constructors_copy_what_they_are_given(talos):
         (tsid.TrajectoryEuclidianConstant("c", reference), [reference]),
         (tsid.TrajectoryEuclidianSinusoid("s", center, amplitude, 1.0), [center, amplitude]),
         (tsid.TrajectoryEuclidianMinJerk("j", start, end, 0.0, 1.0), [start, end]),
-        (tsid.ConstraintEquality.from_arrays("e", A, b), [A, b]),
-        (tsid.ConstraintInequality.from_arrays("i", A, lb, ub), [A, lb, ub]),
-        (tsid.ConstraintBound.from_arrays("b", lb, ub), [lb, ub]),
+        (ConstraintEquality.from_arrays("e", A, b), [A, b]),
+        (ConstraintInequality.from_arrays("i", A, lb, ub), [A, lb, ub]),
+        (ConstraintBound.from_arrays("b", lb, ub), [lb, ub]),
         (tsid.TrajectorySample(pos, vel, acc), [pos, vel, acc]),
         (BipedController(talos, q0=q0), [q0]),
     ]

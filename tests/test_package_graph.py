@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tsid_py"
 # below its own, or from its own layer without a cycle.
 LAYERS = [
     {"errors"},
-    {"validation", "threads", "progress", "outputs", "command"},
+    {"validation", "threads", "progress", "outputs", "command", "deprecation"},
     {"sealed"},
     {"constraints", "geometry", "robot_wrapper", "trajectories", "transitions"},
     {"hqp", "robot_specs", "integration", "collision_points", "sole_leveling"},

@@ -12,6 +12,7 @@ import pytest
 from conftest import random_state
 
 import tsid_py as tp
+from tsid_py.contacts import Measured6dWrench
 from tsid_py.robot_specs import example_robot_data_dir
 
 tsid = pytest.importorskip("tsid", reason="the C++ TSID oracle is not installed (make oracle)")
@@ -111,7 +112,7 @@ def test_grasp_and_measured_push_in_closed_loop(talos):
     ograsp.setKd(2.0 * np.ones(3))
     oform.addRigidContact(ograsp, 1e-5)
     wrench = np.array([30.0, -10.0, 5.0, 1.0, 2.0, -3.0])
-    push = tp.Measured6dWrench("push", talos, "torso_2_joint")
+    push = Measured6dWrench("push", talos, "torso_2_joint")
     push.set_measured_contact_force(wrench)
     form.add_measured_force(push)
     opush = tsid.Measured6dWrench("push", orobot, "torso_2_joint")

@@ -449,10 +449,10 @@ def test_mujoco_refuses_a_foot_on_the_floating_base_body():
     import dataclasses
 
     from tsid_py.loop.mujoco_plant import MujocoPlant
-    from tsid_py.robot_specs import Robot, load_spec
+    from tsid_py.robot_specs import SpecRobot, load_spec
 
     spec = load_spec("solo12")
-    robot = Robot(dataclasses.replace(spec, feet={**spec.feet, "front_left": "base_link"}))
+    robot = SpecRobot(dataclasses.replace(spec, feet={**spec.feet, "front_left": "base_link"}))
     with pytest.raises(tp.errors.RobotSpecError, match="foot frame is on the floating base's body"):
         MujocoPlant(robot)
 
@@ -474,9 +474,9 @@ def test_mujoco_refuses_a_foot_without_collision_geometry():
     through the ground, so the plant refuses it and names the way out."""
     _mujoco()
     from tsid_py.loop.mujoco_plant import MujocoPlant
-    from tsid_py.robot_specs import Robot, load_spec
+    from tsid_py.robot_specs import SpecRobot, load_spec
 
-    class NoRightFoot(Robot):
+    class NoRightFoot(SpecRobot):
         def load_collision_model(self):
             full, kept = super().load_collision_model(), pin.GeometryModel()
             foot = self.model.frames[self.frame_id(self.spec.feet["right"])].parentJoint

@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 
 import tsid_py as tsid
+from tsid_py.constraints import ConstraintEquality, ConstraintInequality
 from tsid_py.controllers.biped import BipedController
 from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.scenarios.runner import run_biped
 from tsid_py.trajectories import TrajectoryEuclidianSinusoid
 
-E, Ineq = tsid.ConstraintEquality.from_arrays, tsid.ConstraintInequality.from_arrays
+E, Ineq = ConstraintEquality.from_arrays, ConstraintInequality.from_arrays
 
 
 def problem(levels, n):

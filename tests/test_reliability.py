@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tsid_py as tp
+from tsid_py.constraints import ConstraintBound, ConstraintEquality
 from tsid_py.loop import Controller
 from tsid_py.robot_specs import specs_dir
 from tsid_py.solvers.hqp_output import HqpOutput, QPStatus
@@ -339,12 +340,12 @@ def test_public_setters_give_only_tsid_errors_and_the_next_step_solves(setter, v
         "reference": lambda: posture.set_reference(value),
         "weight": lambda: form.update_task_weight("posture", value),
         "points": lambda: contact.set_contact_points(value),
-        "bounds": lambda: tp.ConstraintBound("b", value, value),
+        "bounds": lambda: ConstraintBound("b", value, value),
         "sample": lambda: tp.TrajectorySample(value),
         "normal": lambda: contact.set_contact_normal(value),
         "mu": lambda: contact.set_friction_coefficient(value),
         "f_max": lambda: contact.set_max_normal_force(value),
-        "constraint": lambda: tp.ConstraintEquality("e", value, value),
+        "constraint": lambda: ConstraintEquality("e", value, value),
         "sinusoid": lambda: tp.TrajectoryEuclidianSinusoid("s", value, value, value),
         "state": lambda: form.compute_problem_data(0.0, value, v),
         "time": lambda: form.compute_problem_data(value, q, v),

@@ -18,7 +18,7 @@ from toy_urdfs import ANKLE_TO_SOLE, write_biped
 import tsid_py as tp
 from tsid_py.errors import RobotSpecError
 from tsid_py.new_spec import guess_spec
-from tsid_py.robot_specs import example_robot_data_dir, load_spec, max_normal_force
+from tsid_py.robot_specs import SpecRobot, example_robot_data_dir, load_spec, max_normal_force
 from tsid_py.sole_leveling import level_soles, sole_tilt
 from tsid_py.spec_check import FRAME_TOLERANCE, check_robot
 
@@ -46,7 +46,7 @@ def _spec(tmp_path: Path, urdf: Path, posture: dict[str, float] | None = None, *
 
 
 def _errors(spec: Path) -> list[str]:
-    return [f.message for f in check_robot(tp.Robot(load_spec(spec))) if f.severity == "error"]
+    return [f.message for f in check_robot(SpecRobot(load_spec(spec))) if f.severity == "error"]
 
 
 # ------------------------------------------------------------------ guesses on small URDFs
@@ -84,7 +84,7 @@ def test_tilted_soles_are_refused_with_the_ankle_angles_that_level_them(tmp_path
     errors = [e for e in _errors(spec) if "tilted" in e]
     assert len(errors) == 2 and all("5.7 deg" in e for e in errors), errors
     assert "the ankle at right_ankle_pitch = -0.1000 rad levels it" in errors[0]  # the roll is right
-    robot = tp.Robot(load_spec(spec))
+    robot = SpecRobot(load_spec(spec))
     q = robot.default_configuration()
     feet = [robot.frame_id(frame) for frame in robot.spec.feet.values()]
     angles = level_soles(robot.model, q, feet)
@@ -122,7 +122,7 @@ def test_new_spec_flatten_levels_the_soles_of_a_tilting_posture(tmp_path):
 def test_a_posture_no_ankle_can_level_is_said_so(tmp_path):
     """An ankle at its stop: levelling needs it past its limit, and the line says which."""
     urdf = write_biped(tmp_path)
-    robot = tp.Robot(load_spec(_spec(tmp_path, urdf, {"right_hip_pitch": 1.0, "right_knee": 1.9})))
+    robot = SpecRobot(load_spec(_spec(tmp_path, urdf, {"right_hip_pitch": 1.0, "right_knee": 1.9})))
     with pytest.raises(RobotSpecError, match="needs joint right_ankle_pitch at -2.9000 rad, outside"):
         level_soles(robot.model, robot.default_configuration(), [robot.frame_id("right_sole")])
 
@@ -175,7 +175,7 @@ def test_a_robot_whose_mass_doubled_gets_caps_that_hold_it_or_a_named_limit(tmp_
         spec.write_text(guess.toml())
         return spec
 
-    double = tp.Robot(load_spec(scaled(2.0)))
+    double = SpecRobot(load_spec(scaled(2.0)))
     assert double.total_mass == pytest.approx(2 * tp.load_robot("go2").total_mass, rel=1e-9)
     notes = [f.message for f in check_robot(double) if f.severity != "warning"]
     cap = max_normal_force(double.total_mass)  # 2 m g, 631 N
@@ -335,7 +335,7 @@ def test_continuous_joints_between_pinocchio_and_mujoco(tmp_path):
 
     urdf = ROBOTS / "double_pendulum_description/urdf/double_pendulum_continuous.urdf"
     (tmp_path / "p.toml").write_text(guess_spec(urdf, None, "p", tmp_path).toml())
-    robot = tp.Robot(load_spec(tmp_path / "p.toml"))
+    robot = SpecRobot(load_spec(tmp_path / "p.toml"))
     assert robot.nq_actuated == 4 and robot.na == 2
     joints = JointAngles(robot, actuated_joints(robot))
     q = np.array([math.cos(2.5), math.sin(2.5), math.cos(-3.0), math.sin(-3.0)])
@@ -354,7 +354,7 @@ def test_an_arm_hanging_below_its_base_gets_its_floor_under_it(tmp_path):
 
     urdf = ROBOTS / "talos_data/robots/talos_left_arm.urdf"
     (tmp_path / "arm.toml").write_text(guess_spec(urdf, None, "arm", tmp_path).toml())
-    arm = tp.Robot(load_spec(tmp_path / "arm.toml"))
+    arm = SpecRobot(load_spec(tmp_path / "arm.toml"))
     shapes = CollisionPoints(arm)
     shapes.place(arm.default_configuration())
     lowest, _ = shapes.lowest(set(range(1, arm.model.njoints)))

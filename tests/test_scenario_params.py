@@ -15,7 +15,7 @@ from tsid_py.scenarios import SCENARIOS, balance, com_sinusoid, quadruped, walk
 from tsid_py.scenarios.course import com_outside, self_collision
 from tsid_py.scenarios.parameters import parameters
 from tsid_py.scenarios.runner import LoopSetup
-from tsid_py.sweep.scenario import check_keywords
+from tsid_py.sweep.scenario_jobs import check_keywords
 from tsid_py.sweep.space import Axis, parse_param
 
 

@@ -61,8 +61,8 @@ def test_demo_script_runs_as_a_program():
 
 
 def test_scenarios_run_on_every_backend_with_the_same_result(capsys):
-    from tsid_py import installed_backends
     from tsid_py.scenarios import balance
+    from tsid_py.solvers import installed_backends
 
     errors = {
         b: balance.run(duration=0.2, backend=b).summary["com_error_max_m"] for b in installed_backends()
@@ -72,7 +72,7 @@ def test_scenarios_run_on_every_backend_with_the_same_result(capsys):
 
 
 def test_bench_command_times_every_backend(capsys):
-    from tsid_py import installed_backends
+    from tsid_py.solvers import installed_backends
 
     assert cli.main(["bench", "--scenario", "balance", "reach", "--duration", "0.1", "--json"]) == 0
     results = json.loads(capsys.readouterr().out)["step_time"]

@@ -105,8 +105,8 @@ def test_a_spec_sets_the_sensors_and_an_unknown_key_is_named(talos):
     import dataclasses
 
     spec = dataclasses.replace(talos.spec, sensors={"latency": 2, "force_noise": 1.0})
-    assert SensorParams.for_robot(tsid.robot_specs.Robot(spec)).latency == 2
-    wrong = tsid.robot_specs.Robot(dataclasses.replace(talos.spec, sensors={"latancy": 2}))
+    assert SensorParams.for_robot(tsid.robot_specs.SpecRobot(spec)).latency == 2
+    wrong = tsid.robot_specs.SpecRobot(dataclasses.replace(talos.spec, sensors={"latancy": 2}))
     with pytest.raises(tsid.errors.RobotSpecError, match="latancy"):
         SensorParams.for_robot(wrong)
 

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 import tsid_py as tsid
+from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
 from tsid_py.hqp import HqpData, WeightedConstraint
+from tsid_py.solvers import QPStatus
+from tsid_py.threads import limit_blas_threads, step_blas_threads
 
 
 def problem(levels):
@@ -15,50 +18,50 @@ def problem(levels):
 
 def test_projection_onto_a_line_with_a_bound(solver):
     # min |x - (2, 0)|^2 s.t. x1 + x2 = 1, x2 >= 0.25  ->  x = (0.75, 0.25)
-    line = tsid.ConstraintEquality.from_arrays("line", [[1.0, 1.0]], [1.0])
-    floor = tsid.ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
-    target = tsid.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    line = ConstraintEquality.from_arrays("line", [[1.0, 1.0]], [1.0])
+    floor = ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
+    target = ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
     sol = solver.solve(problem([[(1.0, line), (1.0, floor)], [(1.0, target)]]))
-    assert sol.status == tsid.QPStatus.OPTIMAL
+    assert sol.status == QPStatus.OPTIMAL
     np.testing.assert_allclose(sol.x, [0.75, 0.25], atol=1e-7)
     assert sol.active_set.tolist() == [0]
 
 
 def test_weights_trade_off_two_costs(solver):
     # min w1 |x1 - 1|^2 + w2 |x1 - 3|^2 -> x1 = (w1 + 3 w2) / (w1 + w2)
-    a = tsid.ConstraintEquality.from_arrays("a", [[1.0, 0.0]], [1.0])
-    b = tsid.ConstraintEquality.from_arrays("b", [[1.0, 0.0]], [3.0])
+    a = ConstraintEquality.from_arrays("a", [[1.0, 0.0]], [1.0])
+    b = ConstraintEquality.from_arrays("b", [[1.0, 0.0]], [3.0])
     sol = solver.solve(problem([[], [(3.0, a), (1.0, b)]]))
     assert sol.x[0] == pytest.approx(1.5, abs=1e-7)
 
 
 def test_infeasible_problem_is_reported_and_kept(solver):
-    low = tsid.ConstraintInequality.from_arrays("low", [[1.0, 0.0]], [-np.inf], [0.0])
-    high = tsid.ConstraintInequality.from_arrays("high", [[1.0, 0.0]], [1.0], [np.inf])
+    low = ConstraintInequality.from_arrays("low", [[1.0, 0.0]], [-np.inf], [0.0])
+    high = ConstraintInequality.from_arrays("high", [[1.0, 0.0]], [1.0], [np.inf])
     sol = solver.solve(problem([[(1.0, low), (1.0, high)], []]))
-    assert sol.status == tsid.QPStatus.INFEASIBLE
+    assert sol.status == QPStatus.INFEASIBLE
     assert sol.x is None
     assert sol.problem is not None and "high" in sol.problem.describe()
 
 
 def test_constraint_check():
-    c = tsid.ConstraintInequality.from_arrays("c", [[1.0, 1.0]], [0.0], [1.0])
+    c = ConstraintInequality.from_arrays("c", [[1.0, 1.0]], [0.0], [1.0])
     assert c.check([0.5, 0.5])
     assert not c.check([1.0, 0.5])
     np.testing.assert_allclose(c.residual([1.0, 0.5]), [0.5])
     with pytest.raises(tsid.errors.InvalidParameterError, match="lower > upper"):
-        tsid.ConstraintInequality.from_arrays("bad", [[1.0, 0.0]], [1.0], [0.0])
+        ConstraintInequality.from_arrays("bad", [[1.0, 0.0]], [1.0], [0.0])
 
 
 def random_problem(rng, n=12, n_eq=3, n_in=10):
     """A strictly convex QP whose box bounds bind on some rows, as HqpData."""
     A = rng.standard_normal((n + 4, n))
-    cost = tsid.ConstraintEquality.from_arrays("cost", A, 3.0 * rng.standard_normal(n + 4))
-    eq = tsid.ConstraintEquality.from_arrays("eq", rng.standard_normal((n_eq, n)), rng.standard_normal(n_eq))
+    cost = ConstraintEquality.from_arrays("cost", A, 3.0 * rng.standard_normal(n + 4))
+    eq = ConstraintEquality.from_arrays("eq", rng.standard_normal((n_eq, n)), rng.standard_normal(n_eq))
     C = rng.standard_normal((n_in, n))
     lb, ub = -0.5 * np.ones(n_in), 0.5 * np.ones(n_in)
     lb[::3] = -np.inf  # some one-sided rows
-    box = tsid.ConstraintInequality.from_arrays("box", C, lb, ub)
+    box = ConstraintInequality.from_arrays("box", C, lb, ub)
     return HqpData(
         [[WeightedConstraint(1.0, eq), WeightedConstraint(1.0, box)], [WeightedConstraint(1.0, cost)]], n
     )
@@ -94,8 +97,8 @@ def test_warm_start_gives_the_cold_solution_and_valid_multipliers():
 
 
 def test_warm_start_falls_back_when_the_guess_is_wrong():
-    floor = tsid.ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
-    target = tsid.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    floor = ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
+    target = ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
     hqp = problem([[(1.0, floor)], [(1.0, target)]])
     solver = tsid.SolverHQuadProg()
     assert solver.solve(hqp).active_set.tolist() == [0]  # x2 = 0 is below the floor: bound active
@@ -107,8 +110,8 @@ def test_warm_start_falls_back_when_the_guess_is_wrong():
 
 def test_a_solutions_active_set_is_the_callers_not_the_warm_start_guess():
     """Changing the active set of a cold solution leaves the guess the next solve starts from."""
-    floor = tsid.ConstraintInequality.from_arrays("floor", [[1.0, 0.0], [0.0, 1.0]], [-5.0, 0.25], [5.0, 5.0])
-    target = tsid.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    floor = ConstraintInequality.from_arrays("floor", [[1.0, 0.0], [0.0, 1.0]], [-5.0, 0.25], [5.0, 5.0])
+    target = ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
     hqp = problem([[(1.0, floor)], [(1.0, target)]])
     solver = tsid.SolverHQuadProg()
     cold = solver.solve(hqp)
@@ -151,12 +154,12 @@ def test_limit_blas_threads_sets_one_thread_in_every_loaded_blas():
     from threadpoolctl import threadpool_info, threadpool_limits
 
     with threadpool_limits(limits=2, user_api="blas"):  # restore afterwards for the other tests
-        tsid.limit_blas_threads()
+        limit_blas_threads()
         blas = [info for info in threadpool_info() if info["user_api"] == "blas"]
         assert blas and all(info["num_threads"] == 1 for info in blas)
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(tsid.errors.InvalidParameterError, match="threads"):
-            tsid.limit_blas_threads(bad)
+            limit_blas_threads(bad)
 
 
 def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, ur5):
@@ -200,14 +203,14 @@ def test_the_library_steps_on_one_blas_thread_and_gives_the_callers_back(talos, 
         assert set(counts()) == {2}
 
         seen.clear()
-        tsid.step_blas_threads(None)
+        step_blas_threads(None)
         try:
             controller.formulation.compute_problem_data(0.0, controller.q0, talos.zero_velocity())
         finally:
-            tsid.step_blas_threads(1)
+            step_blas_threads(1)
         assert seen and all(set(c) == {2} for c in seen)  # off: the caller's settings inside too
     with pytest.raises(tsid.errors.InvalidParameterError, match="1 or None"):
-        tsid.step_blas_threads(2)
+        step_blas_threads(2)
 
 
 def test_the_one_thread_guard_keeps_a_functions_parameters_and_reads_the_counts_it_sets():
@@ -243,11 +246,11 @@ def test_the_one_thread_guard_keeps_a_functions_parameters_and_reads_the_counts_
 def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
     """quadprog drops a NaN row as if it were met: the solver reports an error naming the rows,
     after a warm start from the same problem's finite version too."""
-    line = tsid.ConstraintEquality.from_arrays("line", [[1.0, 1.0]], [1.0])
-    floor = tsid.ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
-    target = tsid.ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
+    line = ConstraintEquality.from_arrays("line", [[1.0, 1.0]], [1.0])
+    floor = ConstraintInequality.from_arrays("floor", [[0.0, 1.0]], [0.25], [np.inf])
+    target = ConstraintEquality.from_arrays("target", np.eye(2), [2.0, 0.0])
     hqp = problem([[(1.0, line), (1.0, floor)], [(1.0, target)]])
-    assert solver.solve(hqp).status == tsid.QPStatus.OPTIMAL
+    assert solver.solve(hqp).status == QPStatus.OPTIMAL
     array, name = {
         "b_eq": (line.vector, "line"),
         "A_eq": (line.matrix, "line"),
@@ -258,7 +261,7 @@ def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
     }[where]
     array.ravel()[0] = np.nan
     sol = solver.solve(hqp)
-    assert sol.status == tsid.QPStatus.ERROR and sol.x is None
+    assert sol.status == QPStatus.ERROR and sol.x is None
     assert "NaN or infinity in" in sol.message and name in sol.message
 
 
@@ -278,8 +281,8 @@ def test_a_problem_with_nan_rows_is_an_error_never_optimal(solver, where):
 )
 def test_a_problem_built_by_hand_is_checked_level_by_level(levels, n_var, error, message):
     """A weight of -1 made the cost a maximum; wrong columns failed in numpy's broadcasting."""
-    cost = tsid.ConstraintEquality.from_arrays("c", np.eye(3), [1.0, 2.0, 3.0])
-    bound = tsid.ConstraintBound.from_arrays("b", -np.ones(2), np.ones(2))
+    cost = ConstraintEquality.from_arrays("c", np.eye(3), [1.0, 2.0, 3.0])
+    bound = ConstraintBound.from_arrays("b", -np.ones(2), np.ones(2))
     built = {
         "bound-2": [[WeightedConstraint(1.0, bound)], [WeightedConstraint(1.0, cost)]],
         "cost": [[], [WeightedConstraint(1.0, cost)]],
@@ -295,8 +298,8 @@ def test_a_problem_built_by_hand_is_checked_level_by_level(levels, n_var, error,
 
 
 def test_a_problem_built_by_hand_takes_tsids_weight_constraint_pairs(solver):
-    cost = tsid.ConstraintEquality.from_arrays("c", np.eye(3), [1.0, 2.0, 3.0])
-    floor = tsid.ConstraintBound.from_arrays("floor", [-np.inf, -np.inf, 3.5], [0.5, np.inf, np.inf])
+    cost = ConstraintEquality.from_arrays("c", np.eye(3), [1.0, 2.0, 3.0])
+    floor = ConstraintBound.from_arrays("floor", [-np.inf, -np.inf, 3.5], [0.5, np.inf, np.inf])
     hqp = HqpData([[(1.0, floor)], [(2.0, cost)]], 3)
     assert isinstance(hqp[1][0], WeightedConstraint) and hqp[1][0].weight == 2.0  # exact: as given
     np.testing.assert_allclose(solver.solve(hqp).x, [0.5, 2.0, 3.5], atol=1e-7)

@@ -23,6 +23,7 @@ from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.loop.plant import Push
 from tsid_py.scenarios import com_sinusoid
 from tsid_py.sweep import (
+    JobRunner,
     ScenarioJob,
     grid_points,
     parse_param,
@@ -34,7 +35,6 @@ from tsid_py.sweep import (
     write_table,
 )
 from tsid_py.sweep.table import has_pyarrow
-from tsid_py.sweep.task import Task
 
 TABLES = [".csv", pytest.param(".parquet", marks=pytest.mark.skipif(not has_pyarrow(), reason="no pyarrow"))]
 
@@ -340,13 +340,13 @@ def test_a_local_sweep_needs_no_ray_and_a_cluster_does(monkeypatch, tmp_path, ca
     from tsid_py.sweep.engine import choose_backend
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
-    task = Task(ScenarioJob(fake_run))
-    assert choose_backend(2, None, task) == "processes" and not caplog.records
-    assert choose_backend(1, None, task) == "serial"
-    assert choose_backend(2, None, Task(ScenarioJob(lambda values: {}))) == "serial"
+    runner = JobRunner(ScenarioJob(fake_run))
+    assert choose_backend(2, None, runner) == "processes" and not caplog.records
+    assert choose_backend(1, None, runner) == "serial"
+    assert choose_backend(2, None, JobRunner(ScenarioJob(lambda values: {}))) == "serial"
     assert "cannot be pickled" in caplog.text
     with pytest.raises(InvalidParameterError, match="--address auto: running on a Ray cluster needs Ray"):
-        choose_backend(2, "auto", task)
+        choose_backend(2, "auto", runner)
     report = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "t.csv", workers=2)
     serial = run_sweep(ScenarioJob(fake_run), fake_points(), tmp_path / "s.csv", workers=1)
     assert (report.backend, report.ran, report.errors) == ("processes", 6, serial.errors)
@@ -986,7 +986,7 @@ def test_a_stopped_local_sweep_does_not_wait_for_its_runs():
 
     before = set(multiprocessing.active_children())
     items = [(k, {"seconds": s}) for k, s in enumerate([0.01, 30.0, 30.0])]
-    runs = run_on_processes(Task(ScenarioJob(sleepy)), items, 2, max_retries=0)
+    runs = run_on_processes(JobRunner(ScenarioJob(sleepy)), items, 2, max_retries=0)
     start = time.monotonic()
     first = next(runs)
     runs.close()
@@ -1008,9 +1008,9 @@ def test_a_job_of_a_main_without_a_file_does_not_go_to_worker_processes(monkeypa
     notebook_job.__module__, notebook_job.__qualname__ = "__main__", "notebook_job"
     notebook.notebook_job = notebook_job
     monkeypatch.setitem(sys.modules, "__main__", notebook)
-    assert not picklable(Task(ScenarioJob(notebook_job)))
+    assert not picklable(JobRunner(ScenarioJob(notebook_job)))
     notebook.__file__ = "/somewhere/script.py"  # a script's: the workers import it
-    assert picklable(Task(ScenarioJob(notebook_job)))
+    assert picklable(JobRunner(ScenarioJob(notebook_job)))
 
 
 @pytest.mark.slow

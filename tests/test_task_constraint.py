@@ -17,6 +17,8 @@ import tsid_py as tp
 import tsid_py.contacts
 import tsid_py.tasks
 from tsid_py.controllers.biped import BipedController
+from tsid_py.hqp import HqpData
+from tsid_py.tasks import TaskMotion
 from tsid_py.tasks.task_base import TaskBase
 
 
@@ -45,7 +47,7 @@ def test_the_list_of_library_tasks_is_the_librarys():
     assert len(names) >= 17
 
 
-def rows_by_name(hqp: tp.HqpData) -> dict[str, object]:
+def rows_by_name(hqp: HqpData) -> dict[str, object]:
     """The problem's constraints by the name of the task that fills them (a contact's motion task
     is named as its contact; its rows, ``<contact>_motion_task``)."""
     rows = {entry.constraint.name: entry for level in hqp.levels for entry in level}
@@ -376,7 +378,7 @@ def test_a_subclass_that_writes_its_own_fill_reads_the_rows_it_wrote(talos, rng,
 
 
 def test_a_raw_task_reads_back_what_compute_filled(talos):
-    class Lean(tp.TaskMotion):  # a user's task written on the family base
+    class Lean(TaskMotion):  # a user's task written on the family base
         @property
         def dim(self):
             return 2

@@ -6,19 +6,20 @@ from conftest import arm_with_posture
 
 import tsid_py as tsid
 from tsid_py.controllers import BipedController
+from tsid_py.hqp import HqpData
 from tsid_py.physics import check_solution
 from tsid_py.transitions import LinearRamp
 
 DT = 0.002
 
 
-def entry_weight(hqp: tsid.HqpData, name: str) -> float:
+def entry_weight(hqp: HqpData, name: str) -> float:
     """The weight of the constraint called ``name`` in the HQP (fails if it is absent)."""
     (weight,) = [w for level in hqp for w, c in level if c.name == name]
     return weight
 
 
-def constraint_names(hqp: tsid.HqpData) -> set[str]:
+def constraint_names(hqp: HqpData) -> set[str]:
     return {c.name for level in hqp for _, c in level}
 
 
@@ -89,7 +90,7 @@ def test_transition_errors(ur5, talos):
         controller.formulation.remove_rigid_contact("contact_nose", 0.1)
 
 
-def normal_force_cap(hqp: tsid.HqpData, contact: str) -> float:
+def normal_force_cap(hqp: HqpData, contact: str) -> float:
     (constraint,) = [c for _, c in hqp[0] if c.name == f"{contact}_force_constraint"]
     return float(constraint.upper_bound[-1])
 

@@ -12,6 +12,7 @@ import pytest
 from conftest import random_state
 
 import tsid_py as tp
+from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
 from tsid_py.robot_specs import example_robot_data_dir
 
 
@@ -133,21 +134,21 @@ def test_trajectories_say_when_they_end_and_a_constant_placement_can_be_set_late
 # -------------------------------------------------------------- constraints
 def test_constraints_are_built_from_sizes_or_from_arrays_as_in_tsid():
     A, b = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0])
-    equality = tp.ConstraintEquality("eq", A, b)
-    inequality = tp.ConstraintInequality("in", A, -b, b)
-    bound = tp.ConstraintBound("bound", -b, b)
+    equality = ConstraintEquality("eq", A, b)
+    inequality = ConstraintInequality("in", A, -b, b)
+    bound = ConstraintBound("bound", -b, b)
     A[:], b[:] = 0.0, 0.0  # the constraints kept copies
     assert np.array_equal(equality.matrix[1], [3.0, 4.0, 5.0])  # exact: copies
     assert np.array_equal(equality.vector, [1, 2])  # exact: copies
     assert np.array_equal(inequality.lower_bound, [-1, -2])  # exact: copies
     assert np.array_equal(bound.upper_bound, [1, 2])  # exact: copies
-    assert tp.ConstraintEquality("eq", 2, 3).matrix.shape == (2, 3)
-    assert tp.ConstraintInequality("in", 2, 3).upper_bound.tolist() == [np.inf, np.inf]
-    assert tp.ConstraintBound("bound", 4).rows == 4
+    assert ConstraintEquality("eq", 2, 3).matrix.shape == (2, 3)
+    assert ConstraintInequality("in", 2, 3).upper_bound.tolist() == [np.inf, np.inf]
+    assert ConstraintBound("bound", 4).rows == 4
     with pytest.raises(tp.errors.InvalidParameterError):
-        tp.ConstraintInequality("in", A, b)  # one bound missing
+        ConstraintInequality("in", A, b)  # one bound missing
     with pytest.raises(tp.errors.InvalidParameterError, match="lower > upper"):
-        tp.ConstraintBound("bound", [1.0], [0.0])
+        ConstraintBound("bound", [1.0], [0.0])
 
 
 @pytest.mark.parametrize(
@@ -167,9 +168,9 @@ def test_constraint_setters_check_what_they_are_given(attribute, value, error, m
     """A constraint keeps its shape and finite values (a bound may be infinite, never NaN); a
     refused value leaves the constraint as it was."""
     constraints = {
-        "eq": tp.ConstraintEquality("eq", 2, 3),
-        "in": tp.ConstraintInequality("in", 2, 3),
-        "bound": tp.ConstraintBound("bound", 2),
+        "eq": ConstraintEquality("eq", 2, 3),
+        "in": ConstraintInequality("in", 2, 3),
+        "bound": ConstraintBound("bound", 2),
     }
     target = constraints[{"vector": "eq", "matrix": "eq", "bound matrix": "bound"}.get(attribute, "in")]
     before = target.copy()

@@ -334,7 +334,7 @@ def walking_data(root: Path, path: Path, dt: float) -> None:
 
 # ----------------------------------------------------------------------------------------- runs
 def _install(impl: str) -> None:
-    from tsid_py import limit_blas_threads
+    from tsid_py.threads import limit_blas_threads
 
     limit_blas_threads()  # tsid_py's advice for any control loop, for both implementations
     if impl == "compat":

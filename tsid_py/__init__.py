@@ -1,58 +1,37 @@
-"""tsid_py: task-space inverse dynamics for robots, in Python, on Pinocchio."""
+"""tsid_py: task-space inverse dynamics for robots, in Python, on Pinocchio.
 
-import warnings
+The package exports what a controller is written with: the formulation, the robot, the concrete
+tasks and contacts, the trajectories and the solvers. The rest is in its module (the constraints
+in :mod:`tsid_py.constraints`, the exceptions in :mod:`tsid_py.errors`, ...); the names this
+package exported up to 0.2.0 still resolve, with a DeprecationWarning naming their home.
+"""
 
-from tsid_py import errors
-from tsid_py.constraints import ConstraintBound, ConstraintEquality, ConstraintInequality
-from tsid_py.contacts import (
-    Contact6d,
-    ContactBase,
-    ContactLine,
-    ContactPoint,
-    ContactTwoFramePositions,
-    ContactWrench,
-    Measured3dForce,
-    Measured6dWrench,
-    PrescribedWrench,
-)
+from tsid_py.contacts import Contact6d, ContactLine, ContactPoint, ContactTwoFramePositions, ContactWrench
+from tsid_py.deprecation import moved_names
 from tsid_py.errors import TsidError
 from tsid_py.formulation import InverseDynamicsFormulation
-from tsid_py.hqp import HqpData, WeightedConstraint
 from tsid_py.integration import integrate
-from tsid_py.robot_specs import Robot, available_robots, load_robot
+from tsid_py.robot_specs import available_robots, load_robot
 from tsid_py.robot_wrapper import RobotWrapper
-from tsid_py.solvers import (
-    HqpOutput,
-    QPStatus,
-    Solver,
-    SolverDAQP,
-    SolverHQuadProg,
-    installed_backends,
-    make_solver,
-)
+from tsid_py.solvers import Solver, SolverHQuadProg, make_solver
 from tsid_py.tasks import (
-    TaskActuation,
     TaskActuationBounds,
     TaskActuationEquality,
     TaskAMEquality,
-    TaskBase,
     TaskCapturePointInequality,
     TaskComEquality,
-    TaskContactForce,
     TaskContactForceEquality,
     TaskCopEquality,
     TaskJointBounds,
     TaskJointCoupling,
     TaskJointPosture,
     TaskJointPosVelAccBounds,
-    TaskMotion,
     TaskMotionTracking,
     TaskMotorEnvelope,
     TaskSE3Equality,
     TaskSelfCollision,
     TaskTwoFramesEquality,
 )
-from tsid_py.threads import limit_blas_threads, step_blas_threads
 from tsid_py.trajectories import (
     TrajectoryEuclidianConstant,
     TrajectoryEuclidianMinJerk,
@@ -63,43 +42,27 @@ from tsid_py.trajectories import (
 
 __version__ = "0.2.0"  # the one place the version is written (pyproject reads it)
 
-__all__ = [  # sorted; the exceptions live in tsid_py.errors, their root TsidError is here
-    "ConstraintBound",
-    "ConstraintEquality",
-    "ConstraintInequality",
+__all__ = [  # sorted; at most 40 names (tests/test_public_surface.py)
     "Contact6d",
-    "ContactBase",
     "ContactLine",
     "ContactPoint",
     "ContactTwoFramePositions",
     "ContactWrench",
-    "HqpData",
-    "HqpOutput",
     "InverseDynamicsFormulation",
-    "Measured3dForce",
-    "Measured6dWrench",
-    "PrescribedWrench",
-    "QPStatus",
-    "Robot",
     "RobotWrapper",
     "Solver",
-    "SolverDAQP",
     "SolverHQuadProg",
     "TaskAMEquality",
-    "TaskActuation",
     "TaskActuationBounds",
     "TaskActuationEquality",
-    "TaskBase",
     "TaskCapturePointInequality",
     "TaskComEquality",
-    "TaskContactForce",
     "TaskContactForceEquality",
     "TaskCopEquality",
     "TaskJointBounds",
     "TaskJointCoupling",
     "TaskJointPosVelAccBounds",
     "TaskJointPosture",
-    "TaskMotion",
     "TaskMotionTracking",
     "TaskMotorEnvelope",
     "TaskSE3Equality",
@@ -111,21 +74,23 @@ __all__ = [  # sorted; the exceptions live in tsid_py.errors, their root TsidErr
     "TrajectorySE3Constant",
     "TrajectorySample",
     "TsidError",
-    "WeightedConstraint",
     "available_robots",
-    "installed_backends",
     "integrate",
-    "limit_blas_threads",
     "load_robot",
     "make_solver",
-    "step_blas_threads",
     "__version__",
 ]
 
 
-# Up to 0.2.0 the package also exported every exception: those names still resolve, with a warning.
-_MOVED_TO_ERRORS = frozenset(
-    {
+def _homes(module: str, *names: str) -> dict[str, str]:
+    """Each name with its home in ``module``."""
+    return {name: f"{module}.{name}" for name in names}
+
+
+# Names this package exported up to 0.2.0, each with its home: they resolve with a DeprecationWarning.
+_MOVED = {
+    **_homes(
+        "tsid_py.errors",
         "DimensionError",
         "DuplicateNameError",
         "InvalidParameterError",
@@ -140,16 +105,14 @@ _MOVED_TO_ERRORS = frozenset(
         "UnknownNameError",
         "UnsetReferenceError",
         "UnsupportedProblemError",
-    }
-)
+    ),
+    **_homes("tsid_py.constraints", "ConstraintBound", "ConstraintEquality", "ConstraintInequality"),
+    **_homes("tsid_py.contacts", "ContactBase", "Measured3dForce", "Measured6dWrench", "PrescribedWrench"),
+    **_homes("tsid_py.hqp", "HqpData", "WeightedConstraint"),
+    **_homes("tsid_py.solvers", "HqpOutput", "QPStatus", "SolverDAQP", "installed_backends"),
+    **_homes("tsid_py.tasks", "TaskActuation", "TaskBase", "TaskContactForce", "TaskMotion"),
+    **_homes("tsid_py.threads", "limit_blas_threads", "step_blas_threads"),
+    "Robot": "tsid_py.robot_specs.SpecRobot",
+}
 
-
-def __getattr__(name: str) -> object:
-    if name in _MOVED_TO_ERRORS:
-        warnings.warn(
-            f"tsid_py.{name} is deprecated and will be removed: use tsid_py.errors.{name}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(errors, name)
-    raise AttributeError(f"module 'tsid_py' has no attribute {name!r}")
+__getattr__ = moved_names(__name__, _MOVED)

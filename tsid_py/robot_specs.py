@@ -21,6 +21,7 @@ from typing import TypeVar
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.deprecation import moved_names
 from tsid_py.errors import RobotSpecError, UnknownNameError
 from tsid_py.geometry import GRAVITY
 from tsid_py.robot_wrapper import RobotWrapper, build_model_from_urdf, load_collision_geometry, load_geometry
@@ -289,8 +290,9 @@ def load_spec(name: str | Path) -> RobotSpec:
 _SPEC_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # a file name of robots/, nothing that climbs out
 
 
-class Robot(RobotWrapper):
-    """A :class:`RobotWrapper` loaded from a spec; it keeps the spec for controllers and demos."""
+class SpecRobot(RobotWrapper):
+    """A :class:`RobotWrapper` loaded from a spec (:class:`RobotSpec`), which it keeps in ``spec``
+    for controllers and demos: what :func:`load_robot` returns."""
 
     def __init__(self, spec: RobotSpec, *, load_visuals: bool = False) -> None:
         root = files_root(spec)
@@ -447,9 +449,9 @@ def package_dirs(spec: RobotSpec) -> list[str]:
     return [*(str(here / folder) for folder in spec.package_dirs), str(root.parent), str(root.parent.parent)]
 
 
-def load_robot(name: str, *, load_visuals: bool = False) -> Robot:
+def load_robot(name: str, *, load_visuals: bool = False) -> SpecRobot:
     """Load a robot from its spec in ``robots/NAME.toml`` and the example-robot-data files."""
-    return Robot(load_spec(name), load_visuals=load_visuals)
+    return SpecRobot(load_spec(name), load_visuals=load_visuals)
 
 
 def _read_only(values: list) -> np.ndarray:
@@ -457,3 +459,6 @@ def _read_only(values: list) -> np.ndarray:
     array = np.array(values, dtype=float)
     array.flags.writeable = False
     return array
+
+
+__getattr__ = moved_names(__name__, {"Robot": "tsid_py.robot_specs.SpecRobot"})  # renamed after 0.2.0

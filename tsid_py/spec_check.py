@@ -43,7 +43,7 @@ from tsid_py.errors import RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.mujoco_model import joint_axis
 from tsid_py.robot_specs import (
     NOT_A_FOOT,
-    Robot,
+    SpecRobot,
     foot_name_rank,
     load_spec,
     max_normal_force,
@@ -71,7 +71,7 @@ class Finding:
     message: str
 
 
-def check_robot(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
+def check_robot(robot: SpecRobot, q: np.ndarray | None = None) -> list[Finding]:
     """Every finding on ``robot``'s spec: its posture within the joint limits, its stance (at
     ``q``, its standing configuration by default) and its joints."""
     return [
@@ -82,7 +82,7 @@ def check_robot(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
     ]
 
 
-def static_standing(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def static_standing(robot: SpecRobot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The feet's forces and the joint torques that hold a floating-base robot still at ``q``:
     g(q) = S^T tau + J^T f at rest (J: the feet's Jacobians at their frames, world axes; a sole's
     wrench has 6 numbers, force then moment, a point foot's force 3). f is the least change from
@@ -109,7 +109,7 @@ def static_standing(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return forces.reshape(len(feet), rows), gravity[6:] - jacobian[:, 6:].T @ forces
 
 
-def standing_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
+def standing_findings(robot: SpecRobot, q: np.ndarray | None = None) -> list[Finding]:
     """Whether the robot can hold still in its starting posture. On feet (:func:`static_standing`):
     an error for a foot pressing outside the controllers' bounds [f_min, f_max] (the spec's
     ``[biped]`` or ``[quadruped]`` ones, else :func:`~tsid_py.robot_specs.min_normal_force` and
@@ -166,7 +166,7 @@ def standing_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding
     return found
 
 
-def posture_findings(robot: Robot) -> list[Finding]:
+def posture_findings(robot: SpecRobot) -> list[Finding]:
     """An error for each joint of the spec's starting posture outside its limits, named with its
     value and limits, and a hint where the value looks like degrees (above pi, outside the limits
     in radians, and its conversion from degrees is within) or where whole turns bring it within."""
@@ -203,7 +203,7 @@ def posture_findings(robot: Robot) -> list[Finding]:
     return found
 
 
-def check_stance(robot: Robot, q: np.ndarray | None = None) -> None:
+def check_stance(robot: SpecRobot, q: np.ndarray | None = None) -> None:
     """Refuse a robot whose feet do not stand as its spec says (the first error, in one line);
     log the warnings. The findings of a spec are computed once per process."""
     findings = stance_findings(robot, q)
@@ -216,7 +216,7 @@ def check_stance(robot: Robot, q: np.ndarray | None = None) -> None:
         raise RobotSpecError(errors[0] + more)
 
 
-def stance_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
+def stance_findings(robot: SpecRobot, q: np.ndarray | None = None) -> list[Finding]:
     """The findings on how the robot's feet stand (none for a fixed base or a robot without feet)."""
     if robot.is_fixed_base or not robot.spec.feet:
         return []
@@ -224,7 +224,7 @@ def stance_findings(robot: Robot, q: np.ndarray | None = None) -> list[Finding]:
     return list(_stance(robot, _signature(robot, q), q))
 
 
-def _signature(robot: Robot, q: np.ndarray) -> tuple:
+def _signature(robot: SpecRobot, q: np.ndarray) -> tuple:
     """What the stance depends on: the URDF, the feet, their soles and the posture."""
     spec = robot.spec
     feet = tuple(spec.feet.items())
@@ -244,13 +244,13 @@ _FOUND: dict[
 ] = {}  # by spec and posture: a controller made again is not re-checked
 
 
-def _stance(robot: Robot, key: tuple, q: np.ndarray) -> tuple[Finding, ...]:
+def _stance(robot: SpecRobot, key: tuple, q: np.ndarray) -> tuple[Finding, ...]:
     if key not in _FOUND:
         _FOUND[key] = tuple(_stance_checks(robot, q))
     return _FOUND[key]
 
 
-def _stance_checks(robot: Robot, q: np.ndarray):
+def _stance_checks(robot: SpecRobot, q: np.ndarray):
     spec, model = robot.spec, robot.model
     if spec.sole is None and len(spec.feet) < 3:
         yield Finding(
@@ -323,7 +323,7 @@ def _stance_checks(robot: Robot, q: np.ndarray):
         yield from _foot_findings(robot, shapes, frame, joint, data.oMf[robot.frame_id(frame)])
 
 
-def _levelling(robot: Robot, q: np.ndarray, frame: str) -> str:
+def _levelling(robot: SpecRobot, q: np.ndarray, frame: str) -> str:
     """What levels a tilted sole: its ankle's angles (:func:`~tsid_py.sole_leveling.level_soles`),
     or why none do."""
     try:
@@ -334,7 +334,7 @@ def _levelling(robot: Robot, q: np.ndarray, frame: str) -> str:
     return f"the ankle at {values} rad levels it ([initial_configuration]; new-spec --flatten writes them)"
 
 
-def _foot_findings(robot: Robot, shapes: CollisionPoints, frame: str, joint: int, placement: pin.SE3):
+def _foot_findings(robot: SpecRobot, shapes: CollisionPoints, frame: str, joint: int, placement: pin.SE3):
     spec = robot.spec
     sole = shapes.sole(joint)
     if sole.size == 0:
@@ -374,7 +374,7 @@ def _foot_findings(robot: Robot, shapes: CollisionPoints, frame: str, joint: int
             )
 
 
-def joint_findings(robot: Robot) -> list[Finding]:
+def joint_findings(robot: SpecRobot) -> list[Finding]:
     """A warning for every joint the MuJoCo plant does not convert."""
     found = []
     for index in range(1, robot.model.njoints):
@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
 def _check(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     extra = tuple(str(Path(folder).resolve()) for folder in args.package_dir)
-    robot = Robot(replace(spec, package_dirs=spec.package_dirs + extra))  # unknown keys, frames refused
+    robot = SpecRobot(replace(spec, package_dirs=spec.package_dirs + extra))  # unknown keys, frames refused
     findings = check_robot(robot)
     for finding in findings:
         print(f"{finding.severity}: {finding.message}")

@@ -194,7 +194,7 @@ def run_robot(entry: ZooRobot, folder: Path | None = None) -> ZooOutcome:
 
 def _run_robot(entry: ZooRobot, folder: Path) -> ZooOutcome:
     from tsid_py.new_spec import guess_spec
-    from tsid_py.robot_specs import Robot, load_spec
+    from tsid_py.robot_specs import SpecRobot, load_spec
     from tsid_py.spec_check import check_robot
 
     robots = example_robot_data_dir()
@@ -212,7 +212,7 @@ def _run_robot(entry: ZooRobot, folder: Path) -> ZooOutcome:
     path = folder / f"{guess.name}.toml"
     path.write_text(guess.toml())
     try:
-        robot = Robot(load_spec(path))
+        robot = SpecRobot(load_spec(path))
     except TsidError as error:
         return replace(start, outcome="refused by check-spec", reason=_short(error, robots))
     start = replace(start, mass=round(robot.total_mass, 1), dof=robot.na)

@@ -28,7 +28,7 @@ from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dyn
 from tsid_py.command import NEWTONS, SECONDS, Parser, run_command
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import atomic_output, check_output_dir, check_output_file
-from tsid_py.robot_specs import Robot, load_robot
+from tsid_py.robot_specs import SpecRobot, load_robot
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.validation import as_scalar, as_vector
 
@@ -137,7 +137,7 @@ def _array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> np.nd
     return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
 
 
-def contact_limits(args: argparse.Namespace, robot: Robot) -> ContactLimits | None:
+def contact_limits(args: argparse.Namespace, robot: SpecRobot) -> ContactLimits | None:
     """The ContactLimits of --mu, --min-normal-force and --cop, or ``None`` when none is given."""
     if args.mu is None and args.min_normal_force is None and not args.cop:
         return None

@@ -16,7 +16,7 @@ import pinocchio as pin
 from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.loop.controller import Controller
-from tsid_py.robot_specs import Robot, RobotSpec
+from tsid_py.robot_specs import RobotSpec, SpecRobot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_actuation_bounds import TaskActuationBounds
@@ -56,7 +56,7 @@ class ArmController(Controller):
             raise RobotSpecError(f"{spec.name} is not an arm spec: it needs a fixed base and an end_effector")
 
     def __init__(
-        self, robot: Robot, dt: float, params: ArmParams | None = None, solver: Solver | None = None
+        self, robot: SpecRobot, dt: float, params: ArmParams | None = None, solver: Solver | None = None
     ) -> None:
         self.check_spec(robot.spec)
         super().__init__(robot, InverseDynamicsFormulation("arm", robot), solver or SolverHQuadProg("qp"))
@@ -142,7 +142,7 @@ class ArmController(Controller):
         )
 
 
-def arm_reach(robot: Robot, frame: str) -> tuple[np.ndarray, float]:
+def arm_reach(robot: SpecRobot, frame: str) -> tuple[np.ndarray, float]:
     """The sphere a fixed-base arm's ``frame`` cannot leave, in any configuration: centred on the
     first joint of its chain (fixed in the world: the base is), of radius the chain's length, the
     sum of the distances between consecutive joint origins and from the last to the frame (links

@@ -25,7 +25,7 @@ from tsid_py.contacts.contact_6d import Contact6d
 from tsid_py.controllers.legged import LeggedController
 from tsid_py.controllers.strategies.push_recovery import RECOVERIES, PushRecovery, RecoveryParams
 from tsid_py.errors import InvalidParameterError, RobotSpecError
-from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force, min_normal_force
+from tsid_py.robot_specs import RobotSpec, SpecRobot, max_normal_force, min_normal_force
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.tasks.task_am_equality import TaskAMEquality
 from tsid_py.tasks.task_se3_equality import TaskSE3Equality
@@ -54,12 +54,12 @@ class BipedParams:
     tau_max_scaling: float = 1.0  # torque bounds = scaling x URDF effort limits, the limits a plant applies
 
     @classmethod
-    def for_robot(cls, robot: Robot) -> BipedParams:
+    def for_robot(cls, robot: SpecRobot) -> BipedParams:
         """Defaults overridden by the spec's ``[biped]`` table."""
         return robot.controller_params(cls(), "biped")
 
     @classmethod
-    def for_stepping(cls, robot: Robot, **overrides: float) -> BipedParams:
+    def for_stepping(cls, robot: SpecRobot, **overrides: float) -> BipedParams:
         """The robot's parameters for stepping: stiffer swing feet and a lighter posture task.
 
         kp_foot = 100 (instead of TsidBiped's 10) and w_posture <= 1e-3 (TSID's walking exercise
@@ -93,7 +93,7 @@ class BipedController(LeggedController):
 
     def __init__(
         self,
-        robot: Robot,
+        robot: SpecRobot,
         params: BipedParams | None = None,
         q0: np.ndarray | None = None,
         solver: Solver | None = None,

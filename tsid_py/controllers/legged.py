@@ -21,7 +21,7 @@ from tsid_py.formulation import InverseDynamicsFormulation
 from tsid_py.loop.controller import Controller, ControlOutput
 from tsid_py.loop.measured import MeasuredState, Measurer
 from tsid_py.loop.plant import PlantState
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import SpecRobot
 from tsid_py.solvers.quadprog_solver import SolverHQuadProg
 from tsid_py.solvers.solver_base import Solver
 from tsid_py.spec_check import check_stance
@@ -41,14 +41,16 @@ class LeggedController(Controller):
         name: The formulation's name.
         solver: QP backend (quadprog by default).
         q0: Initial configuration; by default the spec's, lowered so that its feet stand on the
-            ground (:meth:`~tsid_py.robot_specs.Robot.standing_configuration`).
+            ground (:meth:`~tsid_py.robot_specs.SpecRobot.standing_configuration`).
 
     Raises:
         RobotSpecError: The spec's feet do not stand on the ground in q0, as its own collision
             geometry says (:func:`~tsid_py.spec_check.check_stance`).
     """
 
-    def __init__(self, robot: Robot, name: str, solver: Solver | None, q0: np.ndarray | None = None) -> None:
+    def __init__(
+        self, robot: SpecRobot, name: str, solver: Solver | None, q0: np.ndarray | None = None
+    ) -> None:
         super().__init__(robot, InverseDynamicsFormulation(name, robot), solver or SolverHQuadProg("qp"))
         self._q0 = robot.standing_configuration() if q0 is None else as_vector("q0", q0, robot.nq)
         check_stance(robot, self._q0)

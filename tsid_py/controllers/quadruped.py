@@ -18,7 +18,7 @@ import numpy as np
 from tsid_py.contacts.contact_point import ContactPoint
 from tsid_py.controllers.legged import LeggedController
 from tsid_py.errors import RobotSpecError
-from tsid_py.robot_specs import Robot, RobotSpec, max_normal_force, min_normal_force
+from tsid_py.robot_specs import RobotSpec, SpecRobot, max_normal_force, min_normal_force
 from tsid_py.solvers.solver_base import Solver
 
 
@@ -38,7 +38,7 @@ class QuadrupedParams:
     tau_max: float | None = None  # one torque limit for every joint; None: the URDF effort limits
 
     @classmethod
-    def for_robot(cls, robot: Robot) -> QuadrupedParams:
+    def for_robot(cls, robot: SpecRobot) -> QuadrupedParams:
         """Defaults overridden by the spec's ``[quadruped]`` table."""
         return robot.controller_params(cls(), "quadruped")
 
@@ -59,7 +59,7 @@ class QuadrupedController(LeggedController):
             raise RobotSpecError(f"{spec.name} is not a quadruped spec: it needs a floating base and [feet]")
 
     def __init__(
-        self, robot: Robot, params: QuadrupedParams | None = None, solver: Solver | None = None
+        self, robot: SpecRobot, params: QuadrupedParams | None = None, solver: Solver | None = None
     ) -> None:
         self.check_spec(robot.spec)
         super().__init__(robot, "quadruped", solver)

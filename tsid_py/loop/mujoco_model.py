@@ -26,7 +26,7 @@ from tsid_py.collision_points import CollisionPoints
 from tsid_py.errors import InvalidParameterError, RobotSpecError, UnsupportedProblemError
 from tsid_py.loop.inertia import simulable
 from tsid_py.planning.terrain import Terrain
-from tsid_py.robot_specs import Robot, files_root
+from tsid_py.robot_specs import SpecRobot, files_root
 from tsid_py.validation import as_scalar
 
 SOLE_THICKNESS = 0.01  # [m] of the box under each sole (collision="spec")
@@ -52,7 +52,7 @@ def mujoco_module():
 
 
 def build_mujoco_model(
-    robot: Robot,
+    robot: SpecRobot,
     timestep: float = 1e-3,
     mu: float = 1.0,
     collision: str = "urdf",
@@ -120,7 +120,7 @@ def build_mujoco_model(
 FLOOR_CLEARANCE = 0.05  # [m] below a hanging arm's lowest point, where its floor is
 
 
-def floor_height(robot: Robot) -> float:
+def floor_height(robot: SpecRobot) -> float:
     """Where the floor is [m]: at z = 0 under a floating base; under a fixed base too, unless its
     moving links reach below z = 0 in the starting posture (an arm hung from a ceiling or a drone,
     or lying along the floor): then FLOOR_CLEARANCE below the lowest of them."""
@@ -136,7 +136,7 @@ def floor_height(robot: Robot) -> float:
 
 
 def build_mujoco_model_from_urdf(
-    robot: Robot, timestep: float = 1e-3, mu: float = 1.0, sole_box: float = 0.01, compiled: bool = True
+    robot: SpecRobot, timestep: float = 1e-3, mu: float = 1.0, sole_box: float = 0.01, compiled: bool = True
 ):
     """The robot's MuJoCo model built another way, as a user converts a URDF (``mujoco.MjModel``).
 
@@ -216,7 +216,7 @@ def _add_imu(mujoco, spec, base) -> None:
         spec.add_sensor(name=name, type=kind, objtype=mujoco.mjtObj.mjOBJ_SITE, objname=IMU_SITE)
 
 
-def _add_motors(mujoco, spec, robot: Robot) -> None:
+def _add_motors(mujoco, spec, robot: SpecRobot) -> None:
     """A motor per actuated joint, named as the joint, its force range the spec's effort limit."""
     model, effort = robot.model, robot.effort_limit()
     for k, j in enumerate(actuated_joints(robot)):
@@ -259,7 +259,7 @@ def _add_body(mujoco, model: pin.Model, j: int, parent):
     return body
 
 
-def _add_urdf_geometry(mujoco, spec, robot: Robot, bodies: dict) -> None:
+def _add_urdf_geometry(mujoco, spec, robot: SpecRobot, bodies: dict) -> None:
     """Every collision geometry of the URDF, as a geom of the body of its parent joint, and a
     plate under each sole (:func:`_add_sole_plates`)."""
     collision_model = robot.load_collision_model()
@@ -294,7 +294,7 @@ def _add_urdf_geometry(mujoco, spec, robot: Robot, bodies: dict) -> None:
     _add_sole_plates(mujoco, robot, bodies, CollisionPoints(robot, collision_model))
 
 
-def _add_sole_plates(mujoco, robot: Robot, bodies: dict, shapes: CollisionPoints) -> None:
+def _add_sole_plates(mujoco, robot: SpecRobot, bodies: dict, shapes: CollisionPoints) -> None:
     """A 5 mm box under each foot whose collision geometry stands on an area: its bottom face is the
     rectangle around the geometry's lowest points (within SOLE_BAND, in the spec's reference
     posture), aligned with the foot body's x axis, flush with the lowest point.
@@ -339,7 +339,7 @@ def _add_sole_plates(mujoco, robot: Robot, bodies: dict, shapes: CollisionPoints
         )
 
 
-def _add_spec_foot(mujoco, robot: Robot, bodies: dict, frame_name: str) -> None:
+def _add_spec_foot(mujoco, robot: SpecRobot, bodies: dict, frame_name: str) -> None:
     """A box whose bottom face is the spec's sole (its rectangle, at its depth lz), or a sphere
     at a point foot."""
     frame = robot.model.frames[robot.frame_id(frame_name)]
@@ -393,7 +393,7 @@ def joint_axis(joint) -> tuple[np.ndarray, bool]:
     )
 
 
-def actuated_joints(robot: Robot) -> list[int]:
+def actuated_joints(robot: SpecRobot) -> list[int]:
     """The Pinocchio joint indices of the actuated joints (all but the universe and a free flyer)."""
     start = 1 if robot.is_fixed_base else 2
     return list(range(start, robot.model.njoints))

@@ -34,7 +34,7 @@ from tsid_py.loop.plant import (
     servo_gains,
 )
 from tsid_py.planning.terrain import Terrain
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import SpecRobot
 from tsid_py.validation import as_scalar, as_vector
 
 SERVO_FREQUENCY = 5.0  # [Hz] of the default joint servos (position mode)
@@ -80,7 +80,7 @@ class MujocoPlant(Plant):
 
     def __init__(
         self,
-        robot: Robot,
+        robot: SpecRobot,
         timestep: float | None = None,
         mu: float | None = None,
         servo: tuple[np.ndarray, np.ndarray] | None = None,
@@ -337,7 +337,7 @@ class JointAngles:
     numbers, except for a joint that turns without limit (a URDF's continuous joint), whose
     Pinocchio configuration is (cos, sin) and MuJoCo's the angle (an ``atan2``)."""
 
-    def __init__(self, robot: Robot, actuated: list[int]) -> None:
+    def __init__(self, robot: SpecRobot, actuated: list[int]) -> None:
         model, first = robot.model, robot.nq - robot.nq_actuated
         starts = [model.joints[j].idx_q - first for j in actuated]
         turns = [k for k, j in enumerate(actuated) if model.joints[j].nq == 2]

@@ -69,7 +69,7 @@ from tsid_py.loop.plant import (
     PlantState,
     servo_gains,
 )
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import SpecRobot
 from tsid_py.validation import as_scalar, as_vector
 
 DEFAULT_MU = 0.7  # rubber sole on a floor; only used to count the steps where a foot would slip
@@ -127,7 +127,7 @@ class PinocchioPlant(Plant):
 
     def __init__(
         self,
-        robot: Robot,
+        robot: SpecRobot,
         contact_frames: Sequence[str] | None = None,
         *,
         mu: float = DEFAULT_MU,

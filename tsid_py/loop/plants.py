@@ -5,7 +5,7 @@ from __future__ import annotations
 from tsid_py.errors import InvalidParameterError
 from tsid_py.loop.plant import IntegratorPlant, Plant
 from tsid_py.planning.terrain import Terrain
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import SpecRobot
 
 PLANTS = {
     "integrator": "integrates the controller's own dv on the manifold (no physics; the default)",
@@ -30,7 +30,7 @@ def check_plant(name: str) -> None:
         raise InvalidParameterError(f"unknown plant {name!r}: choose from {', '.join(PLANTS)}")
 
 
-def make_plant(name: str, robot: Robot, terrain: Terrain | None = None) -> Plant:
+def make_plant(name: str, robot: SpecRobot, terrain: Terrain | None = None) -> Plant:
     """A new plant of kind ``name`` (a key of :data:`PLANTS`) for ``robot``, on ``terrain`` (the
     floor by default: the MuJoCo plant builds its blocks; the integrator has no ground to touch;
     the other plants know only the floor)."""

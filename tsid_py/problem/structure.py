@@ -75,7 +75,7 @@ class Role(Enum):
 
 
 @dataclass(frozen=True)
-class Block:
+class RowBlock:
     """Rows of one level: their spec and what fills them (``role`` and ``entry``).
 
     ``entry`` is a :class:`ContactEntry` for the contacts' roles, a :class:`TaskEntry` for a task,
@@ -87,7 +87,7 @@ class Block:
     entry: Any = None
 
 
-def block_weight(block: Block) -> float:
+def block_weight(block: RowBlock) -> float:
     """The weight of a block's rows now: 1 at level 0, the entry's weight in a cost level."""
     entry = block.entry
     if block.role is Role.CONTACT_MOTION:
@@ -330,7 +330,7 @@ class ProblemStructure:
             return slice(self.nv, self.n_var)
         return self.contact_columns(self.contacts[name])  # there while the task is (add_task, remove_contact)
 
-    def blocks(self) -> list[list[Block]]:
+    def blocks(self) -> list[list[RowBlock]]:
         """The rows of every level, in the problem's order (module docstring).
 
         Raises:
@@ -339,15 +339,15 @@ class ProblemStructure:
         """
         nv = self.nv
         motion = slice(0, nv)
-        levels: list[list[Block]] = [[], []]
+        levels: list[list[RowBlock]] = [[], []]
 
-        def level(priority: int) -> list[Block]:
+        def level(priority: int) -> list[RowBlock]:
             while len(levels) <= priority:
                 levels.append([])
             return levels[priority]
 
         if self.nu > 0:
-            levels[0].append(Block(RowSpec(BASE_DYNAMICS, Kind.EQUALITY, self.nu, None), Role.BASE))
+            levels[0].append(RowBlock(RowSpec(BASE_DYNAMICS, Kind.EQUALITY, self.nu, None), Role.BASE))
         entry: Any  # the contacts' entries, then the tasks'
         for entry in self.contacts.values():
             contact = entry.contact
@@ -358,17 +358,17 @@ class ProblemStructure:
                     f"{contact.motion_mask}, or remove the contact"
                 )
             spec = RowSpec(f"{contact.name}_motion_task", Kind.EQUALITY, contact.motion_task.dim, motion)
-            level(entry.motion_priority).append(Block(spec, Role.CONTACT_MOTION, entry))
+            level(entry.motion_priority).append(RowBlock(spec, Role.CONTACT_MOTION, entry))
         for entry in self.contacts.values():
             contact, forces = entry.contact, self.contact_columns(entry)
             spec = RowSpec(
                 f"{contact.name}_force_constraint", Kind.INEQUALITY, contact.force_inequality_rows, forces
             )
-            levels[0].append(Block(spec, Role.CONTACT_FORCE, entry))
+            levels[0].append(RowBlock(spec, Role.CONTACT_FORCE, entry))
         for entry in self.contacts.values():
             contact, forces = entry.contact, self.contact_columns(entry)
             spec = RowSpec(f"{contact.name}_force_reg_task", Kind.EQUALITY, contact.wrench_size, forces)
-            levels[1].append(Block(spec, Role.CONTACT_REGULARIZATION, entry))
+            levels[1].append(RowBlock(spec, Role.CONTACT_REGULARIZATION, entry))
         for entry in self.tasks.values():
             task = entry.task
             if isinstance(task, TaskMotion):
@@ -378,7 +378,7 @@ class ProblemStructure:
             else:  # an actuation task's rows are mapped onto x by the workspace
                 columns = None
             spec = RowSpec(task.name, as_kind(f"task {task.name!r}", task.kind), task.dim, columns)
-            level(entry.priority).append(Block(spec, Role.TASK, entry))
+            level(entry.priority).append(RowBlock(spec, Role.TASK, entry))
         return levels
 
 

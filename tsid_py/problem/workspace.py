@@ -19,7 +19,7 @@ import pinocchio as pin
 from tsid_py.constraints import ConstraintBase, Kind, new_constraint, read_only_view
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.hqp import HqpData, ProblemId, ProblemLayout, StepCounter, WeightedConstraint
-from tsid_py.problem.structure import Block, ContactEntry, ProblemStructure, Role, block_weight
+from tsid_py.problem.structure import ContactEntry, ProblemStructure, Role, RowBlock, block_weight
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import CostRows, DenseQp, HardRows
 from tsid_py.tasks.task_base import TaskActuation, TaskBase, TaskContactForce
@@ -125,7 +125,7 @@ class Workspace:
     def _view(self, level: int, index: int, columns: slice | None = None) -> ConstraintBase:
         return self.hard.view(index, columns) if level == 0 else self.costs[level - 1].view(index, columns)
 
-    def _assign(self, level: int, index: int, block: Block, motion_rows: list[tuple[int, int]]) -> None:
+    def _assign(self, level: int, index: int, block: RowBlock, motion_rows: list[tuple[int, int]]) -> None:
         """Give the rows of ``block`` to what fills them."""
         spec, entry = block.spec, block.entry
         if block.role is Role.BASE:

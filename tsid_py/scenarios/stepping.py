@@ -31,7 +31,7 @@ from tsid_py.loop.log import RunLog
 from tsid_py.loop.measured import MeasuredState
 from tsid_py.planning.footsteps import SIDES, FootstepPlan
 from tsid_py.planning.support import sole_polygon
-from tsid_py.robot_specs import Robot, load_robot
+from tsid_py.robot_specs import SpecRobot, load_robot
 from tsid_py.scenarios.runner import LoopSetup, RunResult, summary_header
 from tsid_py.solvers import make_solver
 from tsid_py.tasks.task_cop_equality import TaskCopEquality
@@ -41,7 +41,7 @@ from tsid_py.validation import as_scalar
 EVENT_TOLERANCE = 1e-9  # [s] an event at time t_e fires at the first control step with t >= t_e - this
 
 
-def stepping_params(robot: Robot, **overrides: float) -> BipedParams:
+def stepping_params(robot: SpecRobot, **overrides: float) -> BipedParams:
     """The robot's biped parameters for stepping (:meth:`BipedParams.for_stepping`)."""
     return BipedParams.for_stepping(robot, **overrides)
 

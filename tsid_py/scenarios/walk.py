@@ -29,7 +29,7 @@ from tsid_py.planning.lipm import plan_com_from_zmp
 from tsid_py.planning.support import sole_center
 from tsid_py.planning.terrain import TERRAINS, Terrain, load_terrain
 from tsid_py.planning.terrain_walk import TerrainComPlan, plan_walk_on
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import SpecRobot
 from tsid_py.scenarios.parameters import ScenarioParams, param, robot_spec
 from tsid_py.scenarios.runner import RunResult
 from tsid_py.scenarios.scenario import RunOptions, Scenario
@@ -46,7 +46,7 @@ MAX_SWING_HEIGHT = 0.05  # [m] the highest default swing (TSID's walking exercis
 SWING_PER_LEG = 0.07  # a shorter leg lifts its foot this fraction of its length
 
 
-def default_step(robot: Robot) -> tuple[float, float]:
+def default_step(robot: SpecRobot) -> tuple[float, float]:
     """A robot's step length and swing height [m]: its spec's ``[walk]`` entries, else from its
     geometry: a step as long as its sole (at most MAX_STEP_LENGTH) and a swing of SWING_PER_LEG of
     its leg's length (at most MAX_SWING_HEIGHT)."""

@@ -13,19 +13,20 @@ The same engine runs ``tsid-py analyze --batch`` (one motion analysis per record
     report = run_sweep(ScenarioJob("com-sinusoid"), points, "sway.parquet", workers=2)
 """
 
+from tsid_py.deprecation import moved_names
 from tsid_py.sweep.engine import SweepReport, run_sweep
+from tsid_py.sweep.job import MACHINE_FIELDS, JobRunner
 from tsid_py.sweep.plots import plot_sweep
-from tsid_py.sweep.scenario import ScenarioJob
+from tsid_py.sweep.scenario_jobs import ScenarioJob
 from tsid_py.sweep.space import Axis, grid_points, parse_param, sample_points, scenario_kwargs
 from tsid_py.sweep.table import read_table, write_table
-from tsid_py.sweep.task import MACHINE_FIELDS, Task
 
 __all__ = [
     "MACHINE_FIELDS",
     "Axis",
+    "JobRunner",
     "ScenarioJob",
     "SweepReport",
-    "Task",
     "grid_points",
     "parse_param",
     "plot_sweep",
@@ -35,3 +36,5 @@ __all__ = [
     "scenario_kwargs",
     "write_table",
 ]
+
+__getattr__ = moved_names(__name__, {"Task": "tsid_py.sweep.job.JobRunner"})  # renamed after 0.2.0

@@ -25,7 +25,7 @@ from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_file
 from tsid_py.sweep.engine import run_sweep
 from tsid_py.sweep.plots import check_columns, check_plottable, plot_sweep, varying
-from tsid_py.sweep.scenario import ScenarioJob, check_keywords, parameter_space
+from tsid_py.sweep.scenario_jobs import ScenarioJob, check_keywords, parameter_space
 from tsid_py.sweep.space import PUSH_NAMES, Axis, grid_points, parse_param, sample_points
 from tsid_py.sweep.table import RESERVED
 

@@ -7,7 +7,7 @@ machine (:mod:`tsid_py.sweep.local_runner`) or on a Ray cluster (:mod:`tsid_py.s
 and adds one row per run as runs finish:
 
 - the fields of the summary to keep (``keep``; by default every scalar field but those that
-  measure the machine rather than the run, :data:`~tsid_py.sweep.task.MACHINE_FIELDS`),
+  measure the machine rather than the run, :data:`~tsid_py.sweep.job.MACHINE_FIELDS`),
 - ``error``: a run that raises, or whose controller or plant failed, is recorded with its
   one-line error and the sweep goes on,
 - ``seconds``: the run's wall time.
@@ -33,8 +33,8 @@ from pathlib import Path
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import check_output_file
 from tsid_py.progress import progress_bar
+from tsid_py.sweep.job import Job, JobRunner, Outcome
 from tsid_py.sweep.table import RESERVED, check_table_path, read_table, write_table
-from tsid_py.sweep.task import Job, Outcome, Task
 
 logger = logging.getLogger("tsid_py")
 
@@ -213,7 +213,7 @@ def run_sweep(
         points: The points, each a dict of the same input names (:mod:`tsid_py.sweep.space`).
         out: The table, ``.parquet`` (pyarrow) or ``.csv``. Its rows of this sweep are kept and
             their points skipped (see :func:`prepare_table`).
-        keep: The summary fields to keep (default: the scalar ones, see :func:`~tsid_py.sweep.task.select`).
+        keep: The summary fields to keep (default: the scalar ones, see :func:`~tsid_py.sweep.job.select`).
         workers: Processes running points: 1 runs them here, serially; more run in a pool of
             worker processes on this machine (:mod:`~tsid_py.sweep.local_runner`; default: one
             per usable core, unless the first run shows the sweep is less than SERIAL_BELOW
@@ -242,13 +242,13 @@ def run_sweep(
     if callable(check):
         check(points)
     keep = tuple(keep) if keep is not None else None
-    task = Task(job, keep)
+    runner = JobRunner(job, keep)
     defaults = getattr(job, "defaults", None)  # a job that knows its parameters' defaults says them
     done, todo = prepare_table(
         out, points, retry_errors, force, keep, defaults() if callable(defaults) else None
     )
     address = address or os.environ.get("RAY_ADDRESS") or None
-    backend = choose_backend(workers, address, task) if todo else "none"
+    backend = choose_backend(workers, address, runner) if todo else "none"
     rows = dict(done)
     start = time.perf_counter()
     report = SweepReport(out, len(points), len(points) - len(todo), 0, 0, 0, 0.0, backend)
@@ -258,21 +258,21 @@ def run_sweep(
     try:
         first: list[Outcome] = []
         if backend == "processes" and workers is None and todo:
-            first.append(task(todo[0], points[todo[0]]))  # how long a run takes, to choose
+            first.append(runner(todo[0], points[todo[0]]))  # how long a run takes, to choose
             if first[0].seconds * (len(todo) - 1) < SERIAL_BELOW:
                 backend = report.backend = "serial"
             todo = todo[1:]
         items = [(point, points[point]) for point in todo]
         if backend == "serial":
-            source = (task(point, values) for point, values in items)
+            source = (runner(point, values) for point, values in items)
         elif backend == "processes" and items:
             from tsid_py.sweep.local_runner import run_on_processes
 
-            source = run_on_processes(task, items, workers, max_retries)
+            source = run_on_processes(runner, items, workers, max_retries)
         elif items:
             from tsid_py.sweep.ray_runner import run_on_ray
 
-            source = run_on_ray(task, items, workers, address, max_retries)
+            source = run_on_ray(runner, items, workers, address, max_retries)
         outcomes = _Sized(itertools.chain(first, source), len(first) + len(todo))
         for outcome in progress_bar(outcomes, progress, "sweep", unit="run"):
             if outcome.missing:  # no row without a kept field: the sweep with the right --keep runs it
@@ -302,7 +302,7 @@ def run_sweep(
     return report
 
 
-def choose_backend(workers: int | None, address: str | None, task: Task) -> str:
+def choose_backend(workers: int | None, address: str | None, runner: JobRunner) -> str:
     """Where the runs go: "serial" with one worker; "ray" on a cluster (``address``) or a Ray this
     process started; else "processes" (a pool on this machine; serial with one usable core).
     A job that cannot be pickled (a lambda, a local function) goes to Ray where it is installed
@@ -320,7 +320,7 @@ def choose_backend(workers: int | None, address: str | None, task: Task) -> str:
         return "ray"
     if workers is None and usable_cores() == 1:
         return "serial"
-    if not picklable(task):
+    if not picklable(runner):
         if _has_ray():
             return "ray"
         logger.warning("the job cannot be pickled to worker processes (a lambda?): running it serially")

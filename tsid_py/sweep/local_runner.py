@@ -7,7 +7,7 @@ second, where a local Ray takes 4 s to start and stop (docs/sweeps.md). Each wor
 point at a time; at most IN_FLIGHT_PER_WORKER points per worker are queued, so results stream
 back while the rest waits.
 
-A run that raises is recorded by :class:`~tsid_py.sweep.task.Task` itself. A worker process that
+A run that raises is recorded by :class:`~tsid_py.sweep.job.JobRunner` itself. A worker process that
 dies (a crash, a kill, the OOM killer) breaks the pool, and every point then in flight fails with
 it: those points are run again, one at a time in a new pool until each has finished or died, so
 that a death is charged to the point that caused it; a point whose worker died more than
@@ -28,13 +28,13 @@ from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 
 from tsid_py.errors import InvalidParameterError
-from tsid_py.sweep.task import Outcome, Task
+from tsid_py.sweep.job import JobRunner, Outcome
 
 logger = logging.getLogger("tsid_py")
 
 IN_FLIGHT_PER_WORKER = 2
 WAIT = 1.0  # [s] at most between two looks for finished runs (signals are seen between them)
-PRELOAD = ["tsid_py.sweep.task", "tsid_py.scenarios"]  # imported once, in the server the workers fork
+PRELOAD = ["tsid_py.sweep.job", "tsid_py.scenarios"]  # imported once, in the server the workers fork
 
 
 def usable_cores() -> int:
@@ -44,21 +44,21 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def picklable(task: Task) -> bool:
-    """Whether ``task`` can go to a worker process, which loads it by reference: not a lambda or
+def picklable(runner: JobRunner) -> bool:
+    """Whether ``runner`` can go to a worker process, which loads it by reference: not a lambda or
     a local function, nor a function of a ``__main__`` without a file (a notebook, a REPL): Ray's
     cloudpickle can send those."""
     try:
-        data = pickle.dumps(task)
+        data = pickle.dumps(runner)
     except (pickle.PicklingError, AttributeError, TypeError):
         return False
     return b"__main__" not in data or hasattr(sys.modules["__main__"], "__file__")
 
 
 def run_on_processes(
-    task: Task, items: list[tuple[int, dict[str, object]]], workers: int | None, max_retries: int
+    runner: JobRunner, items: list[tuple[int, dict[str, object]]], workers: int | None, max_retries: int
 ) -> Iterator[Outcome]:
-    """The outcomes of ``task`` at every (point, values) of ``items``, as they finish, on
+    """The outcomes of ``runner`` at every (point, values) of ``items``, as they finish, on
     ``workers`` processes (default: :func:`usable_cores`).
 
     Raises:
@@ -73,7 +73,7 @@ def run_on_processes(
     suspects: set[int] = set()  # points in flight when a worker died: run alone until cleared
     pending: dict[futures.Future, tuple[int, dict[str, object]]] = {}
     others = set(multiprocessing.active_children())  # processes that are not this sweep's workers
-    pool = _started_pool(workers, context, task)
+    pool = _started_pool(workers, context, runner)
     finished = False
     try:
         while queue or pending:
@@ -82,7 +82,7 @@ def run_on_processes(
             while queue and len(pending) < window:
                 item = queue.popleft()
                 try:
-                    pending[pool.submit(task, *item)] = item
+                    pending[pool.submit(runner, *item)] = item
                 except BrokenProcessPool:  # a worker died since the last look: the pool is gone
                     broken.append(item)
                     break
@@ -101,7 +101,7 @@ def run_on_processes(
                 broken += list(pending.values())
                 pending.clear()
                 pool.shutdown(wait=True, cancel_futures=True)
-                pool = _started_pool(workers, context, task)
+                pool = _started_pool(workers, context, runner)
                 alone = len(broken) == 1 and broken[0][0] in suspects  # it died by its own doing
                 for point, values in reversed(broken):
                     deaths[point] += alone
@@ -124,11 +124,11 @@ def run_on_processes(
                 worker.join(timeout=5.0)
 
 
-def _started_pool(workers: int, context, task: Task) -> futures.ProcessPoolExecutor:
+def _started_pool(workers: int, context, runner: JobRunner) -> futures.ProcessPoolExecutor:
     """A pool whose workers started and loaded the job (one of them, once: a quick round trip)."""
     pool = futures.ProcessPoolExecutor(workers, mp_context=context)
     try:
-        pool.submit(_load, pickle.dumps(task)).result()
+        pool.submit(_load, pickle.dumps(runner)).result()
     except BrokenProcessPool:
         pool.shutdown(wait=False, cancel_futures=True)
         raise InvalidParameterError(

@@ -12,7 +12,7 @@ Where Ray runs:
   ``--log-level debug``.
 
 
-A task that raises is recorded by :class:`~tsid_py.sweep.engine.Task` itself; a worker process that
+A run that raises is recorded by :class:`~tsid_py.sweep.job.JobRunner` itself; a worker process that
 dies (a crash, a kill, a lost node) is retried by Ray (``max_retries``), and when the retries are
 spent its point is recorded with the error. At most two tasks per CPU are in flight, so results
 stream back while the rest waits, and a stopped sweep cancels the tasks it started.
@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
-from tsid_py.sweep.task import Outcome, Task
+from tsid_py.sweep.job import JobRunner, Outcome
 
 logger = logging.getLogger("tsid_py")
 
@@ -34,18 +34,18 @@ WAIT = 1.0  # [s] at most between two looks for finished runs
 LOCAL_START_NOTICES = "ray._private.authentication.authentication_token_setup"
 
 
-def _execute(task: Task, point: int, values: dict[str, object]) -> Outcome:
-    return task(point, values)
+def _execute(runner: JobRunner, point: int, values: dict[str, object]) -> Outcome:
+    return runner(point, values)
 
 
 def run_on_ray(
-    task: Task,
+    runner: JobRunner,
     items: list[tuple[int, dict[str, object]]],
     workers: int | None,
     address: str | None,
     max_retries: int,
 ) -> Iterator[Outcome]:
-    """The outcomes of ``task`` at every (point, values) of ``items``, as they finish."""
+    """The outcomes of ``runner`` at every (point, values) of ``items``, as they finish."""
     import ray
 
     started = False
@@ -69,11 +69,11 @@ def run_on_ray(
         cpus = int(ray.cluster_resources().get("CPU", 1))
         window = IN_FLIGHT_PER_CPU * max(1, min(cpus, workers or cpus))
         remote = ray.remote(num_cpus=1, max_retries=max_retries)(_execute)
-        task_ref = ray.put(task)
+        runner_ref = ray.put(runner)
         queue = iter(items)
         while True:
             while len(pending) < window and (item := next(queue, None)) is not None:
-                pending[remote.remote(task_ref, *item)] = item
+                pending[remote.remote(runner_ref, *item)] = item
             if not pending:
                 break
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT)  # signals are seen between waits

@@ -53,7 +53,7 @@ from tsid_py.planning.capture import (
 )
 from tsid_py.planning.support import as_placement, sole_center, sole_polygon
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
-from tsid_py.robot_specs import Robot, SoleGeometry
+from tsid_py.robot_specs import SoleGeometry, SpecRobot
 from tsid_py.trajectories import TrajectorySample
 from tsid_py.validation import lookup
 
@@ -196,13 +196,13 @@ class PushRecovery:
     """
 
     def __init__(
-        self, robot: Robot, feet: dict[str, pin.SE3], mode: str, params: RecoveryParams | None = None
+        self, robot: SpecRobot, feet: dict[str, pin.SE3], mode: str, params: RecoveryParams | None = None
     ) -> None:
         if mode not in RECOVERIES[1:]:
             raise InvalidParameterError(f"recovery must be one of {RECOVERIES}, got {mode!r}")
-        if not isinstance(robot, Robot) or not isinstance(feet, dict):
+        if not isinstance(robot, SpecRobot) or not isinstance(feet, dict):
             raise InvalidParameterError(
-                "PushRecovery needs a Robot and its feet's placements by side (a dict), got "
+                "PushRecovery needs a SpecRobot and its feet's placements by side (a dict), got "
                 f"{type(robot).__name__} and {type(feet).__name__}"
             )
         if params is not None and not isinstance(params, RecoveryParams):

@@ -58,7 +58,7 @@ from tsid_py.loop.measured import MeasuredState
 from tsid_py.planning.footsteps import Footstep, FootstepPlan
 from tsid_py.planning.support import sole_center
 from tsid_py.planning.swing_foot import TrajectorySE3SwingFoot
-from tsid_py.robot_specs import Robot
+from tsid_py.robot_specs import SpecRobot
 from tsid_py.trajectories import TrajectorySample
 
 MOVE_TOLERANCE = 1e-4  # [m] a landing moved less than this since its last request is not asked again
@@ -132,13 +132,13 @@ class WalkRecovery(Footsteps):
         unload: float,
         load: float,
         com_plan: Callable[[float], TrajectorySample],
-        robot: Robot,
+        robot: SpecRobot,
         params: RecoveryParams | None = None,
     ) -> None:
         super().__init__(plan, swing_height, unload, load)
-        if not callable(com_plan) or not isinstance(robot, Robot):
+        if not callable(com_plan) or not isinstance(robot, SpecRobot):
             raise InvalidParameterError(
-                "WalkRecovery needs the plan's CoM as a function of time and the Robot"
+                "WalkRecovery needs the plan's CoM as a function of time and the SpecRobot"
             )
         if params is not None and not isinstance(params, RecoveryParams):
             raise InvalidParameterError(f"params must be a RecoveryParams, got {type(params).__name__}")

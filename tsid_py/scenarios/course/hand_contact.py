@@ -25,7 +25,7 @@ from tsid_py.errors import InvalidParameterError, RobotSpecError
 from tsid_py.loop.control_loop import StepHooks
 from tsid_py.loop.controller import ControlOutput
 from tsid_py.loop.measured import MeasuredState
-from tsid_py.robot_specs import Robot, load_robot
+from tsid_py.robot_specs import SpecRobot, load_robot
 from tsid_py.scenarios.course.common import (
     Balance,
     Chain,
@@ -52,7 +52,7 @@ ARM_FORWARD = (0.2, -0.13, -0.09, -1.34)  # [rad]
 PATCH = 0.02  # [m] half the side of the square the gripper touches the wall with
 
 
-def raised_arm_configuration(robot: Robot, hand: str) -> np.ndarray:
+def raised_arm_configuration(robot: SpecRobot, hand: str) -> np.ndarray:
     """The spec's reference posture with the ``hand`` arm raised forward, lowered so that the
     lowest foot touches z = 0 (as the legged controllers place their default posture)."""
     q = robot.default_configuration()
