@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from tsid_py.robot_wrapper import RobotWrapper
 
+FLOAT = np.dtype(np.float64)  # numpy's builtin dtypes are singletons: compared by identity
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # e, J, drift, dx_ref, ddx_ref
 
 
@@ -141,7 +142,7 @@ class TaskMotionTracking(TaskMotion):
             and type(velocity_ref) is type(acceleration_ref) is np.ndarray
             and error.shape == drift.shape == velocity_ref.shape == acceleration_ref.shape == (size,)
             and jacobian.shape == (size, nv)
-            and error.dtype == jacobian.dtype == drift.dtype == np.float64
+            and error.dtype is jacobian.dtype is drift.dtype is FLOAT
         ):
             error = self._checked("error", error, (size,))
             jacobian = self._checked("Jacobian", jacobian, (size, nv))
@@ -156,17 +157,16 @@ class TaskMotionTracking(TaskMotion):
         error, jacobian, drift, velocity_ref, acceleration_ref = self.compute_terms(t, q, v, data)
         state, fixed = self._state, velocity_ref is acceleration_ref is self._zero  # a fixed reference
         velocity = jacobian.dot(v)
-        if self.error_points_to_reference:
+        if self.error_points_to_reference:  # de = dx_ref - J v, a* = ddx_ref + Kp e + Kd de
             velocity_error = np.negative(velocity, out=velocity) if fixed else velocity_ref - velocity
             desired = self._kp * error
             desired += self._kd * velocity_error
-        else:
+            if not fixed:
+                desired += acceleration_ref
+        else:  # de = J v - dx_ref, a* = ddx_ref - Kp e - Kd de
             velocity_error = velocity if fixed else np.subtract(velocity, velocity_ref, out=velocity)
-            desired = self._kp * error
-            desired += self._kd * velocity_error
-            np.negative(desired, out=desired)
-        if not fixed:
-            desired += acceleration_ref
+            desired = acceleration_ref - self._kp * error
+            desired -= self._kd * velocity_error
         state.position_error[...] = error  # copies: a task may return arrays it reuses
         state.drift[...] = drift
         state.velocity_error, state.desired_acceleration = velocity_error, desired
