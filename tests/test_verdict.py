@@ -167,6 +167,25 @@ def test_a_run_that_ends_on_its_way_out_is_undecided_not_recovered(talos, standi
     assert judge.verdict().verdict == "recovered"
 
 
+def test_a_run_with_no_push_whose_com_moves_on_after_a_rest_is_undecided(talos, standing):
+    """A CoM sinusoid rests at its start, then sways: moving when the run ends, it is undecided
+    (whatever the robot); at rest again for the rest time, recovered."""
+    judge = _judge_for(talos, standing, 0.6)
+    assert judge.verdict().verdict == "recovered"
+    for k in range(1, 200):  # swaying at 0.1 m/s, the capture point inside the support
+        judge.observe(
+            _state(talos, standing, 0.6 + k * DT, base_velocity=(0.1 * (-1) ** (k // 50), 0.0, 0.0))
+        )
+    verdict = judge.verdict()
+    assert verdict.verdict == "undecided" and verdict.recovered_at == pytest.approx(0.0)
+    assert "CoM moved again after its rest: 0.10 m/s" in verdict.reason
+    start = 0.6 + 200 * DT
+    for k in range(int(round(0.5 / DT)) + 1):
+        judge.observe(_state(talos, standing, start + k * DT))
+    verdict = judge.verdict()
+    assert verdict.verdict == "recovered" and verdict.recovered_at == pytest.approx(start)
+
+
 def test_a_com_at_rest_over_the_edge_is_not_recovered(talos, standing):
     com_x = pin.centerOfMass(talos.model, talos.create_data(), standing)[0]
     shift = com_x - 0.01 - _front_edge(talos, standing)  # the support's front edge 1 cm behind the CoM

@@ -23,7 +23,8 @@ controller's plan, and dates three events:
 The verdict is ``fell`` if the robot fell; else the later of ``recovered`` and ``lost`` (a loss
 the robot came back from, at rest again at any time before, is no longer ``lost``); else
 ``undecided``: a run never reports a survival it has not seen. A run that ends with the capture
-point outside the support (on its way to losing balance, not yet past the margin) is
+point outside the support (on its way to losing balance, not yet past the margin), or with its CoM
+moving again after a rest (a CoM sinusoid that sways on after resting at its start), is
 ``undecided``, not ``recovered``.
 """
 
@@ -273,20 +274,29 @@ class BalanceJudge:
         if fell is not None:
             return Verdict("fell", lost_at, fell, recovered_at, events.fell_reason)
         if recovered_at is not None and (lost_at is None or recovered_at >= lost_at):
-            if until >= self.t_end - 1e-9 and self.last is not None and self.last.margin < 0.0:
-                return Verdict(  # on its way out when the run ended: not seen to hold
-                    "undecided",
-                    lost_at,
-                    None,
-                    recovered_at,
-                    "the capture point was outside the support when the run ended",
-                )
+            moving = self._moving_at_end(until)
+            if moving:  # not seen to hold at the end: no survival reported
+                return Verdict("undecided", lost_at, None, recovered_at, moving)
             return Verdict(
                 "recovered", lost_at, None, recovered_at, "at rest with the capture point inside the support"
             )
         if lost_at is not None and still_lost:
             return Verdict("lost", lost_at, None, recovered_at, events.lost_reasons[lost_at])
         return Verdict("undecided", lost_at, None, None, self._undecided_reason(since))
+
+    def _moving_at_end(self, until: float) -> str:
+        """Why a rest the run had does not make it ``recovered`` when the run ends moving (empty if
+        it does): the capture point outside the support, or the CoM moving again (a run whose CoM
+        sways on, a sinusoid, after a rest at its start)."""
+        sample = self.last
+        if until < self.t_end - 1e-9 or sample is None:
+            return ""
+        if sample.margin < 0.0:
+            return "the capture point was outside the support when the run ended"
+        speed = float(np.linalg.norm(sample.com_velocity))
+        if speed >= self.limits.rest_speed:
+            return f"the CoM moved again after its rest: {speed:.2f} m/s when the run ended"
+        return ""
 
     def _undecided_reason(self, since: float) -> str:
         sample = self.last
