@@ -26,6 +26,7 @@ class TaskJointPosture(TaskMotionTracking):
         self._q_ref_full = robot.neutral_configuration()
         self._q_ref_actuated = self._q_ref_full[self._q_start :]  # a view: set_reference writes it
         self._reference = TrajectorySample(self._q_ref_actuated, tangent_size=robot.na)
+        self._derivatives = self._derivatives_of(self._reference)
         self._vector_space = robot.nq_actuated == robot.na
         self._jacobian = np.eye(robot.na, robot.nv, self._v_start)  # S, every actuated joint
         self._jacobian.flags.writeable = False  # a constant: its rows are written once per layout
@@ -40,6 +41,7 @@ class TaskJointPosture(TaskMotionTracking):
         robot = self.robot
         self._reference = as_sample(f"reference of task {self.name!r}", sample, robot.nq_actuated, robot.na)
         self._q_ref_actuated[...] = self._reference.pos
+        self._derivatives = self._derivatives_of(self._reference)
 
     def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
         """e = q_a (-) q_ref [rad] (size na)."""
@@ -56,4 +58,4 @@ class TaskJointPosture(TaskMotionTracking):
         return self._zero
 
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        return self._reference.vel, self._reference.acc  # read-only arrays of the task's own sample
+        return self._derivatives  # the sample's read-only arrays, or zeros at rest

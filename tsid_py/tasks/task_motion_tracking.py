@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import pinocchio as pin
 
     from tsid_py.robot_wrapper import RobotWrapper
+    from tsid_py.trajectories import TrajectorySample
 
 FLOAT = np.dtype(np.float64)  # numpy's builtin dtypes are singletons: compared by identity
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # e, J, drift, dx_ref, ddx_ref
@@ -95,6 +96,7 @@ class TaskMotionTracking(TaskMotion):
         )
         self._zero = np.zeros(size)
         self._zero.flags.writeable = False
+        self._shapes = (size,), (size, robot.nv)  # of e, drift, dx_ref, ddx_ref; of J
         self.kp = 0.0
         self.mask = np.ones(size)
 
@@ -132,24 +134,38 @@ class TaskMotionTracking(TaskMotion):
     def compute_terms(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> Terms:
         """(e, J, drift, dx_ref, ddx_ref) at (t, q, v): by default from the four methods above,
         their shapes checked. A task that computes them together overrides this one."""
-        size, nv = self._size, self.robot.nv
         error = self.compute_error(t, q, v, data)
         jacobian = self.compute_jacobian(t, q, v, data)
         drift = self.compute_drift(t, q, v, data)
         velocity_ref, acceleration_ref = self.reference_derivatives(t)
+        vector, matrix = self._shapes
         if not (
-            type(error) is type(jacobian) is type(drift) is np.ndarray  # the common case, checked at once
-            and type(velocity_ref) is type(acceleration_ref) is np.ndarray
-            and error.shape == drift.shape == velocity_ref.shape == acceleration_ref.shape == (size,)
-            and jacobian.shape == (size, nv)
+            type(error)
+            is type(jacobian)
+            is type(drift)
+            is type(velocity_ref)
+            is type(acceleration_ref)
+            is np.ndarray
+            and error.shape == vector  # the common case, checked at once
+            and drift.shape == vector
+            and velocity_ref.shape == vector
+            and acceleration_ref.shape == vector
+            and jacobian.shape == matrix
             and error.dtype is jacobian.dtype is drift.dtype is FLOAT
         ):
-            error = self._checked("error", error, (size,))
-            jacobian = self._checked("Jacobian", jacobian, (size, nv))
-            drift = self._checked("drift", drift, (size,))
-            velocity_ref = self._checked("reference velocity", velocity_ref, (size,))
-            acceleration_ref = self._checked("reference acceleration", acceleration_ref, (size,))
+            error = self._checked("error", error, vector)
+            jacobian = self._checked("Jacobian", jacobian, matrix)
+            drift = self._checked("drift", drift, vector)
+            velocity_ref = self._checked("reference velocity", velocity_ref, vector)
+            acceleration_ref = self._checked("reference acceleration", acceleration_ref, vector)
         return error, jacobian, drift, velocity_ref, acceleration_ref
+
+    def _derivatives_of(self, reference: TrajectorySample) -> tuple[np.ndarray, np.ndarray]:
+        """A reference sample's (vel, acc), or ``self._zero`` twice when both are zero (a reference
+        at rest: the fill then adds nothing), for :meth:`reference_derivatives`."""
+        if np.count_nonzero(reference.vel) or np.count_nonzero(reference.acc):
+            return reference.vel, reference.acc
+        return self._zero, self._zero
 
     # ------------------------------------------------------------------------ the rows
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data, out: ConstraintEquality) -> None:
@@ -163,15 +179,20 @@ class TaskMotionTracking(TaskMotion):
             desired += self._kd * velocity_error
             if not fixed:
                 desired += acceleration_ref
+        elif fixed:  # de = J v, a* = -(Kp e + Kd de)
+            velocity_error = velocity
+            desired = self._kp * error
+            desired += self._kd * velocity_error
+            np.negative(desired, out=desired)
         else:  # de = J v - dx_ref, a* = ddx_ref - Kp e - Kd de
-            velocity_error = velocity if fixed else np.subtract(velocity, velocity_ref, out=velocity)
+            velocity_error = np.subtract(velocity, velocity_ref, out=velocity)
             desired = acceleration_ref - self._kp * error
             desired -= self._kd * velocity_error
         state.position_error[...] = error  # copies: a task may return arrays it reuses
         state.drift[...] = drift
         state.velocity_error, state.desired_acceleration = velocity_error, desired
         constant = not jacobian.flags.writeable
-        if not (constant and jacobian is state.constant_jacobian and self.refilling(out)):
+        if not (constant and jacobian is state.constant_jacobian and state.rows is out):  # refilling(out)
             out.matrix[...] = jacobian if self._all_rows else jacobian[self._rows]
         state.constant_jacobian = jacobian if constant else None
         if self._all_rows:
