@@ -147,7 +147,7 @@ class MujocoPlant(Plant):
         self._effort = robot.effort_limit()
         self._least = -self._effort  # np.clip(tau, least, effort), as np.minimum(np.maximum(...)): faster
         self._command = Command(np.zeros(robot.na))
-        self._push_end = -np.inf
+        self._push_steps = 0  # physics steps the push still lasts
         self.clipped_steps = 0  # physics steps where a command exceeded the effort limits
         if servo is None:
             data = robot.create_data()
@@ -214,7 +214,7 @@ class MujocoPlant(Plant):
         self.set_state(q, v)
         self.data.time = as_scalar("t", t)
         self._command = Command(np.zeros(self.robot.na))
-        self._push_end = -np.inf
+        self._push_steps = 0  # physics steps the push still lasts
         self.clipped_steps = 0
         self._mujoco.mj_forward(self.model, self.data)
 
@@ -250,8 +250,10 @@ class MujocoPlant(Plant):
                 data.ctrl[:] = np.minimum(np.maximum(tau, self._least), effort)
                 clipped = bool((np.abs(tau) > effort).any())
             self.clipped_steps += clipped
-            if data.time >= self._push_end:
+            if self._push_steps == 0:
                 data.xfrc_applied[self._root_body] = 0.0
+            else:
+                self._push_steps -= 1
             t = data.time
             mujoco.mj_step(model, data)
             if unstable.number != resets:  # MuJoCo found a non-finite acceleration and reset the data
@@ -270,11 +272,12 @@ class MujocoPlant(Plant):
         return PlantState(float(self.data.time), q, v, contacts, ground_bodies, imu)
 
     def push(self, force: np.ndarray, duration: float) -> None:
-        """A force [N] in world axes at the base's centre of mass, for ``duration`` [s]."""
+        """A force [N] in world axes at the base's centre of mass, for ``duration`` [s]: that many
+        physics steps (counted, as ``data.time`` adds up timesteps in floating point)."""
         if not self._floating:
             raise UnsupportedProblemError("a fixed-base robot has no base to push")
         self.data.xfrc_applied[self._root_body, :3] = as_vector("force", force, 3)
-        self._push_end = self.data.time + as_scalar("duration", duration, minimum=0.0)
+        self._push_steps = round(as_scalar("duration", duration, minimum=0.0) / self.timestep)
 
     # -------------------------------------------------------------- contacts
     def contacts(self) -> dict[str, ContactMeasurement]:
