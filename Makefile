@@ -28,9 +28,10 @@ test: setup
 	$(BIN)/ruff check tsid_py tests demos benchmarks
 	$(BIN)/python -m pytest -q
 
-# The unit tests alone, for the edit-test loop (under 30 s on 2 cores): the tests marked slow
-# (closed loops, MuJoCo, Ray, subprocesses: each over 0.3 s) and those against the C++ TSID are
-# left to `make test`, which runs everything.
+# The edit-test loop (under 30 s on 2 cores with one of them busy, about 10 s on a quiet machine):
+# every test but those marked slow (over 0.1 s of CPU each: closed loops, plots, MuJoCo, Ray,
+# subprocesses) and those against the C++ TSID (oracle); `make test` runs them all. A run ends with
+# the unmarked tests clearly over the line, if any (tests/conftest.py): mark them slow.
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow and not oracle"
 

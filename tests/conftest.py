@@ -1,8 +1,10 @@
-"""Shared fixtures: robots from their specs (loaded once) and finite-difference helpers."""
+"""Shared fixtures: robots from their specs (loaded once) and finite-difference helpers; the report
+of the tests over the slow line (SLOW_SECONDS), which make test-fast leaves out."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 # One OpenMP thread for the C++ TSID oracle (it links libgomp), read when it loads: spinning
 # threads made the oracle tests five times slower on a busy 2-core machine.
@@ -15,6 +17,42 @@ import pytest  # noqa: E402
 import tsid_py as tsid  # noqa: E402
 from tsid_py.robot_specs import SpecRobot
 from tsid_py.solvers import installed_backends
+
+# The rule that keeps `make test-fast` fast: a test whose call takes over SLOW_SECONDS is marked
+# slow. Each call's CPU time is measured (with the child processes it waited for; its fixtures
+# left out: a module's fixture runs once for all the module's tests), and the run ends with the
+# tests over REPORT_SECONDS marked neither slow nor oracle: a report, not a failure. The margin is
+# for a busy machine, which inflates CPU time too: judge a test near the line on a quiet one. A
+# call that imported a package other than tsid_py for the first time in the run (matplotlib,
+# MuJoCo, pandas: whichever test comes first pays for them) is not reported. Mark also a test that
+# waits (a timeout, worker processes): the CPU clock does not see it.
+SLOW_SECONDS = 0.1
+REPORT_SECONDS = 1.5 * SLOW_SECONDS
+_over_the_line = pytest.StashKey[list[tuple[float, str]]]()
+
+
+def _cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    modules, start = set(sys.modules), _cpu_seconds()
+    yield
+    spent = _cpu_seconds() - start
+    first_imports = any(not m.startswith("tsid_py") for m in sys.modules.keys() - modules)
+    fast = not any(item.get_closest_marker(name) for name in ("slow", "oracle"))  # what test-fast runs
+    if spent > REPORT_SECONDS and fast and not first_imports:
+        item.config.stash.setdefault(_over_the_line, []).append((spent, item.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    over = sorted(config.stash.get(_over_the_line, []), reverse=True)
+    if over:
+        terminalreporter.section(f"not marked slow, over {REPORT_SECONDS:.2f} s of CPU (tests/conftest.py)")
+        for spent, nodeid in over:
+            terminalreporter.line(f"{spent:.2f} s  {nodeid}")
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,7 @@ from tsid_py.scenarios import balance, com_sinusoid, step
 from tsid_py.solvers.dense_qp import HESSIAN_REGULARIZATION
 
 DT = 0.002
+pytestmark = pytest.mark.slow  # every test runs the closed loops of its module fixture, or its own
 
 
 @pytest.fixture(scope="module")

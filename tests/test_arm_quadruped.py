@@ -13,6 +13,7 @@ from tsid_py.robot_specs import load_robot
 from tsid_py.scenarios import quadruped, reach
 
 
+@pytest.mark.slow
 def test_reach_target_is_reached_within_bounds():
     result = reach.run(duration=2.0)
     summary = result.summary
@@ -31,6 +32,7 @@ def test_reach_target_is_reached_within_bounds():
     assert np.allclose(tau[-1], gravity, atol=0.05 * np.max(np.abs(gravity)))
 
 
+@pytest.mark.slow
 def test_reach_sinusoid_converges_onto_the_circle():
     result = reach.run(motion="sinusoid", duration=4.0)
     assert result.summary["qp_failures"] == 0
@@ -42,6 +44,7 @@ def test_reach_sinusoid_converges_onto_the_circle():
     assert result.summary["max_torque_ratio"] <= 1.0 + 1e-9
 
 
+@pytest.mark.slow
 def test_quadruped_sway_satisfies_physics():
     result = quadruped.run(duration=1.0)
     summary = result.summary

@@ -82,6 +82,7 @@ def sway_with_posture_at_level_2(talos, steps):
 
 
 @pytest.mark.parametrize("backend", OTHER_BACKENDS)
+@pytest.mark.slow
 def test_backend_matches_quadprog_on_a_three_level_cascade(talos, backend):
     comparing = ComparingSolver(backend)
     loop = sway_with_posture_at_level_2(talos, 150)

@@ -110,6 +110,7 @@ def test_line_contact_hold_matches_finite_differences(ur5, talos, rng):
     np.testing.assert_allclose(line.line_wrench(f), at_midpoint[[0, 1, 2, 4, 5]], atol=1e-12)
 
 
+@pytest.mark.slow
 def test_line_contact_lets_the_body_roll_about_its_edge_and_holds_the_rest(ur5):
     """UR5's end effector on an edge: the posture task turns the wrist; the edge's midpoint and the
     two rotations across the edge stay, the roll about it does not (and the forces stay in their
@@ -313,6 +314,7 @@ def test_line_contact_bad_input(ur5):
 
 
 # ------------------------------------------------------------------------ prescribed wrench
+@pytest.mark.slow
 def test_a_prescribed_wrench_enters_the_dynamics_on_schedule_and_the_hand_is_held(talos):
     """Talos pushes a wall with its left hand: 0 to 30 N (the wall pushes back along -x) over 0.1 s.
     The hold task keeps the hand in place; the RNEA residual with every external wrench (feet and
@@ -392,6 +394,7 @@ def test_joint_coupling_derivatives_and_bad_input(talos, rng):
         task.ratio = np.inf
 
 
+@pytest.mark.slow
 def test_a_hard_coupling_holds_its_ratio_in_closed_loop(ur5):
     """UR5 tracks a moving end-effector target; wrist 3 is slaved to the shoulder pan (q_5 = -1.5 q_0 +
     offset, hard). The coupling holds to 1e-6 while the pan swings; an offset changed at 0.6 s is
@@ -482,6 +485,7 @@ def hand_torso(talos):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_self_collision_jacobian_and_drift_match_finite_differences(talos, hand_torso, rng):
     q, v = near_default(talos, rng, 0.05)
     data = talos.create_data()

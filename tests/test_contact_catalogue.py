@@ -33,6 +33,7 @@ def dynamics_residual(robot, q, v, dv, tau, generalized_external_force):
     return np.abs(rnea - np.concatenate([np.zeros(6), tau]) - generalized_external_force).max()
 
 
+@pytest.mark.slow
 def test_a_grasp_closes_the_chain_and_carries_a_passive_arm(talos_with_handle):
     robot = talos_with_handle
     controller = BipedController(robot)
@@ -68,6 +69,7 @@ def test_a_grasp_closes_the_chain_and_carries_a_passive_arm(talos_with_handle):
     assert force > 5.0  # ... because the handle holds the arm up [N]
 
 
+@pytest.mark.slow
 def test_a_measured_push_is_carried_by_the_feet(talos):
     controller = BipedController(talos)
     push = Measured6dWrench("push", talos, "torso_2_joint")

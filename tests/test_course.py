@@ -229,6 +229,7 @@ def test_self_collision_keeps_the_arm_off_the_body(capsys, tmp_path):
     assert_plots(tmp_path, "self-collision")
 
 
+@pytest.mark.slow
 def test_without_the_self_collision_task_the_arm_goes_into_the_body():
     summary = self_collision.run(duration=0.6, avoidance=False, backend=FAST).summary
     assert summary["min_distance_m"] < -0.02  # the geometries overlap

@@ -26,6 +26,7 @@ def test_fixed_base_arm_at_rest_returns_gravity_torques(ur5):
     assert (form.n_var, form.n_eq, form.n_in) == (6, 0, 0)
 
 
+@pytest.mark.slow
 def test_talos_standing_still_for_two_seconds(talos):
     controller = BipedController(talos)
     com0 = controller.com_initial.copy()

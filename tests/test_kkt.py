@@ -206,6 +206,7 @@ class Case:
     push: float = 0.0
     cascade: bool = False
     active: bool = True
+    slow: bool = False  # over 0.1 s with a backend: make test-fast leaves it out
 
     @property
     def id(self) -> str:
@@ -217,7 +218,7 @@ CASES = [
     Case("talos-balance", 100, push=1.0),
     # force bounds active before the first lift-off (steps 393-399), after the touch-down at step 800
     # and before the second lift-off at step 950
-    Case("talos-walking", 960),
+    Case("talos-walking", 960, slow=True),
     Case("talos-com-sinusoid", 60, active=False),
     Case("talos-com-sinusoid", 100, push=2.0),  # multipliers up to ~2e3
     Case("romeo-balance", 60, active=False),
@@ -226,7 +227,7 @@ CASES = [
     Case("ur5-reaching", 100, push=1.0),
     Case("solo12-com-sinusoid", 60, active=False),
     Case("solo12-com-sinusoid", 100, push=2.0),
-    Case("talos-balance", 60, push=1.0, cascade=True),
+    Case("talos-balance", 60, push=1.0, cascade=True, slow=True),
     Case("ur5-reaching", 60, push=1.0, cascade=True),
     Case("solo12-com-sinusoid", 60, push=2.0, cascade=True),
 ]
@@ -267,7 +268,9 @@ def assert_kkt(kkt: KktResiduals, where: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=c.id, marks=pytest.mark.slow if c.slow else ()) for c in CASES]
+)
 def test_every_qp_of_a_closed_loop_satisfies_kkt(backend: str, case: Case) -> None:
     """Every QP the backend solves (each level of a cascade, warm started or not) passes the KKT
     check, and so does the output of ``Solver.solve`` against the QP of a snapshot of the problem

@@ -352,6 +352,7 @@ def _calls(paths, names):
                 yield f"{path.relative_to(PACKAGE)}:{node.lineno} {node.func.attr}"
 
 
+@pytest.mark.slow
 def test_only_the_controllers_switch_a_controllers_contacts():
     """No module outside controllers/ adds or removes a controller's contact (the formulation and
     problem/ have add_contact and remove_contact of their own, on the problem's structure)."""
@@ -586,6 +587,7 @@ def test_bad_input_to_the_feet_and_strategies_is_named(talos, make, error, words
         make(BipedController(talos))
 
 
+@pytest.mark.slow
 def test_a_quadrupeds_feet_take_no_step(solo12):
     controller = tsid.controllers.QuadrupedController(solo12)
     key = next(iter(solo12.spec.feet))

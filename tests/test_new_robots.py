@@ -67,7 +67,9 @@ def test_new_spec_finds_romeo_soles_and_the_shipped_one_is_tsids_shorter_heel():
     assert any("lxn = 0.05 m is 2 cm short" in w for w in warnings)
 
 
-@pytest.mark.parametrize(("name", "radius"), [("solo12", 0.0161), ("go2", 0.0227)])
+@pytest.mark.parametrize(
+    ("name", "radius"), [pytest.param("solo12", 0.0161, marks=pytest.mark.slow), ("go2", 0.0227)]
+)
 def test_new_spec_finds_point_feet_and_their_radius(name, radius):
     guess = _guess(name)
     assert guess.floating_base and guess.sole is None
@@ -125,6 +127,7 @@ def test_a_calf_named_as_a_foot_is_refused_at_start_up(tmp_path):
     assert found and int(found.group(1)) > 150, err  # the calf frames stand 19 cm above the feet
 
 
+@pytest.mark.slow
 def test_a_posture_outside_the_joint_limits_is_named_with_a_hint_when_it_looks_like_degrees(tmp_path):
     """A knee at 30 (degrees meant: the G1's knee bends within [-0.09, 2.88] rad) and one at 400:
     each an error naming the joint, its value and its limits; the first with the hint (30 deg =
@@ -313,6 +316,7 @@ def test_a_50_kg_quadruped_from_its_urdf_stands_its_force_caps_its_own(tmp_path)
     assert summary["com_error_max_m"] < 0.03
 
 
+@pytest.mark.slow
 def test_a_urdf_copied_out_of_its_package_finds_its_meshes_with_package_dir(tmp_path):
     """Go2's URDF alone in a folder: its package:// meshes are not found (one line naming the mesh
     and --package-dir, exit 2); with --package-dir, new-spec writes the folder into the spec
@@ -360,6 +364,7 @@ def test_the_static_standing_forces_and_torques_hold_the_robot_still(name):
     assert forces[:, 2].sum() == pytest.approx(robot.total_mass * 9.81, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_check_spec_says_when_the_robot_cannot_stand_still(tmp_path):
     """ANYmal C's feet capped at Solo's 100 N (each carries about 128 N standing), and Solo12's
     joints limited to 0.1 N m: errors naming the foot or joint, with the numbers; the shipped

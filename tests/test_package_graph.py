@@ -94,14 +94,17 @@ def unit_graph() -> dict[str, set[str]]:
     return graph
 
 
+@pytest.mark.slow
 def test_no_import_cycle_between_modules():
     assert find_cycle(imports()) is None
 
 
+@pytest.mark.slow
 def test_no_import_cycle_between_subpackages():
     assert find_cycle(unit_graph()) is None
 
 
+@pytest.mark.slow
 def test_every_import_goes_down_the_layers():
     graph = unit_graph()
     assert set(graph) | {t for ts in graph.values() for t in ts} <= set(RANK), "a new unit: give it a layer"

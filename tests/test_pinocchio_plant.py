@@ -69,6 +69,7 @@ def test_standing_talos_carries_its_weight_and_obeys_its_dynamics(talos, standin
     assert plant.clipped_steps == 0 and plant.slip_steps == 0
 
 
+@pytest.mark.slow
 def test_the_biped_controller_balances_talos_on_the_pinocchio_plant(talos):
     controller = BipedController(talos)
     plant = PinocchioPlant(talos)
@@ -157,6 +158,7 @@ def _gravity_in_base(plant) -> np.ndarray:
     return rotation.T @ np.array([0.0, 0.0, -G])
 
 
+@pytest.mark.slow
 def test_a_pushed_robot_tips_onto_one_foot_then_onto_its_outer_edge(talos, standing):
     q0, _ = standing
     plant = PinocchioPlant(talos)
@@ -193,6 +195,7 @@ def test_torques_beyond_the_effort_limits_are_clipped(talos, standing):
     assert dynamics_residual(talos, step) < 1e-8
 
 
+@pytest.mark.slow
 def test_point_feet_and_a_fixed_base(solo12, ur5):
     q = solo12.default_configuration()
     data = solo12.create_data()

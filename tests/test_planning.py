@@ -192,6 +192,7 @@ def test_preview_control_gains_stabilize_the_cart_table():
 @pytest.mark.parametrize(
     ("sole", "y", "height", "length"), [(TALOS_SOLE, 0.085, 0.88, 0.2), (ROMEO_SOLE, 0.096, 0.58, 0.1)]
 )
+@pytest.mark.slow
 def test_lipm_plan_keeps_its_zmp_on_the_planned_support(sole, y, height, length):
     right, left = feet(y)
     if sole.lz:

@@ -86,6 +86,7 @@ def test_the_integrator_measures_no_contacts_so_no_feedback_changes_the_plan(tal
 
 
 # ------------------------------------------------------------------- logs
+@pytest.mark.slow
 def test_a_bounded_log_keeps_the_last_steps_and_the_summary_of_all(talos):
     full = balance.run(duration=0.4)
     from tsid_py.scenarios.runner import LoopSetup, run_biped
@@ -144,6 +145,7 @@ class ArmPlant(Plant):
         return PlantState(self.t, self.q.copy(), self.v.copy())
 
 
+@pytest.mark.slow
 def test_a_user_written_plant_closes_the_loop(ur5):
     form = tp.InverseDynamicsFormulation("arm", ur5)
     posture = tp.TaskJointPosture("posture", ur5)
@@ -316,6 +318,7 @@ def test_overlapping_pushes_are_refused_before_the_run():
     check_pushes((pushes[0], Push((0.0, 100.0, 0.0), 0.5, 0.1)), 1.0)  # one after the other: fine
 
 
+@pytest.mark.slow
 def test_mujoco_plant_refuses_bad_periods_and_commands():
     _mujoco()
     from tsid_py.loop.mujoco_plant import MujocoPlant
@@ -329,6 +332,7 @@ def test_mujoco_plant_refuses_bad_periods_and_commands():
         plant.apply(Command(np.zeros(3)))
 
 
+@pytest.mark.slow
 def test_mujoco_measures_the_centre_of_pressure_the_controller_planned():
     """The moment of a measured foot wrench (world axes, about the foot frame's origin) puts each
     foot's centre of pressure, -m_y / f_z and m_x / f_z, where the QP's contact forces put it, and

@@ -126,6 +126,7 @@ def test_three_level_humanoid_balances_while_swaying(talos, solver):
     assert summary["max_torque_ratio"] <= 1.0 + 1e-9
 
 
+@pytest.mark.slow
 def test_three_level_warm_start_holds_the_pinned_optimum(talos):
     """The optimum of level 1 is pinned by slabs whose active side flips from step to step; the
     warm start holds them at either side, so balancing needs quadprog only on the first step, and

@@ -34,6 +34,7 @@ def _pushed_states(name: str, scale: float) -> list[tuple[float, np.ndarray, np.
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.slow
 def test_steps_refuse_exactly_where_an_inequality_is_active(name: str) -> None:
     problem = PROBLEMS[name]
     q0, _ = initial_state(problem)

@@ -96,6 +96,7 @@ def test_tilted_soles_are_refused_with_the_ankle_angles_that_level_them(tmp_path
     assert max(sole_tilt(robot.model, data, f) for f in feet) < 1e-9
 
 
+@pytest.mark.slow
 def test_new_spec_flatten_levels_the_soles_of_a_tilting_posture(tmp_path):
     """The toy's SRDF-less posture with its hips pitched: --flatten solves the ankles and the
     spec it writes passes check-spec; the sole found is the foot's, whatever the tilt."""
@@ -128,6 +129,7 @@ def test_a_posture_no_ankle_can_level_is_said_so(tmp_path):
 
 
 # ------------------------------------------------------------------ robots that cannot stand
+@pytest.mark.slow
 def test_a_biped_on_point_feet_and_a_robot_on_wheels_are_refused_with_their_reason(tmp_path):
     bolt = guess_spec(ROBOTS / "bolt_description/robots/bolt.urdf", None, "bolt", tmp_path)
     (tmp_path / "bolt.toml").write_text(bolt.toml())
@@ -155,6 +157,7 @@ def test_an_arm_that_cannot_hold_its_posture_is_refused_naming_the_joint(tmp_pat
     ]
 
 
+@pytest.mark.slow
 def test_a_robot_whose_mass_doubled_gets_caps_that_hold_it_or_a_named_limit(tmp_path):
     """Go2 with every link's mass and inertia times 2: its feet's caps double with it (2 m g) and
     check-spec passes (its joints at a third of their limits); times 8, its joints cannot hold it
@@ -186,6 +189,7 @@ def test_a_robot_whose_mass_doubled_gets_caps_that_hold_it_or_a_named_limit(tmp_
     )
 
 
+@pytest.mark.slow
 def test_robots_without_moving_joints_or_geometry_are_refused_by_new_spec(tmp_path):
     with pytest.raises(RobotSpecError, match="no joints that move"):
         guess_spec(ROBOTS / "iris_description/robots/iris_simple.urdf", None, "iris", tmp_path)
@@ -243,6 +247,7 @@ def test_the_actuated_joints_names_follow_their_velocities():
     assert talos.model.joints[talos.model.getJointId("arm_left_4_joint")].idx_v == talos.nv - talos.na + k
 
 
+@pytest.mark.slow
 def test_an_srdf_angle_a_whole_turn_away_from_the_limits_is_brought_within(tmp_path):
     """Kinova's SRDF puts joint 3 at -pi/2, its URDF limits it to [0.33, 5.95]: new-spec writes
     3 pi/2 (the same angle), check-spec passes it; the SRDF's own value is refused with the hint."""
@@ -280,6 +285,7 @@ def test_a_missing_urdf_limit_is_no_limit():
     assert np.all(np.isinf(robot.effort_limit())) and np.all(np.isinf(robot.velocity_limit()))
 
 
+@pytest.mark.slow
 def test_every_command_takes_log_level(tmp_path):
     code, _, err = _cli("new-spec", str(tmp_path / "missing.urdf"), "--log-level", "debug")
     assert code == 2 and "file not found" in err
@@ -362,6 +368,7 @@ def test_an_arm_hanging_below_its_base_gets_its_floor_under_it(tmp_path):
     assert floor_height(tp.load_robot("talos")) == 0.0  # exact: a floating base stands on z = 0
 
 
+@pytest.mark.slow
 def test_bad_srdf_and_scaling_are_one_line_errors(tmp_path):
     """An SRDF Pinocchio cannot read, and an effort_scaling of 0 (0 x a missing limit, inf, is NaN):
     each refused in one line naming the file or the key."""

@@ -91,6 +91,7 @@ def test_com_plot_draws_reference_planned_and_measured_from_the_log(pushed_on_pi
     assert "mm" in distance_axes.get_ylabel() and "um" in twin.get_ylabel()
 
 
+@pytest.mark.slow
 def test_on_the_integrator_plant_the_plan_is_what_happens(on_integrator):
     log = on_integrator.log
     series = plots.com_series(on_integrator)
@@ -204,6 +205,7 @@ def test_cli_plots_on_the_pinocchio_plant_read_the_streamed_log(tmp_path, monkey
     )
 
 
+@pytest.mark.slow
 def test_mujoco_plots_draw_its_measured_contact_forces():
     pytest.importorskip("mujoco")  # the [sim] extra
     result = balance.run(duration=0.1, plant="mujoco")
@@ -226,6 +228,7 @@ def _balance(setup: LoopSetup, duration: float = 0.3, observer=None) -> RunResul
     return run_biped(controller, duration, DT, reference.sample, "balance", observer=observer, setup=setup)
 
 
+@pytest.mark.slow
 def test_a_streamed_log_keeps_few_rows_in_memory_and_gives_back_the_whole_run(tmp_path, monkeypatch):
     monkeypatch.setattr(log_module, "CHUNK_STEPS", 40)
     rows_in_memory, files_seen = [], set()

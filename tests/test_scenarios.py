@@ -60,6 +60,7 @@ def test_demo_script_runs_as_a_program():
     assert json.loads(done.stdout)["steps"] == 25
 
 
+@pytest.mark.slow
 def test_scenarios_run_on_every_backend_with_the_same_result(capsys):
     from tsid_py.scenarios import balance
     from tsid_py.solvers import installed_backends
@@ -71,6 +72,7 @@ def test_scenarios_run_on_every_backend_with_the_same_result(capsys):
     assert all(abs(e - errors["quadprog"]) < 1e-9 for e in errors.values())
 
 
+@pytest.mark.slow
 def test_bench_command_times_every_backend(capsys):
     from tsid_py.solvers import installed_backends
 

@@ -112,6 +112,7 @@ def test_a_spec_sets_the_sensors_and_an_unknown_key_is_named(talos):
 
 
 # ------------------------------------------------------------------ the estimator
+@pytest.mark.slow
 def test_the_estimator_holds_a_robot_at_rest_where_it_stands(talos):
     """Noise-free readings of Talos at rest: the estimate stays at q0, at rest."""
     q0, contacts = _standing(talos)
@@ -125,6 +126,7 @@ def test_the_estimator_holds_a_robot_at_rest_where_it_stands(talos):
     np.testing.assert_allclose(estimate.v, 0.0, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_the_legs_odometry_follows_a_base_moving_over_feet_that_stand_still(talos):
     """Talos's base moves sideways at 5 cm/s over its feet (the feet held where they stand, the legs
     moving to keep them there: a true motion with feet still); the estimated base follows it."""
@@ -148,6 +150,7 @@ def test_the_legs_odometry_follows_a_base_moving_over_feet_that_stand_still(talo
 
 
 @pytest.mark.parametrize("beyond", [0.0, 0.02])
+@pytest.mark.slow
 def test_feet_that_roll_onto_their_toes_turn_about_the_point_they_press_on(talos, beyond):
     """Talos tips forward as one rigid body about its toes' edge, 8 deg in 0.4 s, its weight on
     the toes (the sensors' centre of pressure there, or 2 cm past them, as noise would put it: the
@@ -210,6 +213,7 @@ def test_a_foot_touches_above_the_threshold_and_lifts_below_the_release(talos):
 
 
 @pytest.mark.parametrize("flat_ground", [True, False])
+@pytest.mark.slow
 def test_on_flat_ground_a_foots_soft_contact_does_not_drift_the_height_step_after_step(talos, flat_ground):
     """Steps in place, as a soft contact makes them: a foot that carries the robot sinks 1.5 mm, a
     foot that touches down lightly stands on the ground (the base still, the legs taking the
@@ -276,6 +280,7 @@ def _base_at(talos, q, position, feet, data):
     return q
 
 
+@pytest.mark.slow
 def test_the_tilt_filter_pulls_a_wrong_tilt_back_at_its_gain(talos):
     """An estimate started 2 deg off in roll at rest converges toward the accelerometer's gravity:
     the error decays as exp(-tilt_gain t)."""

@@ -334,6 +334,7 @@ def test_tables_write_floats_exactly(tmp_path, suffix):
     assert np.isnan(back[-1])
 
 
+@pytest.mark.slow
 def test_a_local_sweep_needs_no_ray_and_a_cluster_does(monkeypatch, tmp_path, caplog):
     """Without Ray: a local sweep runs on worker processes (serially with one worker, or a job that
     cannot be pickled, which is said); a cluster address is refused."""
@@ -356,6 +357,7 @@ def test_a_local_sweep_needs_no_ray_and_a_cluster_does(monkeypatch, tmp_path, ca
 
 
 # ------------------------------------------------------------------ a real scenario, serially
+@pytest.mark.slow
 def test_com_sinusoid_sweep_matches_direct_runs(tmp_path):
     out = tmp_path / "sway.csv"
     points = grid_points(
@@ -404,6 +406,7 @@ def assert_png_has_content(path: Path) -> None:
 
 
 @pytest.mark.parametrize("polar", [False, True])
+@pytest.mark.slow
 def test_push_recovery_map_from_a_synthetic_table(tmp_path, polar):
     rows, names = synthetic_push_table(polar)
     path = plot_sweep(rows, names, tmp_path / "pushes.png", title="synthetic")
@@ -426,6 +429,7 @@ def read_png_colors(path: Path) -> dict[str, int]:
     return {name: int((np.abs(rgb - color).max(axis=-1) < 12).sum()) for name, color in targets.items()}
 
 
+@pytest.mark.slow
 def test_metric_maps_from_synthetic_tables(tmp_path):
     grid = [
         {"point": i, "kp": kp, "kd": kd, "com_error_max_m": 1 / (kp + kd), "error": "", "seconds": 0.0}
@@ -456,6 +460,7 @@ def test_metric_maps_from_synthetic_tables(tmp_path):
 
 
 # ------------------------------------------------------------------ the command
+@pytest.mark.slow
 def test_cli_sweep_writes_the_table_and_the_picture(tmp_path, capsys):
     out, png = tmp_path / "sway.csv", tmp_path / "sway.png"
     args = ["sweep", "com-sinusoid", "--param", "amplitude=0.01:0.03:0.01", "--param", "frequency=0.5,1"]
@@ -590,6 +595,7 @@ def exit_code(args: list[str]) -> int:
         return stop.code
 
 
+@pytest.mark.slow
 def test_a_run_whose_qp_failed_is_an_error_of_the_sweep_not_a_verdict(tmp_path, capsys):
     """The loop ends a run whose QP fails without raising; its command exits 3. A sweep records it
     as an error (its verdict kept beside it), exits 3, and its push map draws a failure, not an

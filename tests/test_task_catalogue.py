@@ -69,6 +69,7 @@ def test_pos_vel_acc_bounds_are_the_limits_reached_in_one_step(ur5):
     np.testing.assert_allclose(c.matrix @ np.arange(6.0), [1.0, 4.0])
 
 
+@pytest.mark.slow
 def test_a_joint_driven_past_its_limit_stops_inside_it(ur5):
     q_limit = ur5.default_configuration() + 0.3
     task = tsid.TaskJointPosVelAccBounds("bounds", ur5, DT)
@@ -203,6 +204,7 @@ def test_two_frames_jacobian_drift_and_error(talos, rng):
     )
 
 
+@pytest.mark.slow
 def test_two_frames_brings_the_hands_together(talos):
     controller = BipedController(talos)
     task = tsid.TaskTwoFramesEquality("hands", talos, "gripper_left_joint", "gripper_right_joint")
@@ -251,6 +253,7 @@ def test_capture_point_bounds_are_the_next_capture_point_on_the_limits(talos, rn
         np.testing.assert_allclose(next_capture_point, limit, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_capture_point_stays_inside_the_margin_under_a_push(talos):
     peaks = {}
     for guarded in (False, True):

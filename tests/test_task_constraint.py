@@ -91,6 +91,7 @@ def build(talos):
     return controller, tasks, envelope
 
 
+@pytest.mark.slow
 def test_a_tasks_constraint_is_the_rows_the_qp_solved_and_outlives_the_formulation(talos, rng):
     controller, tasks, envelope = build(talos)
     form = controller.formulation
@@ -293,7 +294,9 @@ def assert_same_constraint(got, filled, label):
         )  # exact: the same
 
 
-@pytest.mark.parametrize("case", list(TASKS))
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, marks=pytest.mark.slow) if c == "self-collision" else c for c in TASKS]
+)
 def test_each_tasks_constraint_is_exactly_what_its_fill_wrote_and_stays_so(talos, rng, case):
     """Every library task and path: the constraint is the rows its last fill wrote; changing the
     task's settings afterwards or writing in what was read leaves it so."""

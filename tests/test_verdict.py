@@ -107,6 +107,7 @@ def test_a_planned_step_defers_capturability_to_the_touch_down(talos, standing):
     assert judge.verdict().verdict == "undecided"
 
 
+@pytest.mark.slow
 def test_a_loss_recovered_from_before_the_last_push_is_no_verdict_of_that_push(talos, standing):
     """Lost at 0 s, at rest again from 0.1 s (recovered at 0.6 s); then a small push over
     1.0-1.1 s and the run ends at 1.3 s: the robot is not lost, and not yet seen at rest after
@@ -142,6 +143,7 @@ def test_a_base_tilted_past_the_lost_tilt_never_rests(talos, standing):
     assert "tilted past 45 deg" in verdict.reason and not judge.decided()
 
 
+@pytest.mark.slow
 def test_a_capture_point_inside_and_a_slow_com_recover_after_rest_time(talos, standing):
     judge = _judge_for(talos, standing, 0.49, base_velocity=(0.04, 0.0, 0.0))
     assert judge.verdict().verdict == "undecided"  # at rest for 0.49 s only
@@ -153,6 +155,7 @@ def test_a_capture_point_inside_and_a_slow_com_recover_after_rest_time(talos, st
     assert fast.verdict().verdict == "undecided" and "0.06 m/s" in fast.verdict().reason
 
 
+@pytest.mark.slow
 def test_a_run_that_ends_on_its_way_out_is_undecided_not_recovered(talos, standing):
     """Recovered at rest first; then the capture point leaves the support by less than the margin
     (not yet lost) when the run ends: the survival was not seen to the end."""
@@ -167,6 +170,7 @@ def test_a_run_that_ends_on_its_way_out_is_undecided_not_recovered(talos, standi
     assert judge.verdict().verdict == "recovered"
 
 
+@pytest.mark.slow
 def test_a_run_with_no_push_whose_com_moves_on_after_a_rest_is_undecided(talos, standing):
     """A CoM sinusoid rests at its start, then sways: moving when the run ends, it is undecided
     (whatever the robot); at rest again for the rest time, recovered."""
@@ -186,6 +190,7 @@ def test_a_run_with_no_push_whose_com_moves_on_after_a_rest_is_undecided(talos, 
     assert verdict.verdict == "recovered" and verdict.recovered_at == pytest.approx(start)
 
 
+@pytest.mark.slow
 def test_a_com_at_rest_over_the_edge_is_not_recovered(talos, standing):
     com_x = pin.centerOfMass(talos.model, talos.create_data(), standing)[0]
     shift = com_x - 0.01 - _front_edge(talos, standing)  # the support's front edge 1 cm behind the CoM
@@ -194,6 +199,7 @@ def test_a_com_at_rest_over_the_edge_is_not_recovered(talos, standing):
     assert judge.verdict().verdict == "undecided"  # within the margin: not lost, not at rest either
 
 
+@pytest.mark.slow
 def test_recovery_counts_only_after_the_last_push_ends(talos, standing):
     judge = BalanceJudge(talos, standing, disturbances=[(0.5, 0.6)])
     for k in range(int(1.0 / DT) + 1):
@@ -206,6 +212,7 @@ def test_recovery_counts_only_after_the_last_push_ends(talos, standing):
     assert [v.verdict for v in judge.push_verdicts()] == ["recovered"]
 
 
+@pytest.mark.slow
 def test_each_push_has_its_verdict(talos, standing):
     """At rest between two pushes: the first is recovered in its window, the run after the second."""
     judge = BalanceJudge(talos, standing, disturbances=[(0.2, 0.3), (1.2, 1.3)])
@@ -271,6 +278,7 @@ def test_a_held_contact_that_does_not_touch_is_reported(talos, standing):
     assert duration == pytest.approx(59 * DT) and left not in judge.contacts_not_touching
 
 
+@pytest.mark.slow
 def test_every_episode_of_a_held_contact_in_the_air_is_reported(talos, standing):
     """In the air over 0.1-0.3 s and again from 0.5 s to the end: both episodes, each its length."""
     judge = BalanceJudge(talos, standing)

@@ -46,6 +46,7 @@ def test_convex_hull_of_a_square_with_inner_points():
     assert signed_area == pytest.approx(1.0)  # counter-clockwise
 
 
+@pytest.mark.slow
 def test_scene_of_a_robot_at_rest(balance_run):
     """Standing still, the force arrows carry m g and the centre of pressure lies under the CoM."""
     controller = balance_run.controller
@@ -98,6 +99,7 @@ def test_plots_are_pngs_and_show_the_run_numbers(solo_run, tmp_path):
     assert plotted_error == pytest.approx(summary["com_error_max_m"], rel=1e-12)
 
 
+@pytest.mark.slow
 def test_top_view_shows_the_com_and_a_centre_of_pressure_inside_the_feet(solo_run):
     from tsid_py.viz import plots
 
@@ -223,6 +225,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_meshcat_server_address_is_asked_before_the_run_never_waited_for():
     """meshcat's own client waits forever for a server that is not there: the viewer asks first,
     with a timeout, and refuses a page's address (web_url) for the ZMQ one (zmq_url)."""
@@ -388,6 +391,7 @@ def test_html_replay_draws_the_robot_in_chromium(balance_run, tmp_path):
     assert region.sum() > 0.9 * drawn.sum()
 
 
+@pytest.mark.slow
 def test_a_replay_of_a_walk_on_terrain_draws_its_blocks_where_the_plant_has_them(balance_run, tmp_path):
     """The replay of a run whose summary names a terrain carries one box per block, of the block's
     size, at its centre and turned by its pitch (the slope's ramp); a run on the floor has none."""

@@ -41,6 +41,7 @@ def _swing_of(recovery: WalkRecovery, plan, index: int) -> _Swing:
     )
 
 
+@pytest.mark.slow
 def test_a_landing_moved_so_catches_the_capture_point_that_the_pendulum_carries_there(walk_plan):
     """The third swing (right foot, left standing), 0.5 s before its touch-down, with the capture
     point 8 cm off the plan's toward the right: the pendulum integrated with its centre of pressure
@@ -107,6 +108,7 @@ def test_on_the_plan_the_dcm_feedback_asks_for_the_plans_acceleration(walk_plan)
     np.testing.assert_allclose(xi_rate - plan_rate, -RecoveryParams().gain * off, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_a_walk_with_no_push_keeps_its_plan():
     """On the integrator (the controller's own dynamics), the recovery moves no landing, waits for
     nothing, and every footstep lands where the plan put it."""
