@@ -18,7 +18,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[test]"
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[test,sim]"
 	touch $(STAMP)
 
 demo: setup
