@@ -40,7 +40,7 @@ class Sealed:
     _building = 0
     _public: frozenset[str] | set[str] = frozenset()
     _open = False  # a user's subclass: new attributes allowed (see the module docstring)
-    _watchers: Any = ()  # who keeps something made from this object, weakly (see watch)
+    _watchers: tuple[weakref.ref[Any], ...] = ()  # who keeps something made from this object (see watch)
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -87,8 +87,10 @@ class Sealed:
 
     def _tell(self) -> None:
         """Tell the watchers that this object changed (their ``revise()``)."""
-        for watcher in list(self._watchers):
-            watcher.revise()
+        for ref in self._watchers:
+            watcher = ref()
+            if watcher is not None:
+                watcher.revise()
 
     def _public_names(self) -> set[str]:
         return {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)
@@ -104,12 +106,11 @@ class Sealed:
 
 def watch(watched: Sealed, watcher: Any) -> None:
     """Call ``watcher.revise()`` whenever ``watched`` changes, while both live (it is held weakly)."""
-    if not watched._watchers:
-        object.__setattr__(watched, "_watchers", weakref.WeakSet())
-    watched._watchers.add(watcher)
+    unwatch(watched, watcher)
+    object.__setattr__(watched, "_watchers", (*watched._watchers, weakref.ref(watcher)))
 
 
 def unwatch(watched: Sealed, watcher: Any) -> None:
-    """Stop telling ``watcher`` of the changes of ``watched``."""
-    if watched._watchers:
-        watched._watchers.discard(watcher)
+    """Stop telling ``watcher`` of the changes of ``watched`` (the watchers gone go too)."""
+    kept = tuple(ref for ref in watched._watchers if ref() not in (None, watcher))
+    object.__setattr__(watched, "_watchers", kept)

@@ -84,10 +84,11 @@ class ContactBase(Sealed):
         self._update_force_regularization()
 
     def __setattr__(self, name: str, value: object) -> None:
-        """Any attribute set on a contact tells the problems it is in (:func:`tsid_py.sealed.watch`),
-        which then copy its force rows and generator again: they are made from its attributes,
-        whichever they are (a subclass's parameter too)."""
-        super().__setattr__(name, value)  # a public name: Sealed tells (not for kp and kd: see there)
+        """An attribute set on a contact, its own included, tells the problems it is in
+        (:func:`tsid_py.sealed.watch`), which then copy its force rows and generator again: they
+        are made from its attributes, whichever they are (a subclass's parameter too). A property
+        tells through what its setter sets (:meth:`Sealed._set_watched`)."""
+        super().__setattr__(name, value)  # a public name: Sealed tells
         if name[0] == "_" and self._watchers:
             self._tell()
 

@@ -10,7 +10,7 @@ read-only views.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pinocchio as pin
@@ -112,7 +112,6 @@ class Workspace:
             for level, b in enumerate(blocks)
         ]
         self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
-        self._weights: list[list[float]] | None = None  # of the cost levels, as last set
         self._fillers = structure.fillers()  # the entries live in _blocks
         rows = tuple(sum(block.spec.rows for block in level) for level in blocks)  # per level
         self.layout = ProblemLayout(structure.revision, structure.variables, n, rows)
@@ -158,21 +157,22 @@ class Workspace:
         return None if rows is None else rows[:, : self.nv]
 
     def _update_weights(self) -> None:
-        """Weights of the cost levels from the structure, and the problem's levels with them (when
-        a weight changed)."""
-        weights = [[block_weight(b) for b in level_blocks] for level_blocks in self._blocks]
-        if weights == self._weights:
-            return
-        self._weights = weights
-        levels = []
-        for level, (level_blocks, views, level_weights) in enumerate(
-            zip(self._blocks, self._views, weights, strict=True)
-        ):
+        """The problem's levels with the structure's weights now: a level is made again when one of
+        its weights changed (level 0's are all 1), and a cost level's weights set in its rows."""
+        levels: list[tuple[WeightedConstraint, ...] | None] = list(self._hqp_levels)
+        levels += [None] * (len(self._blocks) - len(levels))  # none made yet
+        for level, (level_blocks, views) in enumerate(zip(self._blocks, self._views, strict=True)):
+            made = levels[level]
+            if made is not None and level == 0:
+                continue
+            weights = [block_weight(b) for b in level_blocks]
+            if made is not None and [entry.weight for entry in made] == weights:
+                continue
             if level > 0:
-                self.costs[level - 1].set_weights(level_weights)
-            entries = zip(level_weights, views, level_blocks, strict=True)
-            levels.append(tuple(WeightedConstraint(w, view, b.spec.columns) for w, view, b in entries))
-        self._hqp_levels = tuple(levels)
+                self.costs[level - 1].set_weights(weights)
+            entries = zip(weights, views, level_blocks, strict=True)
+            levels[level] = tuple(WeightedConstraint(w, view, b.spec.columns) for w, view, b in entries)
+        self._hqp_levels = cast(tuple[tuple[WeightedConstraint, ...], ...], tuple(levels))
 
     def _copy_constants(self) -> None:
         """The rows that change only with the structure, at its revision now: the weights, and
