@@ -10,7 +10,7 @@ read-only views.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
@@ -111,7 +111,10 @@ class Workspace:
             ]
             for level, b in enumerate(blocks)
         ]
-        self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
+        self._hqp_levels = (  # the weights the rows have: 1 at level 0, a cost level's until set
+            self._level(0, [1.0] * len(blocks[0])),
+            *(self._level(level, cost.weights.tolist()) for level, cost in enumerate(self.costs, start=1)),
+        )
         self._fillers = structure.fillers()  # the entries live in _blocks
         rows = tuple(sum(block.spec.rows for block in level) for level in blocks)  # per level
         self.layout = ProblemLayout(structure.revision, structure.variables, n, rows)
@@ -156,23 +159,21 @@ class Workspace:
         rows = self.hard.rows_of([index for _, index in motion_rows])
         return None if rows is None else rows[:, : self.nv]
 
+    def _level(self, level: int, weights: list[float]) -> tuple[WeightedConstraint, ...]:
+        """Level ``level`` of the problem: its views, with ``weights``."""
+        entries = zip(weights, self._views[level], self._blocks[level], strict=True)
+        return tuple(WeightedConstraint(w, view, b.spec.columns) for w, view, b in entries)
+
     def _update_weights(self) -> None:
-        """The problem's levels with the structure's weights now: a level is made again when one of
-        its weights changed (level 0's are all 1), and a cost level's weights set in its rows."""
-        levels: list[tuple[WeightedConstraint, ...] | None] = list(self._hqp_levels)
-        levels += [None] * (len(self._blocks) - len(levels))  # none made yet
-        for level, (level_blocks, views) in enumerate(zip(self._blocks, self._views, strict=True)):
-            made = levels[level]
-            if made is not None and level == 0:
-                continue
-            weights = [block_weight(b) for b in level_blocks]
-            if made is not None and [entry.weight for entry in made] == weights:
-                continue
-            if level > 0:
-                self.costs[level - 1].set_weights(weights)
-            entries = zip(weights, views, level_blocks, strict=True)
-            levels[level] = tuple(WeightedConstraint(w, view, b.spec.columns) for w, view, b in entries)
-        self._hqp_levels = cast(tuple[tuple[WeightedConstraint, ...], ...], tuple(levels))
+        """The cost levels' weights from the structure, into their rows and the problem's levels,
+        for each level where one changed."""
+        levels = list(self._hqp_levels)
+        for level, cost in enumerate(self.costs, start=1):
+            weights = [block_weight(b) for b in self._blocks[level]]
+            if cost.weights.tolist() != weights:
+                cost.set_weights(weights)
+                levels[level] = self._level(level, weights)
+        self._hqp_levels = tuple(levels)
 
     def _copy_constants(self) -> None:
         """The rows that change only with the structure, at its revision now: the weights, and
