@@ -338,8 +338,9 @@ def test_contact_forces_by_name_are_each_contacts_own_and_new(talos):
 
 
 def test_a_problem_names_its_layout_and_step(talos):
-    """hqp.id: the layout (its rows per level, the size of x) and the step; a solution carries it;
-    a new step keeps the layout, a contact removed makes a new one."""
+    """hqp.id: the layout (its rows per level, the size of x) and the step's id (unique in the
+    process, growing); a solution carries it; a new step keeps the layout, a contact removed
+    makes a new one."""
     controller = BipedController(talos)
     form, q, v = controller.formulation, controller.q0, talos.zero_velocity()
     first = form.compute_problem_data(0.0, q, v)
@@ -348,7 +349,7 @@ def test_a_problem_names_its_layout_and_step(talos):
     assert layout.rows == tuple(sum(c.rows for _, c in level) for level in first.levels)
     assert controller.solver.solve(first).problem_id == first.id
     second = form.compute_problem_data(0.002, q, v)
-    assert second.id.layout == layout and second.id.step == first.id.step + 1
+    assert second.id.layout == layout and second.id.step > first.id.step
     form.remove_rigid_contact("contact_rfoot")
     third = form.compute_problem_data(0.004, q, v)
     assert third.id.layout != layout and third.id.layout.variables != layout.variables

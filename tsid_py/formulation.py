@@ -19,7 +19,7 @@ from tsid_py.constraints import Kind
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.contacts.measured_force import MeasuredForceBase
 from tsid_py.errors import InvalidParameterError, SolverFailedError
-from tsid_py.hqp import HqpData
+from tsid_py.hqp import HqpData, StepClock
 from tsid_py.problem.structure import ProblemStructure
 from tsid_py.problem.workspace import Workspace
 from tsid_py.robot_wrapper import RobotWrapper
@@ -48,6 +48,7 @@ class InverseDynamicsFormulation(Sealed):
         self.data = robot.create_data()
         self._structure = ProblemStructure(robot)
         self._workspace: Workspace | None = None
+        self._clock = StepClock()  # the id of the last step, which names the problems
         self._last = SimpleNamespace(t=0.0)  # the time of the last step
 
     @property
@@ -279,11 +280,10 @@ class InverseDynamicsFormulation(Sealed):
         structure = self._structure
         if structure.transitions:
             structure.advance(t)
+        self._clock.tick()  # the problems handed out so far are stale from here on
         workspace = self._workspace
-        if workspace is None or workspace.structure_layout != structure.layout or not workspace.shapes_hold():
-            if workspace is not None:
-                workspace.counter.step += 1  # its problems are stale
-            workspace = self._workspace = Workspace(structure, self.robot)  # a new layout, or a new mask
+        if workspace is None or (workspace.revision != structure.revision and not workspace.refresh()):
+            workspace = self._workspace = Workspace(structure, self.robot, self._clock)  # a new layout
         workspace.fill(t, q, v, data)
         return workspace.problem()
 
@@ -365,10 +365,8 @@ class InverseDynamicsFormulation(Sealed):
         x = self._x(sol)
         workspace = cast(Workspace, self._workspace)  # _x(sol) found it computed
         problem = sol.problem_id
-        # a layout's key names it (unique in the process): comparing keys is comparing layouts, cheaper
-        if problem is not None and (
-            problem.layout.key != workspace.layout.key or problem.step != workspace.counter.step
-        ):
+        # step ids are unique in the process: the last step's is that of this workspace's problem
+        if problem is not None and problem.step != self._clock.step:
             raise SolverFailedError(
                 "tau is read with the dynamics of the problem the solution solved, and the formulation "
                 "has computed another problem since: read tau before the next compute_problem_data"

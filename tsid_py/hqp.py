@@ -7,6 +7,7 @@ problem's arrays, and why: docs/architecture.md, section "Who owns which array".
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
@@ -42,12 +43,15 @@ class WeightedConstraint:
 class ProblemLayout:
     """How a formulation lays its problems out. Problems and solutions of equal layouts are alike.
 
-    A formulation makes a new one when a task or contact is added or removed, or a mask changes.
+    A formulation makes a new one when a task or contact is added or removed, or a task or contact
+    changes its number of rows (a mask).
 
     Attributes:
-        key: Names the layout, unique in the process.
-        variables: Names how x = [dv; f] is laid out: where each contact's forces sit. Layouts that
-            differ only in their tasks share it, so a solution of one reads in the other.
+        key: Names the layout: the revision of the formulation's structure it was laid out at
+            (unique in the process).
+        variables: Names how x = [dv; f] is laid out (where each contact's forces sit): the
+            revision at which the contacts last changed. Layouts that differ only in their tasks
+            share it, so a solution of one reads in the other.
         n_var: Size of x.
         rows: The number of rows of each level.
     """
@@ -59,7 +63,7 @@ class ProblemLayout:
 
 
 class ProblemId(NamedTuple):
-    """Which problem: its layout and the formulation's step that computed it.
+    """Which problem: its layout and the id of the formulation's step that computed it.
 
     A named tuple, as one is made at every control step.
     """
@@ -68,14 +72,22 @@ class ProblemId(NamedTuple):
     step: int
 
 
-class StepCounter:
-    """Counts the steps that filled a formulation's buffers.
+_STEP_IDS = itertools.count(1)  # step ids, unique in the process
 
-    A problem that views them is current while ``step`` is its own step.
+
+class StepClock:
+    """The step a formulation is at: ``step``, the id of the step that last filled its buffers
+    (unique in the process, so a solution's ``problem_id.step`` names its formulation's step too).
+
+    A problem that views the buffers is current while ``step`` is its own step.
     """
 
     def __init__(self) -> None:
         self.step = 0
+
+    def tick(self) -> None:
+        """A new step: the problems handed out so far are stale."""
+        self.step = next(_STEP_IDS)
 
 
 class DenseRows(Protocol):
@@ -103,7 +115,7 @@ class HqpData:
         nv: Size of dv when x = [dv; f], so the QP builder forms H block by block; None: unknown.
         id: Which problem of which layout, for a formulation's problem and its snapshots; None for
             a problem built by hand. Solvers copy it into ``HqpOutput.problem_id``.
-        counter: The step counter of the buffers the levels view; None when the levels are its own.
+        clock: The step clock of the buffers the levels view; None when the levels are its own.
         rows: Those buffers as the dense QP builder's rows; None: the QP is built from the levels.
 
     Raises:
@@ -120,17 +132,17 @@ class HqpData:
         nv: int | None = None,
         *,
         id: ProblemId | None = None,  # noqa: A002 (the problem's identity)
-        counter: StepCounter | None = None,
+        clock: StepClock | None = None,
         rows: DenseRows | None = None,
     ) -> None:
-        if counter is None:  # built by hand (or a snapshot): a formulation's levels are its own
+        if clock is None:  # built by hand (or a snapshot): a formulation's levels are its own
             n_var = as_count("n_var of an HqpData", n_var)
             levels = _checked_levels(levels, n_var)
         self._levels = levels
         self.n_var = n_var
         self.nv = nv
         self.id = id
-        self._counter, self._rows = counter, rows
+        self._clock, self._rows = clock, rows
 
     @classmethod
     def _view(
@@ -139,14 +151,14 @@ class HqpData:
         n_var: int,
         nv: int,
         id: ProblemId,  # noqa: A002 (the problem's identity)
-        counter: StepCounter,
+        clock: StepClock,
         rows: DenseRows,
     ) -> HqpData:
         """A formulation's problem, made at every control step: ``HqpData(levels, n_var, nv,
-        id=id, counter=counter, rows=rows)`` without the call's keywords (its levels are its own:
+        id=id, clock=clock, rows=rows)`` without the call's keywords (its levels are its own:
         nothing to check)."""
         hqp = cls.__new__(cls)
-        hqp._levels, hqp.n_var, hqp.nv, hqp.id, hqp._counter, hqp._rows = levels, n_var, nv, id, counter, rows
+        hqp._levels, hqp.n_var, hqp.nv, hqp.id, hqp._clock, hqp._rows = levels, n_var, nv, id, clock, rows
         return hqp
 
     @property
@@ -165,7 +177,7 @@ class HqpData:
         Raises:
             StaleProblemError: It has.
         """
-        if self._counter is not None and self.id is not None and self._counter.step != self.id.step:
+        if self._clock is not None and self.id is not None and self._clock.step != self.id.step:
             raise StaleProblemError(
                 "this problem was computed before the formulation's last compute_problem_data, which "
                 "refilled its arrays; solve a problem before computing the next, or keep hqp.snapshot()"

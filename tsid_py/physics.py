@@ -14,6 +14,7 @@ import pinocchio as pin
 from tsid_py.contacts.contact_base import ContactBase
 from tsid_py.errors import InvalidParameterError
 from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.sealed import watch
 from tsid_py.validation import as_vector
 
 FRICTION_RATIO_MIN_NORMAL_FORCE = 1e-3  # [N]
@@ -104,9 +105,9 @@ class SolutionChecker:
 
     What does not change from one step to the next is kept: a scratch Pinocchio Data, the
     container of joint forces, the torque limits, and the contacts' linear maps stacked into one
-    matrix (:class:`_ContactLayout`, made again when a contact's ``force_version`` moves or the
-    contacts change), so that one product gives every contact's point forces, friction-pyramid
-    rows and wrench on its joint.
+    matrix, so that one product gives every contact's point forces, friction-pyramid rows and
+    wrench on its joint (:class:`_ContactLayout`: made again when the contacts are others, or one
+    of them changed, which it tells the checker: :func:`tsid_py.sealed.watch`).
 
     Args:
         robot: The robot.
@@ -197,12 +198,19 @@ class SolutionChecker:
         return float(np.max(np.abs(tau[limited]) / tau_max, initial=0.0))
 
     def _contacts(self, contacts: dict[str, tuple[ContactBase, np.ndarray]]) -> _ContactLayout:
-        """The :class:`_ContactLayout` of these contacts, made again when one of them changed (its
-        ``force_version`` moved) or they are others."""
-        key = tuple((contact, getattr(contact, "force_version", None)) for contact, _ in contacts.values())
+        """The :class:`_ContactLayout` of these contacts, made again when one of them changed
+        (:meth:`revise`) or they are others."""
+        key = tuple(contact for contact, _ in contacts.values())
         if self._layout is None or self._layout.key != key:
             self._layout = _ContactLayout(self.robot, key)
+            for contact in key:
+                if isinstance(contact, ContactBase):
+                    watch(contact, self)
         return self._layout
+
+    def revise(self) -> None:
+        """A contact the checker watches changed: its layout is made again at the next check."""
+        self._layout = None
 
     def _joint_forces(
         self,
@@ -279,19 +287,19 @@ class _ContactLayout:
     3-D force that the checker rotates at each step (``point_forces``: contact, rows).
 
     A contact's wrench and point forces are linear in its force variables (its generator T): the
-    map's columns are their values at the unit vectors. An item that is no contact (no
-    ``force_version``: a prescribed wrench) applies the wrench it gives at each step, and is
-    listed by its place in ``applied``."""
+    map's columns are their values at the unit vectors. An item that is no contact (not a
+    ``ContactBase``: a prescribed wrench) applies the wrench it gives at each step, and is listed
+    by its place in ``applied``."""
 
-    def __init__(self, robot: RobotWrapper, key: tuple[tuple[ContactBase, int | None], ...]) -> None:
+    def __init__(self, robot: RobotWrapper, key: tuple[ContactBase, ...]) -> None:
         self.key = key
-        self.applied = [i for i, (_, version) in enumerate(key) if version is None]
+        self.applied = [i for i, item in enumerate(key) if not isinstance(item, ContactBase)]
         for i in self.applied:
-            if key[i][0].unilateral:
+            if key[i].unilateral:
                 raise InvalidParameterError(
-                    f"{key[i][0]!r} has no force_version: the contact checks need a contact (ContactBase)"
+                    f"{key[i]!r} is not a contact (ContactBase): the contact checks need one"
                 )
-        contacts = [contact for contact, version in key if version is not None]
+        contacts = [item for item in key if isinstance(item, ContactBase)]
         self.sizes = [contact.n_force for contact in contacts]
         self._frames: dict[int, tuple[int, np.ndarray]] = {}
         self.unilateral = [contact for contact in contacts if contact.unilateral]

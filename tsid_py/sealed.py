@@ -10,11 +10,21 @@ The library seals its own classes only. A user's subclass (a class defined outsi
 may add attributes of its own at any time (``self.target = ...`` in a ``set_target`` method);
 it is refused only a name that differs from one of the class's public names by case or
 underscores alone (``Kp`` for ``kp``), the typo sealing is there to catch.
+
+The same hook tells who keeps something made from an object that the object changed. A
+formulation's problem is made from its tasks and contacts, a physics checker keeps matrices made
+from contacts: they :func:`watch` them, and a change calls their ``revise()``. What is a change
+is the watched class's :meth:`Sealed._set_watched`: by default a public attribute set (but a
+property's, whose setter sets what it changes); for a task, its number of rows (``TaskBase``);
+for a contact, any attribute set on it, its own too (``ContactBase``). So a parameter of one's
+own needs nothing more than to be an attribute.
 """
 
 from __future__ import annotations
 
 import functools
+import weakref
+from typing import Any
 
 from tsid_py.errors import UnknownAttributeError
 from tsid_py.validation import unknown_name_message
@@ -30,6 +40,7 @@ class Sealed:
     _building = 0
     _public: frozenset[str] | set[str] = frozenset()
     _open = False  # a user's subclass: new attributes allowed (see the module docstring)
+    _watchers: tuple[weakref.ref[Any], ...] = ()  # who keeps something made from this object (see watch)
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -51,16 +62,35 @@ class Sealed:
         cls.__init__ = building  # type: ignore[method-assign,assignment]
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name[0] != "_" and name not in self._public:
-            if self._building:
-                self._public.add(name)  # type: ignore[union-attr]
-            elif not hasattr(type(self), name):
-                if not self._open or self._lookalike(name):
-                    raise UnknownAttributeError(self._unknown(name))
-                if isinstance(self._public, frozenset):
-                    object.__setattr__(self, "_public", set())
-                self._public.add(name)  # type: ignore[union-attr]  # a user's own: checked once
+        if name[0] != "_":
+            if name not in self._public:
+                if self._building:
+                    self._public.add(name)  # type: ignore[union-attr]
+                elif not hasattr(type(self), name):
+                    if not self._open or self._lookalike(name):
+                        raise UnknownAttributeError(self._unknown(name))
+                    if isinstance(self._public, frozenset):
+                        object.__setattr__(self, "_public", set())
+                    self._public.add(name)  # type: ignore[union-attr]  # a user's own: checked once
+            if self._watchers:
+                self._set_watched(name, value)
+                return
         object.__setattr__(self, name, value)
+
+    def _set_watched(self, name: str, value: object) -> None:
+        """Set public attribute ``name`` of a watched object, and tell its watchers, unless it is a
+        property: its setter's own sets tell, if they change what the watchers made (a contact's
+        ``kp`` sets its motion task's gains, which a problem reads at every step)."""
+        object.__setattr__(self, name, value)
+        if not isinstance(getattr(type(self), name, None), property):
+            self._tell()
+
+    def _tell(self) -> None:
+        """Tell the watchers that this object changed (their ``revise()``)."""
+        for ref in self._watchers:
+            watcher = ref()
+            if watcher is not None:
+                watcher.revise()
 
     def _public_names(self) -> set[str]:
         return {n for n in dir(type(self)) if not n.startswith("_")} | set(self._public)
@@ -72,3 +102,15 @@ class Sealed:
 
     def _unknown(self, name: str) -> str:
         return unknown_name_message(f"attribute of {type(self).__name__}", name, sorted(self._public_names()))
+
+
+def watch(watched: Sealed, watcher: Any) -> None:
+    """Call ``watcher.revise()`` whenever ``watched`` changes, while both live (it is held weakly)."""
+    unwatch(watched, watcher)
+    object.__setattr__(watched, "_watchers", (*watched._watchers, weakref.ref(watcher)))
+
+
+def unwatch(watched: Sealed, watcher: Any) -> None:
+    """Stop telling ``watcher`` of the changes of ``watched`` (the watchers gone go too)."""
+    kept = tuple(ref for ref in watched._watchers if ref() not in (None, watcher))
+    object.__setattr__(watched, "_watchers", kept)

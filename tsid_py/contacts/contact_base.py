@@ -78,12 +78,20 @@ class ContactBase(Sealed):
 
     def _init_forces(self) -> None:
         """Force inequality and regularization, once the force parameters are set."""
-        self.force_version = 0
         self._force_reference = np.zeros(self.wrench_size)
         self._force_regularization = ConstraintEquality(self.name, self.wrench_size, self.n_force)
         self._regularization_weights = self.default_regularization_weights()
         self._update_force_inequality()
         self._update_force_regularization()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """An attribute set on a contact, its own included, tells the problems it is in
+        (:func:`tsid_py.sealed.watch`), which then copy its force rows and generator again: they
+        are made from its attributes, whichever they are (a subclass's parameter too). A property
+        tells through what its setter sets (:meth:`Sealed._set_watched`)."""
+        super().__setattr__(name, value)  # a public name: Sealed tells
+        if name[0] == "_" and self._watchers:
+            self._tell()
 
     # ------------------------------------------------------------ subclass API
     def default_regularization_weights(self) -> np.ndarray:
@@ -104,13 +112,11 @@ class ContactBase(Sealed):
         lower, upper = np.full(rows.shape[0], -np.inf), np.zeros(rows.shape[0])
         lower[-1], upper[-1] = self._f_min, self._f_max
         self._force_constraint = ConstraintInequality(self.name, rows, lower, upper)
-        self.force_version += 1
 
     def _update_force_regularization(self) -> None:
         W = self._regularization_weights
         self._force_regularization.matrix = W[:, None] * self._generator()
         self._force_regularization.vector = W * self._force_reference
-        self.force_version += 1
 
     # ----------------------------------------------------------------- gains
     # One gain per constrained motion row: 6 for a surface contact, 3 for a point (as TSID's
@@ -314,7 +320,7 @@ class ContactBase(Sealed):
         self, inequality: ConstraintInequality, regularization: ConstraintEquality
     ) -> None:
         """Copy the force inequality and the regularization into constraints of the same shapes
-        (the formulation's rows, when :attr:`force_version` has moved since it last did)."""
+        (the formulation's rows, whenever the contact changed since it last did: :meth:`__setattr__`)."""
         inequality.matrix[...] = self._force_constraint.matrix
         inequality.lower_bound[...] = self._force_constraint.lower_bound
         inequality.upper_bound[...] = self._force_constraint.upper_bound

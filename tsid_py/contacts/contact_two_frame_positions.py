@@ -48,7 +48,6 @@ class ContactTwoFramePositions(ContactBase):
     def _update_force_inequality(self) -> None:
         bounds = np.full(3, self._f_min), np.full(3, self._f_max)
         self._force_constraint = ConstraintInequality(self.name, np.eye(3), *bounds)
-        self.force_version += 1
 
     def set_min_normal_force(self, f_min: float) -> None:
         """Lower bound of each force component [N] (may be negative)."""

@@ -34,12 +34,13 @@ from tsid_py.errors import (
 )
 from tsid_py.hqp import BASE_DYNAMICS
 from tsid_py.robot_wrapper import RobotWrapper
+from tsid_py.sealed import unwatch, watch
 from tsid_py.solvers.dense_qp import RowSpec
 from tsid_py.tasks.task_base import TaskBase, TaskContactForce, TaskMotion
 from tsid_py.transitions import Transitions
 from tsid_py.validation import as_scalar, lookup
 
-_LAYOUTS = itertools.count(1)  # layout numbers, unique across formulations
+_REVISIONS = itertools.count(1)  # revision numbers, unique in the process
 CAP_MARGIN = 1e-3  # [N] a removal ramp ends at f_min + this, keeping f_min < cap (as TSID)
 
 
@@ -106,12 +107,15 @@ class ProblemStructure:
         robot: The robot (sizes nv, na).
 
     Attributes:
-        layout: A number, unique across formulations, that changes whenever the rows or the
-            variables change.
-        variables: The ``layout`` at which the contacts last changed: it names the layout of x.
-        weights_version: Counts the changes of weights (and of layout).
+        revision: A number, unique in the process, that changes with what the problem is made
+            of, but for its per-step values: a task or contact added or removed, a weight, a
+            ramp's normal-force cap lifted, a contact's parameters (an attribute set on it), a
+            task's rows (a mask). The structure watches its tasks and contacts
+            (:func:`tsid_py.sealed.watch`), which call :meth:`revise`. The workspace brings its
+            rows up to it before a step.
+        variables: The ``revision`` at which the contacts last changed: it names the layout of x.
         force_caps: The caps on the contacts' total normal force set by ramps in progress [N],
-            by contact name.
+            by contact name: values of the step, applied at every step.
     """
 
     def __init__(self, robot: RobotWrapper) -> None:
@@ -122,9 +126,8 @@ class ProblemStructure:
         self.measured: dict[str, MeasuredForceBase] = {}
         self.transitions = Transitions()
         self.force_caps: dict[str, float] = {}  # contact name -> cap on its total normal force [N]
-        self.layout = next(_LAYOUTS)
-        self.variables = self.layout
-        self.weights_version = 0
+        self.revision = next(_REVISIONS)
+        self.variables = self.revision
         self.n_force = 0
 
     @property
@@ -173,6 +176,7 @@ class ProblemStructure:
                     f"force task {task.name!r} acts on contact {contact_name!r}, which is being ramped out"
                 )
         self.tasks[task.name] = TaskEntry(task, priority, 0.0 if duration > 0 else weight)
+        watch(task, self)
         if duration > 0:
             self.transitions.start(task.name, 0.0, weight, duration)
         self._changed(variables=False)
@@ -198,6 +202,8 @@ class ProblemStructure:
         )
         duration = _contact_ramp_duration(contact, transition_duration)
         self.contacts[contact.name] = entry
+        watch(contact, self)
+        watch(contact.motion_task, self)
         if duration > 0:
             self.transitions.start(contact.name, unloaded_cap(contact), contact.max_normal_force, duration)
         self._changed()
@@ -229,6 +235,7 @@ class ProblemStructure:
             return
         self.transitions.cancel(name)
         del self.tasks[name]
+        unwatch(entry.task, self)
         self._changed(variables=False)
 
     def remove_contact(self, name: str, duration: float = 0.0, normal_force: float | None = None) -> None:
@@ -250,6 +257,8 @@ class ProblemStructure:
         self.transitions.cancel(name)
         self.force_caps.pop(name, None)
         del self.contacts[name]
+        unwatch(contact, self)
+        unwatch(contact.motion_task, self)
         self._changed()
 
     def update_task_weight(self, name: str, weight: float, duration: float = 0.0) -> None:
@@ -273,7 +282,7 @@ class ProblemStructure:
             entry.force_reg_weight = check_weight(force_reg_weight)
         if motion_weight is not None:
             entry.motion_weight = check_weight(motion_weight)
-        self.weights_version += 1
+        self.revise()
 
     def advance(self, t: float) -> None:
         """Move the ramps to time t [s]: weights and force caps take their values, and what is due
@@ -284,6 +293,7 @@ class ProblemStructure:
                 self._set_weight(self.tasks[name], value)
             elif name in ended:
                 self.force_caps.pop(name, None)  # a finished loading ramp leaves the contact's own f_max
+                self.revise()
             else:
                 self.force_caps[name] = value
         for name in sorted(due, key=lambda n: n not in self.tasks):  # tasks leave before contacts
@@ -295,7 +305,12 @@ class ProblemStructure:
     def _set_weight(self, entry: TaskEntry, weight: float) -> None:
         if entry.weight != weight:
             entry.weight = weight
-            self.weights_version += 1
+            self.revise()
+
+    def revise(self) -> None:
+        """A new revision: something the problem is made of changed (a task or contact of the
+        problem calls it: :mod:`tsid_py.sealed`)."""
+        self.revision = next(_REVISIONS)
 
     def _check_new_name(self, name: str) -> None:
         if name in self.tasks or name in self.contacts:
@@ -306,16 +321,15 @@ class ProblemStructure:
             )
 
     def _changed(self, variables: bool = True) -> None:
-        """A new layout (and, when contacts changed, the contacts' forces laid out anew in f)."""
-        self.layout = next(_LAYOUTS)
-        self.weights_version += 1
+        """A task or contact added or removed (when contacts changed, their forces laid out anew in f)."""
+        self.revise()
         if variables:
             offset = 0
             for entry in self.contacts.values():
                 entry.offset = offset
                 offset += entry.contact.n_force
             self.n_force = offset
-            self.variables = self.layout
+            self.variables = self.revision
 
     # -------------------------------------------------------------------------- the rows
     def contact_columns(self, entry: ContactEntry) -> slice:
@@ -329,6 +343,18 @@ class ProblemStructure:
         if name is None:
             return slice(self.nv, self.n_var)
         return self.contact_columns(self.contacts[name])  # there while the task is (add_task, remove_contact)
+
+    def fillers(self) -> list[tuple[object, ...]]:
+        """What :meth:`blocks` lays out, without laying it out: each contact (the id of its entry,
+        its motion rows, its force-inequality rows), then each task (its entry's id, its rows, the
+        contact it acts on). The rest of the blocks is fixed with the entry (priorities, kinds,
+        sizes): equal fillers give equal blocks, while the entries compared live."""
+        fillers: list[tuple[object, ...]] = []
+        for c in self.contacts.values():
+            fillers.append((id(c), c.contact.motion_task.dim, c.contact.force_inequality_rows))
+        for t in self.tasks.values():
+            fillers.append((id(t), t.task.dim, getattr(t.task, "contact_name", None)))
+        return fillers
 
     def blocks(self) -> list[list[RowBlock]]:
         """The rows of every level, in the problem's order (module docstring).

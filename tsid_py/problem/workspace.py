@@ -9,7 +9,6 @@ read-only views.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +17,7 @@ import pinocchio as pin
 
 from tsid_py.constraints import ConstraintBase, Kind, new_constraint, read_only_view
 from tsid_py.contacts.contact_base import ContactBase
-from tsid_py.hqp import HqpData, ProblemId, ProblemLayout, StepCounter, WeightedConstraint
+from tsid_py.hqp import HqpData, ProblemId, ProblemLayout, StepClock, WeightedConstraint
 from tsid_py.problem.structure import ContactEntry, ProblemStructure, Role, RowBlock, block_weight
 from tsid_py.robot_wrapper import RobotWrapper
 from tsid_py.solvers.dense_qp import CostRows, DenseQp, HardRows
@@ -35,8 +34,6 @@ class _ContactSlot:
     force: Any = None  # its force inequality, force columns
     regularization: Any = None  # its regularization, force columns
     generator: np.ndarray | None = None  # its block of the block-diagonal -T
-    version: int = -1  # the contact's force_version when its force rows were last copied
-    capped: bool = False
 
 
 @dataclass
@@ -47,7 +44,6 @@ class _TaskSlot:
     target: ConstraintBase | None = None  # actuation tasks: their rows of x (``out`` is on tau)
 
 
-_LAYOUT_KEYS = itertools.count(1)  # the problem layouts' names, unique in the process
 _new_id = tuple.__new__  # a ProblemId made at every step: tuple.__new__(ProblemId, (layout, step))
 
 
@@ -55,15 +51,19 @@ class Workspace:
     """Every per-step buffer of one layout of a problem, and the step that fills them.
 
     Args:
-        structure: The problem's structure (read at construction; a new layout needs a new workspace).
+        structure: The problem's structure. The workspace follows its revisions (:meth:`refresh`)
+            while its layout holds; a new layout needs a new workspace.
         robot: The robot.
+        clock: The formulation's step clock: the problems handed out name its step.
+
+    Attributes:
+        revision: The structure's revision the rows that change only with it were last made at.
     """
 
-    def __init__(self, structure: ProblemStructure, robot: RobotWrapper) -> None:
+    def __init__(self, structure: ProblemStructure, robot: RobotWrapper, clock: StepClock) -> None:
         self.robot = robot
         self.structure = structure
-        self.structure_layout = structure.layout  # the structure's layout it was built for
-        self.counter = StepCounter()  # the steps begun: a problem handed out is current in its own
+        self.clock = clock
         nv, nu, n = structure.nv, structure.nu, structure.n_var
         self.nv, self.nu, self.n = nv, nu, n
         contacts = [(e.contact, e.offset) for e in structure.contacts.values()]
@@ -94,9 +94,6 @@ class Workspace:
         self._dynamics_forces, self._dynamics_mass = self.dynamics[:, nv:], self.dynamics[:, :nv]
         self._dynamics_base, self._h_base = self.dynamics[:nu], self.h[:nu]
         self._contact_slots = list(self._contacts.values())
-        tasks = self._motion_tasks + self._force_tasks + self._actuation_tasks
-        self._shape_tasks = [s.contact.motion_task for s in self._contact_slots] + [s.task for s in tasks]
-        self._shape_rows = [s.motion.rows for s in self._contact_slots] + [s.rows for s in tasks]
         self._minus_generators = np.zeros(
             (sum(s.motion.rows for s in self._contacts.values()), structure.n_force)
         )
@@ -114,12 +111,16 @@ class Workspace:
             ]
             for level, b in enumerate(blocks)
         ]
-        self._weights_version = -1
-        self._hqp_levels: tuple[tuple[WeightedConstraint, ...], ...] = ()
-        self._update_weights()
+        self._hqp_levels = (  # the weights the rows have: 1 at level 0, a cost level's until set
+            self._level(0, [1.0] * len(blocks[0])),
+            *(self._level(level, cost.weights.tolist()) for level, cost in enumerate(self.costs, start=1)),
+        )
+        self._fillers = structure.fillers()  # the entries live in _blocks
         rows = tuple(sum(block.spec.rows for block in level) for level in blocks)  # per level
-        self.layout = ProblemLayout(next(_LAYOUT_KEYS), structure.variables, n, rows)
+        self.layout = ProblemLayout(structure.revision, structure.variables, n, rows)
         self._dense = _DenseRows(self.hard, self.costs[0], self._qp_constraints, self._qp_rows)
+        self.revision = -1
+        self._copy_constants()
 
     # ------------------------------------------------------------------------- the layout
     def _view(self, level: int, index: int, columns: slice | None = None) -> ConstraintBase:
@@ -158,38 +159,62 @@ class Workspace:
         rows = self.hard.rows_of([index for _, index in motion_rows])
         return None if rows is None else rows[:, : self.nv]
 
+    def _level(self, level: int, weights: list[float]) -> tuple[WeightedConstraint, ...]:
+        """Level ``level`` of the problem: its views, with ``weights``."""
+        entries = zip(weights, self._views[level], self._blocks[level], strict=True)
+        return tuple(WeightedConstraint(w, view, b.spec.columns) for w, view, b in entries)
+
     def _update_weights(self) -> None:
-        """Weights of the cost levels from the structure, and the problem's levels with them."""
-        levels = []
-        for level, (level_blocks, views) in enumerate(zip(self._blocks, self._views, strict=True)):
-            weights = [block_weight(b) for b in level_blocks]
-            if level > 0:
-                self.costs[level - 1].set_weights(weights)
-            entries = zip(weights, views, level_blocks, strict=True)
-            levels.append(tuple(WeightedConstraint(w, view, b.spec.columns) for w, view, b in entries))
+        """The cost levels' weights from the structure, into their rows and the problem's levels,
+        for each level where one changed."""
+        levels = list(self._hqp_levels)
+        for level, cost in enumerate(self.costs, start=1):
+            weights = [block_weight(b) for b in self._blocks[level]]
+            if cost.weights.tolist() != weights:
+                cost.set_weights(weights)
+                levels[level] = self._level(level, weights)
         self._hqp_levels = tuple(levels)
-        self._weights_version = self.structure.weights_version
+
+    def _copy_constants(self) -> None:
+        """The rows that change only with the structure, at its revision now: the weights, and
+        each contact's force inequality, regularization and generator T."""
+        revision = self.structure.revision
+        self._update_weights()
+        for slot in self._contact_slots:
+            slot.contact.write_force_constraints(slot.force, slot.regularization)
+            np.negative(slot.contact.force_generator, out=slot.generator)
+        self.revision = revision
+
+    def refresh(self) -> bool:
+        """Bring the workspace to the structure's revision, if its layout holds.
+
+        Whether the layout changed is not counted but checked: the structure's tasks and contacts
+        must be this workspace's, with as many rows each (:meth:`ProblemStructure.fillers`). A
+        weight, a contact's parameter or a mask that keeps the rows leaves it.
+
+        Returns:
+            False, with nothing written, when the layout changed: a new workspace is needed.
+        """
+        if self.structure.fillers() != self._fillers:
+            return False
+        self._copy_constants()
+        return True
 
     # --------------------------------------------------------------------------- the step
-    def shapes_hold(self) -> bool:
-        """Whether every task and contact still has the rows it was laid out with (a new mask
-        changes them: the formulation then needs a new workspace)."""
-        return [task.dim for task in self._shape_tasks] == self._shape_rows
-
     def fill(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> None:
         """Compute the problem at (t, q, v), top to bottom.
 
         1. The contacts' motion rows: each contact's motion task fills its rows.
-        2. The contacts' force inequalities, regularizations and force generators T. They are
-           copied in when a contact changed them (:attr:`ContactBase.force_version`), with the
-           normal-force caps of the ramps in progress.
+        2. The normal-force caps of the ramps in progress, on the contacts' force inequalities.
+           The rest of the force rows, and the force generators T, change only with the
+           structure's revision (:meth:`refresh`).
         3. The equation of motion M dv - J_c^T f = S^T tau - h, as the matrix [M, -J_c^T] and h
            (less the measured wrenches' J^T w). Its unactuated rows are the level-0 equality
            "base-dynamics". Its actuated rows are the torque map tau = [M_a, -J_a^T] x + h_a.
         4. The tasks. Motion tasks fill their rows on the dv columns, force tasks on their force
            columns. An actuation task fills a constraint on tau, mapped onto x through the torque map.
 
-        The shapes must hold (:meth:`shapes_hold`).
+        The workspace is at the structure's revision (:meth:`refresh`).
 
         Args:
             t: Time [s].
@@ -198,10 +223,6 @@ class Workspace:
             data: Pinocchio's data, filled at (q, v) by ``robot.compute_all_terms``.
         """
         robot = self.robot
-        self.counter.step += 1  # the problems handed out so far are stale from here on
-        if self.structure.weights_version != self._weights_version:
-            self._update_weights()
-
         contacts = self._contact_slots
         slot: Any  # a _ContactSlot, then a _TaskSlot
 
@@ -209,21 +230,12 @@ class Workspace:
         for slot in contacts:
             slot.contact.motion_task.compute_into(t, q, v, data, slot.motion)
 
-        # 2. the contacts' force rows and the ramps' caps
+        # 2. the ramps' caps (a cap lifted moves the revision: refresh copies f_max back)
         caps = self.structure.force_caps
-        for slot in contacts:
-            contact = slot.contact
-            if contact.force_version != slot.version:
-                contact.write_force_constraints(slot.force, slot.regularization)
-                np.negative(contact.force_generator, out=slot.generator)
-                slot.version, slot.capped = contact.force_version, False
-            cap = caps.get(contact.name) if caps else None
-            if cap is not None:
-                slot.force.upper_bound[-1] = min(contact.max_normal_force, cap)
-                slot.capped = True
-            elif slot.capped:
-                slot.force.upper_bound[-1] = contact.max_normal_force
-                slot.capped = False
+        if caps:
+            for name, cap in caps.items():
+                slot = self._contacts[name]
+                slot.force.upper_bound[-1] = min(slot.contact.max_normal_force, cap)
 
         # 3. the equation of motion [M, -J_c^T] x = S^T tau - h
         if contacts:
@@ -267,8 +279,8 @@ class Workspace:
     def problem(self) -> HqpData:
         """The problem of the last step: read-only views of this workspace's buffers, with its
         identity (this layout, this step) and the rows the dense QP builder forms its QP from."""
-        step = _new_id(ProblemId, (self.layout, self.counter.step))
-        return HqpData._view(self._hqp_levels, self.n, self.nv, step, self.counter, self._dense)
+        step = _new_id(ProblemId, (self.layout, self.clock.step))
+        return HqpData._view(self._hqp_levels, self.n, self.nv, step, self.clock, self._dense)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,14 @@ class TaskBase(Sealed):
         except AttributeError:
             raise NotImplementedError(f"{type(self).__name__} must define dim") from None
 
+    def _set_watched(self, name: str, value: object) -> None:
+        """A public attribute set on a task in a problem: the problem is told when the task's
+        number of rows (``dim``: a mask) changed, what its layout takes from the task."""
+        rows = self.dim
+        object.__setattr__(self, name, value)
+        if self.dim != rows:
+            self._tell()
+
     @property
     def cols(self) -> int:
         """Size of the variable the constraint acts on (nv, na, or the contact forces)."""
