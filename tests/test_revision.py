@@ -37,7 +37,9 @@ class GrippyPoint(tsid.ContactPoint):
         rows.append(pyramid[-1:])
         lower.append([self.min_normal_force])
         upper.append([self.max_normal_force])
-        return tsid.ConstraintInequality(self.name, np.vstack(rows), np.hstack(lower), np.hstack(upper))
+        return tsid.constraints.ConstraintInequality(
+            self.name, np.vstack(rows), np.hstack(lower), np.hstack(upper)
+        )
 
     @property
     def force_inequality_rows(self):
@@ -90,6 +92,7 @@ def assert_same_qp(a, b):
         )
 
 
+@pytest.mark.slow
 def test_a_parameter_of_ones_own_contact_reaches_the_next_problem(solo12):
     """The grip set after a step: the next problem's rows are those of the new grip, in place;
     the shear bound set: two more rows, in a new layout. Each time the problem is the one of a
@@ -186,7 +189,7 @@ def test_a_solution_is_read_by_the_formulation_that_solved_it(solo12):
     np.testing.assert_array_equal(tau_a, tau_b)  # exact: the same problem, solved the same way
 
 
-class FirstJoints(tsid.TaskMotion):
+class FirstJoints(tsid.tasks.TaskMotion):
     """A task of one's own: ddq of the first ``n`` joints to zero; ``n`` a plain attribute."""
 
     def __init__(self, name, robot, n):

@@ -79,10 +79,11 @@ class Sealed:
 
     def _set_watched(self, name: str, value: object) -> None:
         """Set public attribute ``name`` of a watched object, and tell its watchers, unless it is a
-        property: its setter's own sets tell, if they change what the watchers made (a contact's
-        ``kp`` sets its motion task's gains, which a problem reads at every step)."""
+        property or another data descriptor (a ``Gain``): its setter's own sets tell, if they change
+        what the watchers made (a contact's ``kp`` sets its motion task's gains, which a problem
+        reads at every step)."""
         object.__setattr__(self, name, value)
-        if not isinstance(getattr(type(self), name, None), property):
+        if not hasattr(type(getattr(type(self), name, None)), "__set__"):
             self._tell()
 
     def _tell(self) -> None:
