@@ -21,7 +21,6 @@ class TaskComEquality(TaskMotionTracking):
     def __init__(self, name: str, robot: RobotWrapper) -> None:
         super().__init__(name, robot, 3)
         self._reference = TrajectorySample(np.zeros(3))
-        self._derivatives = self._derivatives_of(self._reference)
         self._jacobian = np.zeros((3, robot.nv))  # J_com, filled by the robot at each step
 
     @property
@@ -32,7 +31,6 @@ class TaskComEquality(TaskMotionTracking):
     def set_reference(self, sample: TrajectorySample) -> None:
         """Set the CoM reference (pos [m], vel [m/s], acc [m/s^2]), each a 3-vector in the world frame."""
         self._reference = as_sample(f"reference of task {self.name!r}", sample, 3)
-        self._derivatives = self._derivatives_of(self._reference)
 
     def compute_error(self, t: float, q: np.ndarray, v: np.ndarray, data: pin.Data) -> np.ndarray:
         return self.robot.com(data) - self._reference.pos
@@ -44,4 +42,4 @@ class TaskComEquality(TaskMotionTracking):
         return self.robot.com_acc(data)
 
     def reference_derivatives(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        return self._derivatives  # the sample's read-only arrays, or zeros at rest
+        return self._reference.vel, self._reference.acc  # read-only arrays of the task's own sample
