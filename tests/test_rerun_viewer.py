@@ -29,7 +29,7 @@ NS = 1e-9  # [s] rerun's timeline counts whole nanoseconds
 
 class Recording:
     """An .rrd file read back with rerun's RrdReader: per entity, its static row and its temporal
-    rows sorted by the simulated time."""
+    rows sorted by the simulated time (each row's ``t_ns``: its time in whole nanoseconds)."""
 
     def __init__(self, path: Path) -> None:
         from rerun.chunk import RrdReader
@@ -38,25 +38,25 @@ class Recording:
         rows: dict[str, list[dict]] = defaultdict(list)
         for chunk in RrdReader(path).stream():
             batch = chunk.to_record_batch()
-            for row in batch.to_pylist():
-                if chunk.is_static:
+            if chunk.is_static:
+                for row in batch.to_pylist():
                     self.static[chunk.entity_path].update(row)
-                else:
-                    rows[chunk.entity_path].append(row)
-        self.rows = {
-            entity: sorted(found, key=lambda row: row["sim_time"].value) for entity, found in rows.items()
-        }
+                continue
+            times = batch.column("sim_time").cast("int64").to_pylist()
+            for row, t_ns in zip(batch.to_pylist(), times, strict=True):
+                rows[chunk.entity_path].append({**row, "t_ns": t_ns})
+        self.rows = {entity: sorted(found, key=lambda row: row["t_ns"]) for entity, found in rows.items()}
 
     def times(self, entity: str) -> np.ndarray:
         """The rows' times [s]."""
-        return np.array([row["sim_time"].value for row in self.rows[entity]]) * NS
+        return np.array([row["t_ns"] for row in self.rows[entity]]) * NS
 
     def values(self, entity: str, component: str) -> list:
         return [row[component] for row in self.rows[entity]]
 
     def at(self, entity: str, t: float) -> dict:
         """The row logged at time t [s]."""
-        (row,) = [row for row in self.rows[entity] if abs(row["sim_time"].value * NS - t) < 2 * NS]
+        (row,) = [row for row in self.rows[entity] if abs(row["t_ns"] * NS - t) < 2 * NS]
         return row
 
 
@@ -191,7 +191,7 @@ def test_the_force_arrows_are_the_logs_forces(pushed):
 def test_the_verdict_and_its_moments_are_events(pushed):
     recording, result, _ = pushed
     summary = result.summary
-    events = {row["TextLog:text"][0]: row["sim_time"].value * NS for row in recording.rows["/events"]}
+    events = {row["TextLog:text"][0]: row["t_ns"] * NS for row in recording.rows["/events"]}
     assert events["recovered"] == pytest.approx(summary["recovered_at_s"], abs=2 * NS)
     assert events["lost balance"] == pytest.approx(summary["lost_balance_at_s"], abs=2 * NS)
     assert events["push (450, 0, 0) N for 0.1 s"] == pytest.approx(1.0, abs=2 * NS)
@@ -242,7 +242,7 @@ def test_runs_of_one_scenario_follow_one_another_on_the_timeline(tmp_path):
     com = np.array(recording.values("/series/com/measured", "Scalars:scalars"))
     assert np.abs(com - np.vstack([first.log.com, second.log.com])).max() <= 1e-9
     assert np.allclose(recording.times("/world/forces"), [0.0, 0.02, 0.04, 0.06], atol=2 * NS)
-    events = {row["TextLog:text"][0]: row["sim_time"].value * NS for row in recording.rows["/events"]}
+    events = {row["TextLog:text"][0]: row["t_ns"] * NS for row in recording.rows["/events"]}
     assert events["run 2 starts (at its t = 0 s)"] == pytest.approx(0.04, abs=2 * NS)
 
 
