@@ -167,7 +167,7 @@ def test_cli_writes_plots_and_replay_headless(tmp_path, capsys):
 def test_headless_run_loads_no_graphics():
     code = (
         "import sys; from tsid_py import cli, viz; cli.main(['quadruped', '--duration', '0.02', '--json']);"
-        "print(sorted(m for m in ('meshcat', 'matplotlib', 'zmq', 'tornado') if m in sys.modules))"
+        "print(sorted(m for m in ('meshcat', 'matplotlib', 'zmq', 'tornado', 'rerun') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "[]"

@@ -102,6 +102,47 @@ def atomic_output(path: str | Path, mode: str = "wb") -> Iterator[IO]:
                 os.unlink(named)
 
 
+class PendingOutput:
+    """A file that another library writes by name (rerun's ``.rrd`` sink), complete or absent at
+    ``path`` as with :func:`atomic_output`: the writer writes to :attr:`target` (the unnamed
+    file's ``/proc/self/fd`` path, else a hidden temporary one), :meth:`commit` gives it its
+    final name, :meth:`discard` drops it. The parent directories are made."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd: int | None
+        self._fd, self._named = _unnamed_file(self.path)
+        self.target = f"/proc/self/fd/{self._fd}" if self._named is None else self._named
+
+    def commit(self) -> Path:
+        """Give the written file its name (once the writer has closed it); the path."""
+        if self._fd is None:
+            raise OutputError(f"{self.path}: already committed or discarded")
+        fd, self._fd = self._fd, None
+        try:
+            os.fsync(fd)
+            if self._named is None:
+                self._named = _hidden_name(self.path)
+                _link_unnamed(fd, Path(self._named))
+        finally:
+            os.close(fd)
+        os.chmod(self._named, 0o644)
+        os.replace(self._named, self.path)
+        self._named = None
+        return self.path
+
+    def discard(self) -> None:
+        """Drop what was written (nothing appears at the path); a no-op once committed."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._named is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._named)
+            self._named = None
+
+
 def _unnamed_file(path: Path) -> tuple[int, str | None]:
     """An open file in ``path``'s directory: unnamed where the system allows (then None), else a
     hidden temporary one and its name."""

@@ -206,24 +206,34 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
     see = parser.add_argument_group("viewing the run")
     see.add_argument(
         "--viewer",
-        choices=("none", "meshcat"),
+        choices=("none", "meshcat", "rerun"),
         default="none",
-        help="live 3-D view in meshcat, served on 127.0.0.1 (default: none, headless)",
+        help="live 3-D view in meshcat, served on 127.0.0.1; or in rerun (the [rerun] extra): its native "
+        "viewer where there is a screen, else a rerun server on 127.0.0.1 with its web viewer, 3-D and "
+        "time series on the simulated time (default: none, headless)",
     )
     see.add_argument(
         "--viewer-rate",
         type=number("a number of frames per second"),
         default=None,
         metavar="HZ",
-        help=f"viewer frames per simulated second [Hz], with --viewer meshcat (default: {VIEWER_RATE:g})",
+        help=f"viewer frames per simulated second [Hz], with --viewer meshcat or rerun, or --rerun-save "
+        f"(default: {VIEWER_RATE:g})",
     )
     see.add_argument(
         "--viewer-url",
         default=None,
-        metavar="tcp://HOST:PORT",
-        help="with --viewer meshcat: the zmq_url a running `meshcat-server` printed (not its web page; "
-        f"refused when no server answers there within {ANSWER_WITHIN:g} s) (default: start a server for "
-        "the run)",
+        metavar="URL",
+        help="with --viewer meshcat: the zmq_url (tcp://HOST:PORT) a running `meshcat-server` printed (not "
+        "its web page); with --viewer rerun: a running rerun viewer's or server's gRPC URL "
+        f"(rerun+http://HOST:PORT/proxy); refused when nothing answers there within {ANSWER_WITHIN:g} s "
+        "(default: start a server for the run, or spawn rerun's viewer)",
+    )
+    see.add_argument(
+        "--rerun-save",
+        metavar="FILE.rrd",
+        help="write the run as a rerun recording (the [rerun] extra; open it with `rerun FILE.rrd`): 3-D "
+        "and time series on the simulated time; with or without --viewer rerun",
     )
     see.add_argument("--html", metavar="FILE", help="write the run as a self-contained HTML replay")
     see.add_argument(
@@ -236,7 +246,9 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
         f"plots draw at most {PLOT_STEPS} evenly spread steps); without them only the last "
         f"{LOG_WINDOW} steps are kept",
     )
-    see.add_argument("--force", action="store_true", help="overwrite the --html file or the --plot files")
+    see.add_argument(
+        "--force", action="store_true", help="overwrite the --html, --rerun-save file or the --plot files"
+    )
 
 
 def report(result: RunResult, as_json: bool) -> str:
@@ -326,6 +338,8 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
     check_viewer_options(args)
     if args.html:
         check_output_file(args.html, args.force, "--html")
+    if args.rerun_save:
+        check_output_file(args.rerun_save, args.force, "--rerun-save")
     if args.plot:
         check_output_dir(args.plot, plot_names(args.plot, command), args.force, "--plot", "figures")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
@@ -342,7 +356,12 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
                 wait_for_browser=interactive,
                 terrain=None if terrain is None else load_terrain(terrain),
             )
+        if args.viewer == "rerun" or args.rerun_save:
+            viewer = rerun_viewer(args)
         result = run(args) if viewer is None else run(args, viewer)
+        finish = getattr(viewer, "finish", None)  # (rerun: the verdict, then the .rrd file)
+        if callable(finish):
+            finish(result.summary)
         print(report(result, args.json))
         if args.html:
             from tsid_py.viz.html_replay import write_html_replay
@@ -353,7 +372,7 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
 
             for path in write_plots(result, args.plot):
                 logger.info("wrote %s", path)
-        if viewer is not None and interactive:
+        if viewer is not None and interactive and getattr(viewer, "wait_before_close", True):
             input("press Enter to close the viewer ")
     finally:
         if viewer is not None:
@@ -374,11 +393,30 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
 
 
 def check_viewer_options(args: argparse.Namespace) -> None:
-    """--viewer-url and --viewer-rate set the live viewer: refused without ``--viewer meshcat``
-    (silently ignored, they would leave the user waiting for a view that never comes)."""
+    """--viewer-url and --viewer-rate set the live viewer: refused without ``--viewer meshcat`` or
+    ``rerun`` (silently ignored, they would leave the user waiting for a view that never comes);
+    --viewer-rate also sets the frames of --rerun-save."""
     given = [f"--viewer-{name}" for name in ("url", "rate") if getattr(args, f"viewer_{name}") is not None]
-    if given and args.viewer != "meshcat":
-        raise InvalidParameterError(f"{given[0]} needs --viewer meshcat (without it the run is not shown)")
+    if args.rerun_save and args.viewer == "meshcat":
+        raise InvalidParameterError("--rerun-save goes with --viewer rerun or none: one viewer at a time")
+    if args.rerun_save and args.viewer == "none":
+        given = [name for name in given if name != "--viewer-rate"]
+    if given and args.viewer == "none":
+        raise InvalidParameterError(
+            f"{given[0]} needs --viewer meshcat or --viewer rerun (without it the run is not shown)"
+        )
+
+
+def rerun_viewer(args: argparse.Namespace):
+    """The :class:`~tsid_py.viz.rerun_viewer.RerunViewer` of ``--viewer rerun`` (live, at the
+    motion's pace: at ``--viewer-url``, else spawned or served) and ``--rerun-save`` (the file)."""
+    from tsid_py.viz.rerun_viewer import RerunViewer
+
+    rate = VIEWER_RATE if args.viewer_rate is None else args.viewer_rate
+    terrain = getattr(args, "terrain", None)  # (the walk's: drawn as boxes)
+    live = (args.viewer_url or "auto") if args.viewer == "rerun" else None
+    blocks = None if terrain is None else load_terrain(terrain)
+    return RerunViewer(rate, live, args.rerun_save, blocks, realtime=live is not None)
 
 
 def plot_names(directory: str, command: str) -> list[str]:
