@@ -76,7 +76,7 @@ def test_a_pushed_recovery_saved_by_the_command_reads_back_as_the_run(pushed):
     recording, result, path = pushed
     log, robot = result.log, result.controller.robot
     steps = len(log.t)
-    assert steps == result.summary["steps"] == 1263
+    assert steps == result.summary["steps"] > 1000  # the run, extended until it recovered
     # every step's time series, on the simulated time: the log's own float64 numbers
     for entity in ("/series/com/measured", "/series/torques", "/series/tracking/com_error"):
         assert np.allclose(recording.times(entity), log.t, rtol=0.0, atol=2 * NS)
@@ -101,7 +101,7 @@ def test_a_pushed_recovery_saved_by_the_command_reads_back_as_the_run(pushed):
     assert np.abs(margin - np.array(log.capture_margin)).max() <= 1e-9
     # the 3-D frames: 25 per simulated second at dt = 2 ms, every 20th step from the first
     frames = np.array(log.t[::20])
-    assert len(frames) == 64
+    assert len(frames) == (steps - 1) // 20 + 1
     for entity in (
         "/world/robot/base_link",
         "/world/robot/leg_left_6_link",
