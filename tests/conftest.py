@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 # One OpenMP thread for the C++ TSID oracle (it links libgomp), read when it loads: spinning
 # threads made the oracle tests five times slower on a busy 2-core machine.
@@ -134,3 +135,15 @@ def feet_to_wrench_contacts(controller, **options):
         form.remove_rigid_contact(contact.name)
         form.add_rigid_contact(wrench, force_reg_weight=controller.params.w_force_reg)
     return controller
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local addresses of the sockets listening on ``port`` (Linux /proc/net)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            address, port_hex = fields[1].split(":")
+            if fields[3] == "0A" and int(port_hex, 16) == port:
+                found.add(address)
+    return found

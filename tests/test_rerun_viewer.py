@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+from conftest import listening_addresses
 
 from tsid_py import cli
 from tsid_py.loop.plant import Push
@@ -268,18 +269,6 @@ def test_the_command_refuses_what_it_cannot_show_before_the_run(tmp_path, capsys
     assert not (tmp_path / "y.rrd").exists()
 
 
-def _listening_addresses(port: int) -> set[str]:
-    """Local addresses of the sockets listening on ``port`` (Linux /proc/net)."""
-    found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            address, port_hex = fields[1].split(":")
-            if fields[3] == "0A" and int(port_hex, 16) == port:
-                found.add(address)
-    return found
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from Linux /proc")
 def test_served_live_on_localhost_only_and_stopped_with_the_run():
@@ -291,7 +280,7 @@ def test_served_live_on_localhost_only_and_stopped_with_the_run():
         assert viewer.wait_before_close and viewer.server is not None
         grpc, web = urlparse(viewer.grpc_url).port, urlparse(viewer.web_url).port
         for port in (grpc, web):
-            assert _listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only, no 0.0.0.0
+            assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only, no 0.0.0.0
         page = urllib.request.urlopen(viewer.web_url, timeout=5).read()
         assert b"Rerun" in page
         server = viewer.server

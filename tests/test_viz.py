@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+from conftest import listening_addresses
 
 from tsid_py import cli
 from tsid_py.geometry import convex_hull_indices as convex_hull_2d
@@ -185,18 +186,6 @@ def test_demo_scripts_run_as_programs(demo):
     assert json.loads(done.stdout)["steps"] == 10
 
 
-def _listening_addresses(port: int) -> set[str]:
-    """Local addresses of the sockets listening on ``port`` (Linux /proc/net)."""
-    found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            address, port_hex = fields[1].split(":")
-            if fields[3] == "0A" and int(port_hex, 16) == port:
-                found.add(address)
-    return found
-
-
 async def _scene_messages(url: str, quiet: float = 1.0) -> list[dict]:
     """What a browser receives on connecting to the meshcat server: the scene, decoded."""
     import tornado.websocket
@@ -278,7 +267,7 @@ def test_live_viewer_on_localhost_receives_the_robot():
         zmq_port = int(viewer.zmq_url.rsplit(":", 1)[1])
         assert web.hostname == "127.0.0.1"
         for port in (web.port, zmq_port):
-            assert _listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only, no IPv6, no 0.0.0.0
+            assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only, no IPv6, no 0.0.0.0
         messages = asyncio.run(_scene_messages(f"ws://127.0.0.1:{web.port}/"))
     finally:
         viewer.close()

@@ -12,13 +12,12 @@ import contextlib
 import io
 import logging
 import sys
-import time
 from typing import Any
 
 from tsid_py.errors import InvalidParameterError
 from tsid_py.planning.terrain import Terrain
 from tsid_py.validation import as_scalar
-from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, contacts_of
+from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, contacts_of, keep_pace
 
 logger = logging.getLogger(__name__)
 
@@ -106,9 +105,7 @@ class LiveViewer:
         if t + 1e-12 < self._next_time:
             return
         if self.realtime:
-            if self._wall_start is None:
-                self._wall_start = time.perf_counter() - t
-            time.sleep(max(0.0, t - (time.perf_counter() - self._wall_start)))
+            self._wall_start = keep_pace(self._wall_start, t)
         frame = self.builder.frame_at(log, len(log.t) - 1)
         if self.frames_sent == 0:
             from tsid_py.viz.meshcat_markers import camera_target

@@ -55,7 +55,7 @@ from tsid_py.viz.meshcat_markers import (
     TERRAIN_COLOR,
     camera_target,
 )
-from tsid_py.viz.scene import SceneBuilder, SceneFrame, contacts_of
+from tsid_py.viz.scene import SceneBuilder, SceneFrame, contacts_of, keep_pace
 
 logger = logging.getLogger(__name__)
 
@@ -398,9 +398,7 @@ class RerunViewer:
         if local + 1e-12 < self._next_time:
             return
         if self.realtime:
-            if self._wall_start is None:
-                self._wall_start = time.perf_counter() - t
-            time.sleep(max(0.0, t - (time.perf_counter() - self._wall_start)))
+            self._wall_start = keep_pace(self._wall_start, t)
         assert self.builder is not None
         self.draw(self.builder.frame_at(log, len(log.t) - 1))
         if len(self._pose_times) >= (1 if self.live is not None else SAVE_BATCH):

@@ -10,6 +10,7 @@ log does not have (an arm has no CoM reference, a balance run no ZMP) are simply
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,3 +133,13 @@ def run_terrain(summary: dict[str, Any]) -> Terrain | None:
         return None
     terrain = load_terrain(str(name))
     return None if terrain.flat else terrain
+
+
+def keep_pace(wall_start: float | None, t: float) -> float:
+    """Sleep until simulated time ``t`` [s] has passed on the wall clock since simulated time 0,
+    for a viewer that plays a run in real time. ``wall_start`` is the wall time [s] of simulated
+    time 0 (None at the first frame); it is returned, for the next call."""
+    if wall_start is None:
+        wall_start = time.perf_counter() - t
+    time.sleep(max(0.0, t - (time.perf_counter() - wall_start)))
+    return wall_start
