@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # file from the newest releases (then run .ci/run before committing it). `pip install .` keeps the
 # ranges of pyproject.toml.
 CONSTRAINTS := constraints.txt
-EXTRAS := test,cluster,sim,daqp,docs,rerun
+EXTRAS := test,cluster,sim,daqp,docs,rerun,ros
 
 setup: $(STAMP)
 

@@ -24,7 +24,7 @@ LAYERS = [
     {"hqp", "robot_specs", "integration", "collision_points", "sole_leveling"},
     {"solvers", "tasks"},
     {"contacts", "planning", "testing"},
-    {"problem", "physics", "analysis"},
+    {"problem", "physics", "analysis", "ros_bag"},
     {"formulation"},
     {"loop"},
     {"controllers", "viz", "compat", "spec_check"},

@@ -310,7 +310,8 @@ def test_a_forward_push_the_standing_controller_falls_from_is_recovered_by_a_ste
     # the step answered a lost balance: the measured capture point left the feet before it landed
     assert 1.0 < s["lost_balance_at_s"] < s["steps_taken"][0]["t_land_s"] < s["recovered_at_s"]
     assert s["dynamics_residual_max"] < 1e-8 and _feet_apart(result) > 0.0
-    from tsid_py.viz.scene import SceneBuilder, contacts_of
+    from tsid_py.contacts.contact_base import contacts_of
+    from tsid_py.viz.scene import SceneBuilder
 
     k = int(np.argmin(result.log.capture_margin))  # the replays show the capture point on the ground
     frame = SceneBuilder(result.controller.robot, contacts_of(result.controller)).frame_at(result.log, k)

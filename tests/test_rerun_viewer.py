@@ -15,10 +15,11 @@ import pytest
 from conftest import listening_addresses
 
 from tsid_py import cli
+from tsid_py.contacts.contact_base import contacts_of
 from tsid_py.loop.plant import Push
 from tsid_py.planning.terrain import load_terrain
 from tsid_py.scenarios import balance, quadruped
-from tsid_py.viz.scene import SceneBuilder, contacts_of
+from tsid_py.viz.scene import SceneBuilder
 
 rr = pytest.importorskip("rerun", reason="the [rerun] extra (rerun-sdk) is not installed")
 

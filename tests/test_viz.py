@@ -18,10 +18,11 @@ import pytest
 from conftest import listening_addresses
 
 from tsid_py import cli
+from tsid_py.contacts.contact_base import contacts_of
 from tsid_py.geometry import convex_hull_indices as convex_hull_2d
 from tsid_py.scenarios import balance, quadruped
 from tsid_py.scenarios.cli_support import report
-from tsid_py.viz.scene import SceneBuilder, contacts_of
+from tsid_py.viz.scene import SceneBuilder
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -19,7 +19,11 @@ from tsid_py.analysis.forward_dynamics import (
     forward_dynamics,
 )
 from tsid_py.analysis.inverse_dynamics import InverseDynamicsResult, inverse_dynamics
-from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dynamics_over_time
+from tsid_py.analysis.over_time import (
+    MotionAnalysis,
+    joint_torques_from_wrenches,
+    multi_contact_inverse_dynamics_over_time,
+)
 
 __all__ = [
     "ContactForwardDynamicsResult",
@@ -33,6 +37,7 @@ __all__ = [
     "force_torque_map",
     "forward_dynamics",
     "inverse_dynamics",
+    "joint_torques_from_wrenches",
     "multi_contact_inverse_dynamics",
     "multi_contact_inverse_dynamics_over_time",
     "velocities_and_accelerations",

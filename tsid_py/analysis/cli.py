@@ -7,6 +7,9 @@ tsid-py analyze --batch 'recordings/*.npz' --out results/ [--workers N] [--addre
 
 MOTION.npz holds ``q`` (T, nq) configurations, and optionally ``dt`` (scalar, s) or ``t`` (T,)
 uniformly spaced times, and ``contact_schedule`` (T, n) booleans in the order of --contacts.
+MOTION may also be a ROS 2 bag (a folder, or its .mcap file; the [ros] extra): the joints from
+its joint states, the base from /tf, a contact down where its measured wrench carries more than
+TOUCH_FRACTION of m g (:mod:`tsid_py.ros_bag`).
 """
 
 from __future__ import annotations
@@ -19,12 +22,16 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
 from tsid_py.analysis.contact_limits import ContactLimits
-from tsid_py.analysis.over_time import MotionAnalysis, multi_contact_inverse_dynamics_over_time
+from tsid_py.analysis.over_time import (
+    MotionAnalysis,
+    joint_torques_from_wrenches,
+    multi_contact_inverse_dynamics_over_time,
+)
 from tsid_py.command import NEWTONS, SECONDS, Parser, run_command
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import atomic_output, check_output_dir, check_output_file
@@ -47,6 +54,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-errors", action="store_true", help="--batch: exit 0 when files raised (without it, exit 3)"
     )
     parser.add_argument("--robot", default="talos", help="robot spec name (default: talos)")
+    bag = parser.add_argument_group("a ROS 2 bag (MOTION a bag folder or its .mcap file)")
+    bag.add_argument(
+        "--joint-states-topic", default="/joint_states", help="sensor_msgs/JointState (default: %(default)s)"
+    )
+    bag.add_argument(
+        "--tf-topic",
+        default="/tf",
+        help="tf2_msgs/TFMessage with world -> the base link (default: %(default)s)",
+    )
+    bag.add_argument(
+        "--wrench-topic",
+        action="append",
+        default=None,
+        metavar="FRAME=TOPIC",
+        help="a contact frame's measured geometry_msgs/WrenchStamped, repeatable (default: the "
+        "/contacts/<frame>/wrench/measured topics the bag has)",
+    )
     parser.add_argument(
         "--contacts", default=None, help="comma-separated contact frames (default: the spec's feet)"
     )
@@ -109,6 +133,58 @@ def load_motion(path: Path, dt: float | None) -> tuple[np.ndarray, float, np.nda
     if dt is None:
         raise InvalidParameterError(f"{path} has neither 'dt' nor 't': pass --dt")
     return q, dt, schedule
+
+
+TOUCH_FRACTION = 0.01  # a contact carrying more than this fraction of m g is down
+
+
+def is_bag(path: Path) -> bool:
+    """Whether ``path`` is a ROS 2 bag: a folder with metadata.yaml, or the .mcap file in one."""
+    folder = path.parent if path.suffix == ".mcap" else path
+    return (folder / "metadata.yaml").is_file()
+
+
+def load_bag_motion(
+    args: argparse.Namespace, path: Path, robot: SpecRobot, contacts: list[str]
+) -> tuple[np.ndarray, float, np.ndarray | None]:
+    """(q, dt, schedule) from a ROS 2 bag: the schedule from the measured wrenches of the
+    contact frames, where the bag has them all (else every contact is down)."""
+    from tsid_py.ros_bag import read_bag_motion
+
+    topics = None
+    if args.wrench_topic:
+        pairs = [item.split("=", 1) for item in args.wrench_topic]
+        if any(len(pair) != 2 for pair in pairs):
+            raise InvalidParameterError(f"--wrench-topic takes FRAME=TOPIC, got {args.wrench_topic}")
+        topics = {frame: topic for frame, topic in pairs}
+    motion = read_bag_motion(path, robot, args.joint_states_topic, args.tf_topic, topics)
+    schedule = None
+    if all(frame in motion.wrenches for frame in contacts):
+        threshold = TOUCH_FRACTION * robot.total_mass * 9.81
+        schedule = np.stack([motion.wrenches[frame][:, 2] > threshold for frame in contacts], axis=1)
+    args.bag_motion = motion  # kept for the summary's comparisons (bag_summary)
+    return motion.q, (args.dt or motion.dt), schedule
+
+
+def bag_summary(motion: Any, robot: RobotWrapper, result: MotionAnalysis) -> dict[str, object]:
+    """What a bag adds to the summary where it measured every contact's wrench: the joint torques
+    those wrenches give (:func:`joint_torques_from_wrenches`), how far the motion-only analysis is
+    from them, and, where the bag has the torques sent, how far they are from those (RMS over
+    the frames but the two at each end, whose finite differences are one-sided) [N m]."""
+    frames = list(result.contact_frames)
+    if not all(frame in motion.wrenches for frame in frames):
+        return {}
+    measured = np.stack([motion.wrenches[frame] for frame in frames], axis=1)
+    dt = float(result.t[1] - result.t[0])
+    torques = joint_torques_from_wrenches(robot, motion.q, frames, measured, dt)
+    inner = slice(2, -2)
+    info: dict[str, object] = {
+        "ft_joint_torque_max_nm": float(np.max(np.abs(torques))),
+        "motion_vs_ft_torque_max_nm": float(np.max(np.abs(result.joint_torques - torques)[inner])),
+    }
+    if motion.effort is not None:
+        info["ft_vs_sent_torque_rms_nm"] = float(np.sqrt(np.mean((torques - motion.effort)[inner] ** 2)))
+    return info
 
 
 def _array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> np.ndarray:
@@ -237,8 +313,11 @@ def analyse_motion(
     """The analysis of the motion file ``motion`` with the options of ``tsid-py analyze`` in
     ``args``: (robot, result, dt [s], seconds the analysis took)."""
     robot = load_robot(args.robot)
-    q, dt, schedule = load_motion(motion, args.dt)
     contacts = args.contacts.split(",") if args.contacts else list(robot.spec.feet.values())
+    if is_bag(motion):
+        q, dt, schedule = load_bag_motion(args, motion, robot, contacts)
+    else:
+        q, dt, schedule = load_motion(motion, args.dt)
     limits = contact_limits(args, robot)
     smoothing = args.smoothing if args.smoothing is not None else (1e-4 if limits is None else 0.0)
     start = time.perf_counter()
@@ -278,6 +357,8 @@ def _analyze(args: argparse.Namespace) -> int:
 
         plot_motion_analysis(result, joint_names, args.plot)
     info = summary(result, robot, seconds)
+    if getattr(args, "bag_motion", None) is not None:
+        info.update(bag_summary(args.bag_motion, robot, result))
     if args.json:
         print(json.dumps(info))
     else:

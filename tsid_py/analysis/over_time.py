@@ -363,3 +363,44 @@ def _torques(
         generalized = pin.rnea(model, data, q[t], v[t], a[t], fext)
         residual[t], torques[t] = generalized[:6], generalized[6:]
     return torques, residual
+
+
+def joint_torques_from_wrenches(
+    robot: RobotWrapper,
+    positions: object,
+    contact_frames: Sequence[Frame],
+    wrenches: object,
+    dt: float,
+) -> np.ndarray:
+    """The joint torques of a sampled motion whose contact wrenches were measured (F/T sensors).
+
+    tau = [M(q) a + h(q, v) - sum_c J_c^T w_c]_actuated, with v and a the motion's central
+    differences (:func:`velocities_and_accelerations`) and w_c each contact's measured wrench in
+    its frame (LOCAL, force then moment [N, N m]): the split between the contacts that the motion
+    alone leaves open (two feet down) is the one measured.
+
+    Args:
+        robot: The robot.
+        positions: (T, nq) configurations sampled every ``dt`` [s]; T >= 4.
+        contact_frames: The contact frames, n of them.
+        wrenches: (T, n, 6) the measured wrenches.
+        dt: Sampling period [s].
+
+    Returns:
+        (T, na) joint torques [N m].
+    """
+    q = as_positions(robot, positions)
+    frame_ids = contact_frame_ids(robot, contact_frames)
+    measured = np.asarray(wrenches, dtype=float)
+    if measured.shape != (q.shape[0], len(frame_ids), 6):
+        raise DimensionError(
+            f"wrenches must be (T, n, 6) = ({q.shape[0]}, {len(frame_ids)}, 6), got {measured.shape}"
+        )
+    v, a = velocities_and_accelerations(robot, q, dt)
+    model, data, fext = robot.model, robot.create_data(), zero_external_forces(robot)
+    first = robot.nv - robot.na
+    torques = np.empty((q.shape[0], robot.na))
+    for k in range(q.shape[0]):
+        set_external_forces(robot, fext, frame_ids, measured[k])
+        torques[k] = pin.rnea(model, data, q[k], v[k], a[k], fext)[first:]
+    return torques

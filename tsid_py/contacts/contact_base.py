@@ -357,3 +357,14 @@ def friction_pyramid(normal: np.ndarray, mu: float, points: int) -> np.ndarray:
         B[4 * i : 4 * i + 4, 3 * i : 3 * i + 3] = block
         B[-1, 3 * i : 3 * i + 3] = normal
     return B
+
+
+def contacts_of(controller: object) -> dict[str, ContactBase]:
+    """Every contact a controller knows, by name: those in its formulation and its ``contacts`` table."""
+    found = {}
+    for contact in getattr(controller, "contacts", {}).values():
+        found[contact.name] = contact
+    formulation = getattr(controller, "formulation", None)
+    if formulation is not None:
+        found.update(formulation.contacts)
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +18,7 @@ from tsid_py.command import (
     number,
     run_command,
 )
-from tsid_py.errors import InvalidParameterError, SimulationDivergedError
+from tsid_py.errors import InvalidParameterError, OutputError, SimulationDivergedError
 from tsid_py.loop.control_loop import check_pushes, failure_of
 from tsid_py.loop.estimation import ESTIMATORS
 from tsid_py.loop.plant import COMMAND_MODES, Push
@@ -158,7 +159,7 @@ def add_plant_arguments(parser: argparse.ArgumentParser) -> None:
 def loop_setup(args: argparse.Namespace) -> LoopSetup:
     """The :class:`LoopSetup` of parsed ``--plant``, ``--mode`` and ``--push`` options (the
     integrator, torque and no push for a scenario without them) and of where the log goes: when an
-    output needs the whole run (--plot, --html) it streams to disk beside the outputs
+    output needs the whole run (--plot, --html, --record) it streams to disk beside the outputs
     (:func:`log_directory`), else only the last ``LOG_WINDOW`` steps are kept. Either way memory
     stays flat however long the run."""
     pushes = tuple(Push.parse(text) for text in getattr(args, "push", ()))
@@ -193,6 +194,8 @@ def log_directory(args: argparse.Namespace) -> Path | None:
         target = Path(args.plot)
     elif getattr(args, "html", None):
         target = Path(args.html).parent
+    elif getattr(args, "record", None):
+        target = Path(args.record).parent
     else:
         return None
     target = target.absolute()
@@ -245,6 +248,21 @@ def add_viewing_arguments(parser: argparse.ArgumentParser) -> None:
         "goes (memory stays flat however long the run; "
         f"plots draw at most {PLOT_STEPS} evenly spread steps); without them only the last "
         f"{LOG_WINDOW} steps are kept",
+    )
+    see.add_argument(
+        "--record",
+        metavar="DIR",
+        type=Path,
+        help="write the run as a ROS 2 bag (MCAP storage) into the new folder DIR: joint states, /tf, "
+        "the URDF, the contact wrenches planned and measured, CoM and capture point markers, the summary "
+        "(the [ros] extra; ros2 bag info and Foxglove read it)",
+    )
+    see.add_argument(
+        "--record-rate",
+        type=number("a number of messages per second"),
+        default=None,
+        metavar="HZ",
+        help="with --record: messages per simulated second [Hz] (default: every control step)",
     )
     see.add_argument(
         "--force", action="store_true", help="overwrite the --html, --rerun-save file or the --plot files"
@@ -340,6 +358,8 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
         check_output_file(args.html, args.force, "--html")
     if args.rerun_save:
         check_output_file(args.rerun_save, args.force, "--rerun-save")
+    if args.record:
+        check_bag_output(args)
     if args.plot:
         check_output_dir(args.plot, plot_names(args.plot, command), args.force, "--plot", "figures")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
@@ -363,6 +383,12 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
         if callable(finish):
             finish(result.summary)
         print(report(result, args.json))
+        if args.record:
+            from tsid_py.ros_bag import write_run_bag
+
+            if args.force and args.record.exists():
+                shutil.rmtree(args.record) if args.record.is_dir() else args.record.unlink()
+            logger.info("wrote %s", write_run_bag(result, args.record, args.record_rate))
         if args.html:
             from tsid_py.viz.html_replay import write_html_replay
 
@@ -390,6 +416,19 @@ def _run_scenario(command: str, run: Callable[..., RunResult], args: argparse.Na
         print(f"tsid-py {command}: the robot {verdict_line(summary)}", file=sys.stderr)
         return EXIT_FELL
     return EXIT_OK
+
+
+def check_bag_output(args: argparse.Namespace) -> None:
+    """--record: the extra installed, a new folder (or --force), its parent there; before the run."""
+    from tsid_py.ros_bag import _rosbags
+
+    _rosbags()
+    if args.record_rate is not None and args.record_rate <= 0:
+        raise InvalidParameterError(f"--record-rate must be above 0, got {args.record_rate:g}")
+    if not args.record.parent.is_dir():
+        raise OutputError(f"--record {args.record}: the folder {args.record.parent} does not exist")
+    if args.record.exists() and not args.force:
+        raise OutputError(f"--record {args.record} exists: give --force to replace it")
 
 
 def check_viewer_options(args: argparse.Namespace) -> None:

@@ -14,9 +14,10 @@ import html
 import json
 from pathlib import Path
 
+from tsid_py.contacts.contact_base import contacts_of
 from tsid_py.errors import InvalidParameterError
 from tsid_py.outputs import atomic_output
-from tsid_py.viz.scene import SceneBuilder, contacts_of, run_terrain
+from tsid_py.viz.scene import SceneBuilder, run_terrain
 
 REPLAY_FPS = 25.0  # animation keyframes per second of simulated time
 

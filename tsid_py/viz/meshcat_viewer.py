@@ -14,10 +14,11 @@ import logging
 import sys
 from typing import Any
 
+from tsid_py.contacts.contact_base import contacts_of
 from tsid_py.errors import InvalidParameterError
 from tsid_py.planning.terrain import Terrain
 from tsid_py.validation import as_scalar
-from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, contacts_of, keep_pace
+from tsid_py.viz.scene import POINT_SERIES, SceneBuilder, keep_pace
 
 logger = logging.getLogger(__name__)
 

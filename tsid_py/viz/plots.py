@@ -30,10 +30,11 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.contacts.contact_base import contacts_of
 from tsid_py.geometry import GRAVITY, center_of_pressure, convex_hull_indices
 from tsid_py.outputs import atomic_output
 from tsid_py.physics import FRICTION_RATIO_MIN_NORMAL_FORCE, normal_forces_and_friction_ratio
-from tsid_py.viz.scene import SceneBuilder, contacts_of, run_terrain
+from tsid_py.viz.scene import SceneBuilder, run_terrain
 from tsid_py.viz.style import finish, new_figure
 
 AXES = ("x", "y", "z")

@@ -43,6 +43,7 @@ from urllib.parse import quote, urlparse
 import numpy as np
 import pinocchio as pin
 
+from tsid_py.contacts.contact_base import contacts_of
 from tsid_py.errors import InvalidParameterError, UnsupportedProblemError
 from tsid_py.outputs import PendingOutput, check_output_file
 from tsid_py.planning.terrain import Terrain
@@ -55,7 +56,7 @@ from tsid_py.viz.meshcat_markers import (
     TERRAIN_COLOR,
     camera_target,
 )
-from tsid_py.viz.scene import SceneBuilder, SceneFrame, contacts_of, keep_pace
+from tsid_py.viz.scene import SceneBuilder, SceneFrame, keep_pace
 
 logger = logging.getLogger(__name__)
 

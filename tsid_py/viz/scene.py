@@ -114,17 +114,6 @@ def _as_point(value: object) -> np.ndarray:
     return np.concatenate([point, np.zeros(3)])[:3] if point.size < 3 else point[:3]
 
 
-def contacts_of(controller: object) -> dict[str, ContactBase]:
-    """Every contact a controller knows, by name: those in its formulation and its ``contacts`` table."""
-    found = {}
-    for contact in getattr(controller, "contacts", {}).values():
-        found[contact.name] = contact
-    formulation = getattr(controller, "formulation", None)
-    if formulation is not None:
-        found.update(formulation.contacts)
-    return found
-
-
 def run_terrain(summary: dict[str, Any]) -> Terrain | None:
     """The terrain a run walked on (its summary's ``terrain``: a shipped name or a file's path),
     or None on the floor."""
