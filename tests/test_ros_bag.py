@@ -188,3 +188,20 @@ def test_record_refuses_an_existing_folder_without_force(tmp_path):
     )
     assert (tmp_path / "bag" / "metadata.yaml").is_file()
     assert [p.name for p in tmp_path.iterdir()] == ["bag"]  # nothing left beside it
+
+
+def test_another_mcap_reader_finds_every_channel_sound(pushed):
+    """rerun's MCAP importer (Rust, another implementation than rosbags') checks each channel."""
+    pytest.importorskip("rerun", reason="the independent MCAP check uses rerun's CLI (the [rerun] extra)")
+    _, path = pushed
+    done = subprocess.run(
+        [sys.executable, "-m", "rerun", "mcap", "check", str(path / f"{path.name}.mcap")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [
+        line.split() for line in done.stdout.splitlines() if line.split()[:1] in (["ok"], ["error"], ["warn"])
+    ]
+    assert len(rows) == 11 and all(row[0] == "ok" for row in rows), done.stdout  # the 11 topics
