@@ -205,3 +205,21 @@ def test_another_mcap_reader_finds_every_channel_sound(pushed):
         line.split() for line in done.stdout.splitlines() if line.split()[:1] in (["ok"], ["error"], ["warn"])
     ]
     assert len(rows) == 11 and all(row[0] == "ok" for row in rows), done.stdout  # the 11 topics
+
+
+def test_ones_own_loop_writes_its_bag_and_reads_it_back(tmp_path):
+    """A ControlLoop's outcome (no scenario around it) records through write_bag; read back, its
+    motion is the loop's q."""
+    from tsid_py.controllers import BipedController
+    from tsid_py.loop import ControlLoop
+    from tsid_py.loop.mujoco_plant import MujocoPlant
+    from tsid_py.ros_bag import write_bag
+
+    pytest.importorskip("mujoco", reason="the [sim] extra (mujoco) is not installed")
+    robot = tsid.load_robot("talos")
+    biped = BipedController(robot)
+    outcome = ControlLoop(biped, 0.002, MujocoPlant(robot)).run(60)
+    path = write_bag(tmp_path / "own", outcome.log, biped, outcome.summary())
+    motion = read_bag_motion(path, robot)
+    np.testing.assert_allclose(motion.q, np.array(outcome.log.q), atol=1e-9)  # tf's float round trip
+    assert Counter(topic for topic, _, _ in messages(path))[SUMMARY] == 1

@@ -123,12 +123,27 @@ def robot_description(robot: SpecRobot) -> str:
 
 # ----------------------------------------------------------------------------- writing
 def write_run_bag(result: Any, path: str | Path, rate: float | None = None) -> Path:
-    """Write a run (a scenario's ``RunResult``: its log, summary and controller) as a ROS 2 bag.
+    """Write a scenario's run (its ``RunResult``: log, controller and summary) as a ROS 2 bag
+    (:func:`write_bag`)."""
+    return write_bag(path, result.log, result.controller, result.summary, rate)
+
+
+def write_bag(
+    path: str | Path,
+    log: Any,
+    controller: Any,
+    summary: Mapping[str, object] | None = None,
+    rate: float | None = None,
+) -> Path:
+    """Write a run as a ROS 2 bag: the log of a ``ControlLoop`` (``outcome.log``) or a scenario's.
 
     Args:
-        result: The run.
         path: The bag's folder, new (a file or folder there is an error; the CLI's ``--force``
             removes it first). Written beside it, then renamed: never half there.
+        log: The run's :class:`~tsid_py.loop.log.RunLog` (what it recorded is what the bag holds:
+            a scenario's log adds the CoM and the contact forces).
+        controller: The controller that ran (its robot and contacts).
+        summary: The run's summary (``outcome.summary()``), on ``/summary``; None: none.
         rate: Messages per simulated second [Hz] (None: every control step).
 
     Returns:
@@ -140,14 +155,15 @@ def write_run_bag(result: Any, path: str | Path, rate: float | None = None) -> P
         raise OutputError(f"{path} exists: a bag is written into a new folder (--force replaces it)")
     if not path.parent.is_dir():
         raise OutputError(f"{path}: the folder {path.parent} does not exist")
-    controller, summary = result.controller, result.summary
-    dt = float(summary.get("dt_s") or 0.0)
+    summary = dict(summary or {})
+    dt = float(summary.get("dt_s") or (log.t[1] - log.t[0] if len(log.t) > 1 else 0.0))  # type: ignore[arg-type]
     stride = 1 if rate is None or dt <= 0.0 else max(1, round(1.0 / (rate * dt)))
-    log = result.log.sampled(stride)  # in memory, every stride-th step and the last
+    total = log.steps
+    log = log.sampled(stride)  # in memory, every stride-th step and the last
     robot: SpecRobot = controller.robot
     contacts = contacts_of(controller)
     frames = {name: contact.frame_name for name, contact in contacts.items()}
-    steps = len(log.t) - (stride > 1 and (result.log.steps - 1) % stride != 0)  # uniform: not the last
+    steps = len(log.t) - (stride > 1 and (total - 1) % stride != 0)  # uniform: not the last
     if steps <= 0:
         raise InvalidParameterError("the run logged no step: there is nothing to record")
     staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
@@ -258,12 +274,9 @@ class _Recording:
         robot, model, data = self.robot, self.robot.model, self.data
         first_q, first_v = robot.nq - robot.nq_actuated, robot.nv - robot.na
         start_ns = _ns(log.t[indices[0]])
-        self.put(
-            ROBOT_DESCRIPTION,
-            start_ns,
-            self.types["std_msgs/msg/String"](data=robot_description(robot)),
-            True,
-        )
+        if getattr(robot, "spec", None) is not None:  # a robot of a spec: its URDF
+            description = self.types["std_msgs/msg/String"](data=robot_description(robot))
+            self.put(ROBOT_DESCRIPTION, start_ns, description, True)
         pin.framesForwardKinematics(model, data, np.asarray(log.q[indices[0]]))
         static = [self._link(start_ns, link) for link in self.links if not link.moves]
         self.put(TF_STATIC, start_ns, self.types["tf2_msgs/msg/TFMessage"](transforms=static), True)
@@ -305,6 +318,8 @@ class _Recording:
                 markers.append(self.sphere(stamp, 1, "capture_point", point, (0.9, 0.1, 0.1)))
             if markers:
                 self.put(MARKERS, stamp, self.types["visualization_msgs/msg/MarkerArray"](markers=markers))
+        if not summary:
+            return
         end = _ns(log.t[indices[-1]])
         text = json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in summary.items()})
         self.put(SUMMARY, end, self.types["std_msgs/msg/String"](data=text), True)
