@@ -168,7 +168,11 @@ def write_bag(
         raise InvalidParameterError("the run logged no step: there is nothing to record")
     staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
-        with Writer(staging / path.name, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        from rosbags.rosbag2 import CompressionFormat, CompressionMode  # (installed: _rosbags() said)
+
+        writer = Writer(staging / path.name, version=9, storage_plugin=StoragePlugin.MCAP)
+        writer.set_compression(CompressionMode.STORAGE, CompressionFormat.ZSTD)  # MCAP's zstd chunks
+        with writer:
             _Recording(writer, store, robot, frames, contacts).write(log, summary, range(steps))
         (staging / path.name).rename(path)
     finally:
